@@ -1,0 +1,56 @@
+import { randomBytes } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from './config/schema.js';
+import { installErrorHandling } from './http/errors.js';
+import { redactUrl } from './http/redact.js';
+import { registerTemplateRoutes } from './http/routes/render-template.js';
+import type { TemplateService } from './render/template/service.js';
+
+export interface AppDeps {
+  config: Config;
+  log: Logger;
+  templates: TemplateService;
+}
+
+const INCOMING_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/** Builds the Fastify app from ready modules. Importing this file does no I/O. */
+export function createApp(deps: AppDeps): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: deps.log as FastifyBaseLogger,
+    disableRequestLogging: true,
+    bodyLimit: deps.config.bodyLimitBytes,
+    // A load balancer's request id is kept so one id follows the request across hops.
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : `req_${randomBytes(10).toString('hex')}`;
+    },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+
+  // Only JSON bodies: a text/plain body is refused with 415 instead of being half-understood.
+  app.removeContentTypeParser('text/plain');
+
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('X-Request-Id', req.id);
+  });
+  // One line per request, with the query's secrets redacted (api_key, sig).
+  app.addHook('onResponse', async (req, reply) => {
+    req.log.info(
+      {
+        method: req.method,
+        url: redactUrl(req.url),
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+        cache: reply.getHeader('x-cache'),
+      },
+      'request',
+    );
+  });
+
+  installErrorHandling(app, deps.config.bodyLimitBytes);
+  registerTemplateRoutes(app, deps);
+  return app;
+}

@@ -1,0 +1,160 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { assertCacheKey, type CacheEntry, isExpired, type PngCache } from './cache.js';
+import { nullCache } from './memory.js';
+
+/**
+ * PNGs as files under `dir`, bounded by bytes with least-recently-used eviction. It survives
+ * restarts, so a redeploy does not re-render every card. Each file is one JSON header line
+ * followed by the PNG bytes, written to a temporary name and renamed, so a crash mid-write
+ * never leaves a half file under a real key.
+ */
+export function createDiskCache(opts: { dir: string; maxBytes: number; log?: Logger }): PngCache {
+  if (opts.maxBytes <= 0) return nullCache('disk');
+  // Map order is the LRU order: oldest first. Sizes are what the budget counts.
+  const index = new Map<string, number>();
+  let bytes = 0;
+  let closed = false;
+
+  const fileOf = (key: string) => path.join(opts.dir, key.slice(0, 2), `${key}.bin`);
+  const touch = (key: string, size: number) => {
+    const old = index.get(key);
+    if (old !== undefined) {
+      bytes -= old;
+      index.delete(key);
+    }
+    index.set(key, size);
+    bytes += size;
+  };
+  const forget = (key: string) => {
+    const old = index.get(key);
+    if (old !== undefined) {
+      bytes -= old;
+      index.delete(key);
+    }
+  };
+  const evict = async () => {
+    while (bytes > opts.maxBytes && index.size > 0) {
+      const oldest = index.keys().next().value as string;
+      forget(oldest);
+      await rm(fileOf(oldest), { force: true }).catch(() => {});
+    }
+  };
+
+  // The index of files from earlier runs is rebuilt in the background; until it is done a
+  // get() still reads the file directly, so nothing is missed, only counted late.
+  const ready = scan(opts.dir, touch, opts.log).then(evict);
+
+  return {
+    async get(key) {
+      if (closed) return undefined;
+      assertCacheKey(key);
+      let raw: Buffer;
+      try {
+        raw = await readFile(fileOf(key));
+      } catch {
+        return undefined;
+      }
+      const entry = decode(raw);
+      if (!entry || isExpired(entry)) {
+        forget(key);
+        await rm(fileOf(key), { force: true }).catch(() => {});
+        return undefined;
+      }
+      touch(key, raw.length);
+      return entry;
+    },
+    async set(key, entry) {
+      if (closed) return;
+      assertCacheKey(key);
+      const data = encode(entry);
+      if (data.length > opts.maxBytes) return;
+      const file = fileOf(key);
+      const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+      try {
+        await mkdir(path.dirname(file), { recursive: true });
+        await writeFile(tmp, data);
+        await rename(tmp, file);
+        touch(key, data.length);
+        await evict();
+      } catch (err) {
+        // A full disk or a read-only volume degrades to memory-only caching, never a failed request.
+        opts.log?.warn({ err, key }, 'disk cache write failed');
+        await rm(tmp, { force: true }).catch(() => {});
+      }
+    },
+    async delete(key) {
+      assertCacheKey(key);
+      forget(key);
+      await rm(fileOf(key), { force: true }).catch(() => {});
+    },
+    stats() {
+      return { disk: { entries: index.size, bytes } };
+    },
+    async close() {
+      closed = true;
+      await ready.catch(() => {});
+    },
+  };
+}
+
+function encode(entry: CacheEntry): Buffer {
+  const header = JSON.stringify({
+    etag: entry.etag,
+    storedAt: entry.storedAt,
+    expiresAt: entry.expiresAt,
+    meta: entry.meta ?? {},
+  });
+  return Buffer.concat([Buffer.from(`${header}\n`, 'utf8'), entry.body]);
+}
+
+function decode(raw: Buffer): CacheEntry | undefined {
+  const nl = raw.indexOf(0x0a);
+  if (nl < 0) return undefined;
+  try {
+    const h = JSON.parse(raw.subarray(0, nl).toString('utf8')) as Partial<CacheEntry>;
+    if (typeof h.etag !== 'string' || typeof h.storedAt !== 'number') return undefined;
+    return {
+      etag: h.etag,
+      storedAt: h.storedAt,
+      expiresAt: typeof h.expiresAt === 'number' ? h.expiresAt : null,
+      meta: h.meta ?? {},
+      body: raw.subarray(nl + 1),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+async function scan(dir: string, touch: (key: string, size: number) => void, log?: Logger): Promise<void> {
+  const found: Array<{ key: string; size: number; mtime: number }> = [];
+  let shards: string[];
+  try {
+    shards = await readdir(dir);
+  } catch {
+    return;
+  }
+  for (const shard of shards) {
+    let names: string[];
+    try {
+      names = await readdir(path.join(dir, shard));
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const file = path.join(dir, shard, name);
+      if (name.endsWith('.tmp')) {
+        await rm(file, { force: true }).catch(() => {});
+        continue;
+      }
+      if (!name.endsWith('.bin')) continue;
+      const st = await stat(file).catch(() => undefined);
+      if (st) found.push({ key: name.slice(0, -4), size: st.size, mtime: st.mtimeMs });
+    }
+  }
+  found.sort((a, b) => a.mtime - b.mtime);
+  for (const f of found) touch(f.key, f.size);
+  if (found.length > 0) log?.debug({ entries: found.length }, 'disk cache index rebuilt');
+}

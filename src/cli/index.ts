@@ -1,0 +1,37 @@
+import { runRender } from './commands/render.js';
+
+/** Each verb's one-line help; the first word is the command. */
+const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<number> }> = {
+  render: {
+    help: 'render <template> --title … [--subtitle … --brand … --image-url …] -o card.png\n  render --batch cards.json|cards.csv --out-dir dir/',
+    run: runRender,
+  },
+};
+
+function usage(): string {
+  return [
+    'Usage: npx cardshot <command> [options]',
+    '',
+    'Commands:',
+    ...Object.values(COMMANDS).map((c) => `  ${c.help}`),
+    '',
+    'Run `npx cardshot <command> --help` for details.',
+  ].join('\n');
+}
+
+/** Entry point of `npx cardshot`: dispatches to a command and exits with its status. */
+export async function runCli(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(`${usage()}\n`);
+    return name ? 0 : 1;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`cardshot: unknown command "${name}"\n\n${usage()}\n`);
+    return 2;
+  }
+  return command.run(rest);
+}
+
+process.exitCode = await runCli(process.argv.slice(2));

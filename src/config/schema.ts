@@ -1,0 +1,152 @@
+import os from 'node:os';
+
+/**
+ * The one configuration schema. Every setting has a default, a description and an
+ * environment name derived from its key (camelCase → CARDSHOT_SNAKE_CASE), except the
+ * conventional names listed in `env`. `docs/configuration.md` and the README table are
+ * generated from this object (`npx cardshot config --markdown`), so describe settings here.
+ */
+type Kind = 'string' | 'int' | 'bool' | 'list' | 'enum';
+
+interface SettingBase<K extends Kind, V> {
+  kind: K;
+  default: V;
+  description: string;
+  /** Conventional environment name (PORT, HOST, …); otherwise derived. */
+  env?: string;
+  /** Secrets are masked when the configuration is printed. */
+  secret?: boolean;
+}
+interface IntSetting extends SettingBase<'int', number> {
+  min: number;
+  max: number;
+}
+interface EnumSetting extends SettingBase<'enum', string> {
+  values: readonly string[];
+}
+export type Setting =
+  | SettingBase<'string', string>
+  | SettingBase<'bool', boolean>
+  | SettingBase<'list', readonly string[]>
+  | IntSetting
+  | EnumSetting;
+
+const MiB = 1024 * 1024;
+
+export const settings = {
+  port: { kind: 'int', default: 3000, min: 0, max: 65535, env: 'PORT', description: 'TCP port to listen on.' },
+  host: {
+    kind: 'string',
+    default: '127.0.0.1',
+    env: 'HOST',
+    description:
+      'Interface to bind. The default serves this machine only; use 0.0.0.0 in a container or behind a load balancer.',
+  },
+  nodeEnv: {
+    kind: 'enum',
+    default: 'development',
+    values: ['development', 'production', 'test'],
+    env: 'NODE_ENV',
+    description: 'Runtime mode; production logs JSON only.',
+  },
+  logLevel: {
+    kind: 'enum',
+    default: 'info',
+    values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+    description: 'Minimum log level.',
+  },
+  dataDir: {
+    kind: 'string',
+    default: './data',
+    description: 'Directory for the SQLite file, the disk cache and the generated secret.',
+  },
+  allowPrivateHosts: {
+    kind: 'list',
+    default: [],
+    description:
+      'Comma-separated host:port pairs the URL guard lets through although they are private (for example 127.0.0.1:8080 for a local fixture). Empty by default: never set it to reach internal services in production.',
+  },
+  bodyLimitBytes: {
+    kind: 'int',
+    default: 16 * 1024,
+    min: 1024,
+    max: MiB,
+    description: 'Largest accepted request body; larger bodies get 413.',
+  },
+  renderConcurrency: {
+    kind: 'int',
+    default: Math.max(1, os.availableParallelism()),
+    min: 1,
+    max: 64,
+    description: 'Template renders run at once (default: the number of cores).',
+  },
+  renderQueueSize: {
+    kind: 'int',
+    default: 256,
+    min: 0,
+    max: 100_000,
+    description: 'Template renders that may wait for a slot; past it requests get 503 with Retry-After.',
+  },
+  cacheMemoryBytes: {
+    kind: 'int',
+    default: 128 * MiB,
+    min: 0,
+    max: 64 * 1024 * MiB,
+    description: 'Byte budget of the in-memory PNG cache (0 turns it off).',
+  },
+  cacheDiskBytes: {
+    kind: 'int',
+    default: 1024 * MiB,
+    min: 0,
+    max: 1024 * 1024 * MiB,
+    description: 'Byte budget of the PNG cache on disk under <dataDir>/cache (0 turns it off).',
+  },
+  imageTimeoutMs: {
+    kind: 'int',
+    default: 5000,
+    min: 100,
+    max: 60_000,
+    description: 'Total time allowed to fetch an imageUrl (DNS, connect, redirects, body).',
+  },
+  imageMaxBytes: {
+    kind: 'int',
+    default: 10 * 1000 * 1000,
+    min: 1024,
+    max: 100 * 1000 * 1000,
+    description: 'Largest imageUrl body; enforced while streaming.',
+  },
+  imageMaxPixels: {
+    kind: 'int',
+    default: 25_000_000,
+    min: 10_000,
+    max: 268_402_689,
+    description: 'Largest decoded imageUrl size in pixels (guards against decompression bombs).',
+  },
+  imageCacheTtlSeconds: {
+    kind: 'int',
+    default: 600,
+    min: 0,
+    max: 86_400,
+    description: 'How long fetched imageUrl bytes are reused before they are fetched again.',
+  },
+} as const satisfies Record<string, Setting>;
+
+export type Settings = typeof settings;
+export type SettingKey = keyof Settings;
+
+type ValueOf<S> = S extends { kind: 'int' }
+  ? number
+  : S extends { kind: 'bool' }
+    ? boolean
+    : S extends { kind: 'list' }
+      ? readonly string[]
+      : string;
+
+/** The validated, frozen configuration every module receives. */
+export type Config = { readonly [K in SettingKey]: ValueOf<Settings[K]> };
+
+/** The environment variable that sets `key`. */
+export function envName(key: SettingKey): string {
+  const s = settings[key] as Setting;
+  return s.env ?? `CARDSHOT_${key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
+}

@@ -1,0 +1,103 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, type ErrorCode } from '../errors.js';
+
+/** The ONLY mapping from error codes to HTTP statuses. */
+export const STATUS: Readonly<Record<ErrorCode, number>> = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  unprocessable: 422,
+  rate_limited: 429,
+  internal: 500,
+  bad_gateway: 502,
+  unavailable: 503,
+  gateway_timeout: 504,
+};
+
+/**
+ * Turns anything thrown into an AppError. Fastify's own errors (body parsing, limits) get
+ * messages that say what to fix; anything unknown becomes a generic 500 so no stack trace or
+ * internal detail ever reaches a client.
+ */
+export function toAppError(err: unknown, bodyLimit: number): AppError {
+  if (err instanceof AppError) return err;
+  const fe = err as Partial<FastifyError> & { type?: string };
+  switch (fe.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('unsupported_media_type', 'Content-Type must be application/json');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('payload_too_large', `Request body must be at most ${formatBytes(bodyLimit)}`);
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('bad_request', 'Request body is empty; send a JSON object');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError('bad_request', 'Request body is not valid JSON');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('bad_request', 'Content-Length does not match the body');
+  }
+  // Fastify's JSON parser reports malformed JSON as a SyntaxError with statusCode 400.
+  if (err instanceof SyntaxError && fe.statusCode === 400) {
+    return new AppError('bad_request', 'Request body is not valid JSON');
+  }
+  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return new AppError('bad_request', 'Bad request', { detail: fe.message });
+  }
+  return new AppError('internal', 'Internal server error', { cause: err });
+}
+
+/** Sends `{ "error": message }` with the mapped status and no caching. */
+export function sendError(reply: FastifyReply, err: AppError): FastifyReply {
+  reply.code(STATUS[err.code]);
+  reply.header('Cache-Control', 'no-store');
+  if (err.retryAfter !== undefined) reply.header('Retry-After', String(Math.max(1, Math.ceil(err.retryAfter))));
+  for (const [k, v] of Object.entries(err.headers ?? {})) reply.header(k, v);
+  // Error bodies replace whatever a handler had set up for a PNG.
+  reply.removeHeader('ETag');
+  reply.removeHeader('Content-Disposition');
+  reply.type('application/json; charset=utf-8');
+  return reply.send({ error: err.message });
+}
+
+/** Installs the error handler and the 404/405 handler on `app`. */
+export function installErrorHandling(app: FastifyInstance, bodyLimit: number): void {
+  app.setErrorHandler((err: unknown, req: FastifyRequest, reply: FastifyReply) => {
+    const appErr = toAppError(err, bodyLimit);
+    if (appErr.code === 'internal') req.log.error({ err }, 'unhandled error');
+    else if (appErr.detail) req.log.info({ code: appErr.code, detail: appErr.detail }, appErr.message);
+    return sendError(reply, appErr);
+  });
+
+  app.setNotFoundHandler((req: FastifyRequest, reply: FastifyReply) => {
+    const path = req.url.split('?')[0] ?? '/';
+    const allowed = allowedMethods(app, path);
+    if (allowed.length > 0) {
+      return sendError(
+        reply,
+        new AppError('method_not_allowed', `Method ${req.method} is not allowed on ${path}; use ${allowed.join(' or ')}`, {
+          headers: { Allow: allowed.join(', ') },
+        }),
+      );
+    }
+    return sendError(reply, new AppError('not_found', `No route for ${req.method} ${truncate(path, 200)}`));
+  });
+}
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+function allowedMethods(app: FastifyInstance, path: string): string[] {
+  return METHODS.filter((method) => app.findRoute({ method, url: path }) !== null);
+}
+
+function truncate(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n)}…` : s;
+}
+
+/** 16384 → "16 KiB". */
+export function formatBytes(n: number): string {
+  if (n >= 1024 * 1024 && n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
+  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
+  return `${n} bytes`;
+}

@@ -1,0 +1,44 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { parseTemplateRequest } from '../../render/template/request.js';
+import type { CardResult, TemplateService } from '../../render/template/service.js';
+import { serverTiming } from '../server-timing.js';
+
+/** Cards are content-addressed by their ETag, so a year and `immutable` are safe (spec §4.1, §8). */
+export const TEMPLATE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
+
+/**
+ * POST /render/template (JSON body, spec §4.1) and GET /render/template (the same fields as
+ * query parameters, so an og:image tag can point straight at us). Both answer identically.
+ */
+export function registerTemplateRoutes(app: FastifyInstance, deps: { templates: TemplateService }): void {
+  const handle = async (req: FastifyRequest, reply: FastifyReply, input: unknown, source: 'body' | 'query') => {
+    const started = performance.now();
+    const parsed = parseTemplateRequest(input, source);
+    const controller = new AbortController();
+    // Stop waiting for a queue slot when the client has gone away.
+    req.raw.once('close', () => {
+      if (!reply.sent) controller.abort();
+    });
+    const result = await deps.templates.resolve(parsed, {
+      ...(typeof req.headers['if-none-match'] === 'string' ? { ifNoneMatch: req.headers['if-none-match'] } : {}),
+      signal: controller.signal,
+    });
+    return send(reply, result, performance.now() - started);
+  };
+
+  app.post('/render/template', (req, reply) => handle(req, reply, req.body, 'body'));
+  app.get('/render/template', (req, reply) => handle(req, reply, req.query, 'query'));
+}
+
+function send(reply: FastifyReply, result: CardResult, totalMs: number): FastifyReply {
+  reply.header('ETag', `"${result.etag}"`);
+  reply.header('Cache-Control', TEMPLATE_CACHE_CONTROL);
+  if (result.kind === 'not-modified') {
+    reply.header('Server-Timing', serverTiming({ ...result.timings, total: totalMs }));
+    return reply.code(304).send();
+  }
+  reply.header('X-Cache', result.cache);
+  reply.header('Server-Timing', serverTiming({ ...result.timings, total: totalMs }, { cache: result.cache }));
+  reply.type('image/png');
+  return reply.code(200).send(result.body);
+}

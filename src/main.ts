@@ -1,0 +1,56 @@
+import { createApp } from './app.js';
+import { ConfigError, loadConfig } from './config/load.js';
+import { createLogger } from './log.js';
+import { createModules } from './modules.js';
+
+/** Grace period for in-flight requests and module shutdown before the process exits anyway. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`cardshot: configuration error: ${err.message}\n`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw err;
+  }
+  const log = createLogger(config);
+  const modules = await createModules(config, log);
+  const app = createApp({ config, log, templates: modules.templates });
+  await app.listen({ port: config.port, host: config.host });
+  const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  log.info(`Cardshot is serving on http://${shown.includes(':') ? `[${shown}]` : shown}:${config.port}`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) {
+      log.warn('second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => {
+      log.error('shutdown grace period over: exiting');
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS);
+    timer.unref();
+    try {
+      await app.close(); // stops accepting and waits for in-flight requests
+    } catch (err) {
+      log.error({ err }, 'http close failed');
+    }
+    await modules.close();
+    log.info('bye');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`cardshot: failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,128 @@
+import { AppError } from '../../errors.js';
+
+/**
+ * The template request: one field table drives validation, normalisation, the docs and the
+ * OpenAPI schema, so the limits cannot drift apart. Validation is hand-written rather than
+ * left to JSON Schema so every refusal names the field and the fix, and so the CLI's batch
+ * renderer shares it without an HTTP layer.
+ */
+export const TEMPLATE_NAMES = ['blog', 'product', 'saas'] as const;
+export type TemplateNameInput = (typeof TEMPLATE_NAMES)[number];
+
+export const FIELDS = {
+  template: { required: true, maxLength: 20, description: `One of ${TEMPLATE_NAMES.join(', ')}.` },
+  title: { required: true, maxLength: 200, description: 'Main headline drawn on the image.' },
+  subtitle: { required: false, maxLength: 300, description: 'Supporting text drawn under the title.' },
+  brand: { required: false, maxLength: 60, description: 'Brand label; drawn only by templates that support it.' },
+  imageUrl: {
+    required: false,
+    maxLength: 2048,
+    description: 'Public http(s) address of an image; used only by templates that draw artwork.',
+  },
+} as const;
+export type FieldName = keyof typeof FIELDS;
+const FIELD_NAMES = Object.keys(FIELDS) as FieldName[];
+
+/** A validated, normalised request. Optional fields are absent rather than empty. */
+export interface TemplateRequest {
+  template: TemplateNameInput;
+  title: string;
+  subtitle?: string;
+  brand?: string;
+  imageUrl?: string;
+}
+
+/**
+ * Validates a JSON body or a query string object. `extraAllowed` lists parameters another
+ * layer consumes (auth on GET), which are ignored here rather than refused.
+ */
+export function parseTemplateRequest(
+  input: unknown,
+  source: 'body' | 'query',
+  extraAllowed: ReadonlySet<string> = new Set(),
+): TemplateRequest {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw bad(source === 'body' ? 'Request body must be a JSON object' : 'Query string is missing');
+  }
+  const record = input as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (!(key in FIELDS) && !extraAllowed.has(key)) throw bad(unknownFieldMessage(key, source));
+  }
+
+  const out: Partial<Record<FieldName, string>> = {};
+  for (const name of FIELD_NAMES) {
+    const raw = record[name];
+    if (source === 'query' && Array.isArray(raw)) throw bad(`${name} must be given once`);
+    if (raw !== undefined && raw !== null && typeof raw !== 'string') throw bad(`${name} must be a string`);
+    const value = typeof raw === 'string' ? raw : undefined;
+    const text = value === undefined ? '' : normaliseText(value);
+    const spec = FIELDS[name];
+    if (text === '') {
+      if (!spec.required) continue;
+      if (name === 'template') throw bad(`template is required; use one of: ${TEMPLATE_NAMES.join(', ')}`);
+      throw bad(value === undefined ? `${name} is required` : `${name} must not be empty`);
+    }
+    const length = [...text].length;
+    if (length > spec.maxLength && name !== 'template') {
+      throw bad(`${name} must be at most ${spec.maxLength} characters (got ${length})`);
+    }
+    out[name] = text;
+  }
+
+  const template = out.template as string;
+  if (!(TEMPLATE_NAMES as readonly string[]).includes(template)) {
+    throw bad(`template must be one of: ${TEMPLATE_NAMES.join(', ')} (got ${JSON.stringify(template.slice(0, 40))})`);
+  }
+  if (out.imageUrl !== undefined && !isHttpUrl(out.imageUrl)) {
+    throw bad('imageUrl must be an absolute http or https URL');
+  }
+  return out as unknown as TemplateRequest;
+}
+
+/**
+ * NFC, control characters removed, runs of white space (line breaks included) folded to one
+ * space, trimmed: two requests that look the same render the same card and share one ETag.
+ */
+export function normaliseText(s: string): string {
+  return s
+    .normalize('NFC')
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '')
+    .replace(/\s+/gu, ' ')
+    .trim();
+}
+
+function isHttpUrl(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+function unknownFieldMessage(key: string, source: 'body' | 'query'): string {
+  const shown = JSON.stringify(key.slice(0, 40));
+  const near = FIELD_NAMES.find((f) => f.toLowerCase() === key.toLowerCase() || editDistance(f, key) <= 2);
+  const hint = near ? ` (did you mean "${near}"?)` : '';
+  const what = source === 'body' ? 'field' : 'query parameter';
+  return `Unknown ${what} ${shown}${hint}. Allowed: ${FIELD_NAMES.join(', ')}`;
+}
+
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return 3;
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cur = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = cur;
+    }
+  }
+  return row[b.length]!;
+}
+
+function bad(message: string): AppError {
+  return new AppError('bad_request', message);
+}

@@ -1,0 +1,123 @@
+import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { PngCache } from '../../cache/cache.js';
+import type { SingleFlight } from '../../lib/single-flight.js';
+import { createSingleFlight } from '../../lib/single-flight.js';
+import type { WorkQueue } from '../../lib/work-queue.js';
+import type { ArtworkFetcher } from '../image/artwork.js';
+import type { TemplateRenderer } from './renderer.js';
+import type { TemplateRequest } from './request.js';
+import { TEMPLATES } from './templates/index.js';
+import type { TemplateFields } from './types.js';
+
+/** What a card request resolves to: a PNG (from cache or fresh) or "you already have it". */
+export type CardResult =
+  | { kind: 'not-modified'; etag: string; timings: Timings }
+  | { kind: 'png'; etag: string; body: Buffer; cache: 'HIT' | 'MISS'; timings: Timings };
+
+/** Milliseconds per phase, for Server-Timing. */
+export type Timings = Partial<Record<'fetch' | 'image' | 'queue' | 'render' | 'encode' | 'cache', number>>;
+
+export interface TemplateService {
+  /** The card for `req`: 304 decision, cache, coalescing, artwork and render in that order. */
+  resolve(req: TemplateRequest, opts?: { ifNoneMatch?: string; signal?: AbortSignal }): Promise<CardResult>;
+  /** The ETag a request would get (fetches artwork when the template draws it). */
+  etagOf(req: TemplateRequest, signal?: AbortSignal): Promise<string>;
+}
+
+interface Deps {
+  renderer: TemplateRenderer;
+  artwork: ArtworkFetcher;
+  cache: PngCache;
+  queue: WorkQueue;
+  log?: Logger;
+}
+
+/** Wires validation output to the renderer with caching and single-flight. */
+export function createTemplateService(deps: Deps): TemplateService {
+  const flight: SingleFlight<{ body: Buffer; timings: Timings }> = createSingleFlight();
+
+  async function identify(req: TemplateRequest, signal?: AbortSignal) {
+    const def = TEMPLATES[req.template];
+    const timings: Timings = {};
+    let artworkBytes: Buffer | undefined;
+    let artworkHash: string | null = null;
+    // Fields a template does not draw are dropped here, so they neither change the ETag nor
+    // cost a fetch: `imageUrl` on a text-only template is accepted and ignored.
+    if (def.uses.artwork && req.imageUrl !== undefined) {
+      const fetched = await deps.artwork.fetch(req.imageUrl, signal);
+      artworkBytes = fetched.bytes;
+      artworkHash = fetched.sha256;
+      timings.fetch = fetched.ms;
+    }
+    const identity = [
+      'cardshot-template',
+      deps.renderer.version,
+      def.name,
+      def.version,
+      req.title,
+      req.subtitle ?? null,
+      def.uses.brand ? (req.brand ?? null) : null,
+      artworkHash,
+    ];
+    const etag = createHash('sha256').update(JSON.stringify(identity)).digest('hex').slice(0, 40);
+    return { def, etag, artworkBytes, timings };
+  }
+
+  return {
+    async etagOf(req, signal) {
+      return (await identify(req, signal)).etag;
+    },
+
+    async resolve(req, opts = {}) {
+      const { def, etag, artworkBytes, timings } = await identify(req, opts.signal);
+      if (opts.ifNoneMatch !== undefined && etagMatches(opts.ifNoneMatch, etag)) {
+        return { kind: 'not-modified', etag, timings };
+      }
+
+      const lookupStart = performance.now();
+      const hit = await deps.cache.get(etag);
+      timings.cache = performance.now() - lookupStart;
+      if (hit) return { kind: 'png', etag, body: hit.body, cache: 'HIT', timings };
+
+      const { value } = await flight.do(etag, async () => {
+        const t: Timings = {};
+        const fields: TemplateFields = { title: req.title };
+        if (req.subtitle !== undefined) fields.subtitle = req.subtitle;
+        if (def.uses.brand && req.brand !== undefined) fields.brand = req.brand;
+        if (artworkBytes && def.artworkSize) {
+          const start = performance.now();
+          fields.artwork = await deps.artwork.prepare(artworkBytes, def.artworkSize);
+          t.image = performance.now() - start;
+        }
+        const queued = performance.now();
+        // No abort signal on the shared render: other callers may be waiting for the same card.
+        const out = await deps.queue.run(async () => {
+          t.queue = performance.now() - queued;
+          return deps.renderer.render(def.name, fields);
+        });
+        t.render = out.timings.render;
+        t.encode = out.timings.encode;
+        // The disk write happens after the response; the memory tier is filled at once.
+        deps.cache
+          .set(etag, { body: out.png, etag, storedAt: Date.now(), expiresAt: null })
+          .catch((err) => deps.log?.warn({ err }, 'cache store failed'));
+        return { body: out.png, timings: t };
+      });
+      return { kind: 'png', etag, body: value.body, cache: 'MISS', timings: { ...timings, ...value.timings } };
+    },
+  };
+}
+
+/**
+ * If-None-Match uses the weak comparison (RFC 9110 §13.1.2): `W/` is ignored, `*` matches
+ * any current representation, and the header may list several tags.
+ */
+export function etagMatches(header: string, etag: string): boolean {
+  const trimmed = header.trim();
+  if (trimmed === '*') return true;
+  return trimmed
+    .split(',')
+    .map((t) => t.trim().replace(/^W\//, ''))
+    .some((t) => t === `"${etag}"`);
+}
