@@ -21,8 +21,10 @@ async function main(): Promise<void> {
   const modules = await createModules(config, log);
   const app = createApp({ config, log, templates: modules.templates });
   await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
   const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  log.info(`Cardshot is serving on http://${shown.includes(':') ? `[${shown}]` : shown}:${config.port}`);
+  log.info({ port }, `Cardshot is serving on http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`);
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { createTieredCache, type PngCache } from './cache/cache.js';
@@ -34,7 +33,6 @@ export async function createModules(config: Config, log: Logger): Promise<Module
     }
   };
   try {
-    await mkdir(config.dataDir, { recursive: true });
     const cache = createTieredCache([
       { name: 'memory', cache: createMemoryCache({ maxBytes: config.cacheMemoryBytes }) },
       {

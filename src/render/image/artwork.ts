@@ -1,0 +1,234 @@
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import sharp from 'sharp';
+import { AppError } from '../../errors.js';
+import { createSingleFlight } from '../../lib/single-flight.js';
+import { createSafeFetcher, FetchError } from '../../net/fetch.js';
+import { createUrlGuard } from '../../net/url-guard.js';
+
+export interface ArtworkOptions {
+  /** `host:port` pairs the URL guard lets through although private (test fixtures). */
+  allowPrivateHosts: readonly string[];
+  /** Ports public hosts may use (default 80 and 443). */
+  allowedPorts?: readonly number[];
+  timeoutMs?: number;
+  maxBytes?: number;
+  maxRedirects?: number;
+  maxPixels?: number;
+  /** How long raw bytes are reused; 0 turns the cache off. */
+  cacheTtlMs?: number;
+  cacheMaxBytes?: number;
+}
+
+export interface FetchedArtwork {
+  bytes: Buffer;
+  /** Hex SHA-256 of the raw bytes: part of the card's ETag. */
+  sha256: string;
+  ms: number;
+}
+
+export interface PreparedArtwork {
+  data: Buffer;
+  width: number;
+  height: number;
+}
+
+export interface ArtworkFetcher {
+  /** The raw bytes behind `url` (cached, coalesced); failures are AppErrors naming imageUrl. */
+  fetch(url: string, signal?: AbortSignal): Promise<FetchedArtwork>;
+  /** Decodes sniffed PNG/JPEG/WebP/GIF/AVIF bytes and resizes them to exactly the target, as PNG. */
+  prepare(
+    bytes: Buffer,
+    target: { width: number; height: number; fit: 'cover' | 'contain' },
+  ): Promise<PreparedArtwork>;
+  /** Drops the cache and aborts fetches in flight. */
+  close(): Promise<void>;
+}
+
+const ACCEPT = 'image/avif,image/webp,image/png,image/jpeg,image/gif;q=0.9,*/*;q=0.1';
+const NOT_SUPPORTED = 'imageUrl is not a supported image (PNG, JPEG, WebP, GIF or AVIF)';
+
+type Entry = { bytes: Buffer; sha256: string };
+
+/** Creates the imageUrl fetcher and preparer used by templates that draw artwork. */
+export function createArtworkFetcher(opts: ArtworkOptions): ArtworkFetcher {
+  const timeoutMs = opts.timeoutMs ?? 5000;
+  const maxBytes = opts.maxBytes ?? 10 * 1024 * 1024;
+  const maxRedirects = opts.maxRedirects ?? 3;
+  const maxPixels = opts.maxPixels ?? 25_000_000;
+  const cacheTtlMs = opts.cacheTtlMs ?? 600_000;
+  const guard = createUrlGuard({
+    allowPrivateHosts: opts.allowPrivateHosts,
+    allowedPorts: opts.allowedPorts,
+  });
+  const fetcher = createSafeFetcher({
+    guard,
+    timeoutMs,
+    maxBytes,
+    maxRedirects,
+    userAgent: 'Cardshot artwork',
+  });
+  const cache = new LRUCache<string, Entry>({
+    maxSize: opts.cacheMaxBytes ?? 64 * 1024 * 1024,
+    sizeCalculation: (e) => Math.max(1, e.bytes.length),
+    ttl: Math.max(1, cacheTtlMs),
+  });
+  const flight = createSingleFlight<Entry>();
+  const closing = new AbortController();
+
+  const fail = (message: string, detail: string, cause?: unknown) =>
+    new AppError('unprocessable', message, { detail, cause });
+
+  function toAppError(err: unknown): unknown {
+    if (!(err instanceof FetchError)) return err;
+    switch (err.kind) {
+      case 'refused':
+        // Generic on purpose: which rule matched would help someone map our network.
+        return fail('imageUrl points to an address that is not allowed', err.detail, err);
+      case 'timeout':
+        return fail(`imageUrl timed out after ${formatSeconds(timeoutMs)}`, err.detail, err);
+      case 'too_large':
+        return fail(`imageUrl is larger than ${formatMegabytes(maxBytes)}`, err.detail, err);
+      case 'http_status':
+        return fail(`imageUrl answered HTTP ${err.status}`, err.detail, err);
+      case 'too_many_redirects':
+        return fail(`imageUrl redirected more than ${maxRedirects} times`, err.detail, err);
+      case 'network':
+        return fail('imageUrl could not be reached', err.detail, err);
+    }
+  }
+
+  async function load(url: string): Promise<Entry> {
+    try {
+      // Only the service's own close() cancels a shared fetch: one impatient caller must not
+      // fail the others that joined it. The fetch is bounded by timeoutMs anyway.
+      const { bytes } = await fetcher.fetch(url, { signal: closing.signal, accept: ACCEPT });
+      const entry = { bytes, sha256: createHash('sha256').update(bytes).digest('hex') };
+      if (cacheTtlMs > 0) cache.set(url, entry);
+      return entry;
+    } catch (err) {
+      throw toAppError(err);
+    }
+  }
+
+  return {
+    async fetch(url, signal) {
+      const start = performance.now();
+      let parsed: URL;
+      try {
+        parsed = new URL(url);
+      } catch {
+        throw new AppError('bad_request', 'imageUrl must be an absolute http or https URL');
+      }
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+        throw new AppError('bad_request', 'imageUrl must be an absolute http or https URL');
+      }
+      // The fragment never reaches the server, so it must not split the cache.
+      parsed.hash = '';
+      const key = parsed.href;
+      const hit = cache.get(key);
+      if (hit) return { ...hit, ms: performance.now() - start };
+      const shared = flight.do(key, () => load(key)).then((r) => r.value);
+      const entry = signal ? await raceSignal(shared, signal) : await shared;
+      return { ...entry, ms: performance.now() - start };
+    },
+
+    async prepare(bytes, target) {
+      const kind = sniff(bytes);
+      if (!kind) throw fail(NOT_SUPPORTED, `magic bytes ${bytes.subarray(0, 12).toString('hex')}`);
+      // Header-only read: refuse a pixel bomb before any decoding buffer is allocated.
+      const meta = await sharp(bytes, { limitInputPixels: false, pages: 1 })
+        .metadata()
+        .catch((err: Error) => {
+          throw fail(`imageUrl could not be decoded as ${kind.toUpperCase()}`, `header: ${err.message}`, err);
+        });
+      const pixels = (meta.width ?? 0) * (meta.pageHeight ?? meta.height ?? 0);
+      if (pixels > maxPixels) {
+        throw fail(
+          `imageUrl has more than ${formatMegapixels(maxPixels)} megapixels`,
+          `${kind} ${meta.width}x${meta.pageHeight ?? meta.height}`,
+        );
+      }
+      try {
+        const { data, info } = await sharp(bytes, {
+          limitInputPixels: maxPixels,
+          // 'error' refuses broken files but tolerates the harmless warnings common in real JPEGs.
+          failOn: 'error',
+          // GIF (and animated WebP/AVIF): the first frame only.
+          pages: 1,
+          page: 0,
+        })
+          .autoOrient()
+          .resize(target.width, target.height, {
+            fit: target.fit,
+            // contain letterboxes onto transparency so the template always gets exactly w x h.
+            background: { r: 0, g: 0, b: 0, alpha: 0 },
+          })
+          .png({ compressionLevel: 2 })
+          .toBuffer({ resolveWithObject: true });
+        return { data, width: info.width, height: info.height };
+      } catch (err) {
+        const msg = (err as Error).message;
+        if (/pixel limit/i.test(msg)) {
+          throw fail(`imageUrl has more than ${formatMegapixels(maxPixels)} megapixels`, msg, err);
+        }
+        throw fail(`imageUrl could not be decoded as ${kind.toUpperCase()}`, msg, err);
+      }
+    },
+
+    async close() {
+      closing.abort(new Error('artwork fetcher closed'));
+      cache.clear();
+    },
+  };
+}
+
+/** The image type from its magic number, or null; the Content-Type header is never trusted. */
+export function sniff(b: Buffer): 'png' | 'jpeg' | 'webp' | 'gif' | 'avif' | null {
+  if (b.length >= 8 && b.readUInt32BE(0) === 0x89504e47 && b.readUInt32BE(4) === 0x0d0a1a0a) return 'png';
+  if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'jpeg';
+  if (b.length >= 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP') {
+    return 'webp';
+  }
+  if (b.length >= 6 && /^GIF8[79]a$/.test(b.toString('latin1', 0, 6))) return 'gif';
+  if (b.length >= 16 && b.toString('latin1', 4, 8) === 'ftyp') {
+    // ISO-BMFF: major brand, then compatible brands up to the box size. Only AV1 brands: the
+    // bundled libheif has no HEVC decoder, so a HEIC would fail later with a worse message.
+    const boxSize = Math.min(b.readUInt32BE(0), b.length);
+    for (let i = 8; i + 4 <= boxSize; i += 4) {
+      if (i === 12) continue; // minor version
+      const brand = b.toString('latin1', i, i + 4);
+      if (brand === 'avif' || brand === 'avis') return 'avif';
+    }
+  }
+  return null;
+}
+
+function raceSignal<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+function trim(n: number): string {
+  return String(Number(n.toFixed(1)));
+}
+
+function formatSeconds(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${trim(ms / 1000)} s`;
+}
+
+// 10 MiB and 10,000,000 bytes both read "10 MB": the config counts decimal, callers may not.
+function formatMegabytes(n: number): string {
+  const MiB = 1024 * 1024;
+  if (n % MiB === 0) return `${n / MiB} MB`;
+  if (n >= 100_000) return `${trim(n / 1e6)} MB`;
+  return `${trim(n / 1000)} kB`;
+}
+
+function formatMegapixels(n: number): string {
+  return trim(n / 1e6);
+}

@@ -1,0 +1,141 @@
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type CacheEntry, createTieredCache, type PngCache } from '../../src/cache/cache.js';
+import { createDiskCache } from '../../src/cache/disk.js';
+import { createMemoryCache } from '../../src/cache/memory.js';
+
+const dirs: string[] = [];
+async function tmp(): Promise<string> {
+  const d = await mkdtemp(path.join(os.tmpdir(), 'cardshot-cache-'));
+  dirs.push(d);
+  return d;
+}
+afterEach(async () => {
+  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
+
+const entry = (bytes: number, fill = 1, expiresAt: number | null = null): CacheEntry => ({
+  body: Buffer.alloc(bytes, fill),
+  etag: `e${fill}`,
+  storedAt: Date.now(),
+  expiresAt,
+  meta: { status: '200' },
+});
+
+const implementations: Array<[string, (maxBytes: number) => Promise<PngCache>]> = [
+  ['memory', async (maxBytes) => createMemoryCache({ maxBytes })],
+  ['disk', async (maxBytes) => createDiskCache({ dir: await tmp(), maxBytes })],
+  [
+    'memory+disk',
+    async (maxBytes) =>
+      createTieredCache([
+        { name: 'memory', cache: createMemoryCache({ maxBytes }) },
+        { name: 'disk', cache: createDiskCache({ dir: await tmp(), maxBytes }) },
+      ]),
+  ],
+];
+
+// One contract, every implementation (design.md §8).
+for (const [name, make] of implementations) {
+  describe(`PNG cache contract: ${name}`, () => {
+    it('returns what was stored, byte for byte, with its metadata', async () => {
+      const c = await make(1 << 20);
+      const e = entry(1000, 7);
+      await c.set('abc123', e);
+      const got = await c.get('abc123');
+      expect(got?.body.equals(e.body)).toBe(true);
+      expect(got?.etag).toBe('e7');
+      expect(got?.storedAt).toBe(e.storedAt);
+      expect(got?.meta).toEqual({ status: '200' });
+      expect(await c.get('missing')).toBeUndefined();
+      await c.close();
+    });
+
+    it('treats an expired entry as missing', async () => {
+      const c = await make(1 << 20);
+      await c.set('old', entry(10, 1, Date.now() - 1));
+      await c.set('fresh', entry(10, 2, Date.now() + 60_000));
+      expect(await c.get('old')).toBeUndefined();
+      expect((await c.get('fresh'))?.etag).toBe('e2');
+      await c.close();
+    });
+
+    it('stays within its byte budget, evicting the least recently used', async () => {
+      const c = await make(50_000);
+      for (let i = 0; i < 10; i++) await c.set(`k${i}`, entry(10_000, i));
+      const present = (await Promise.all(Array.from({ length: 10 }, (_, i) => c.get(`k${i}`)))).filter(Boolean);
+      expect(present.length).toBeLessThanOrEqual(5);
+      expect(await c.get('k9')).toBeDefined();
+      expect(await c.get('k0')).toBeUndefined();
+      await c.close();
+    });
+
+    it('deletes', async () => {
+      const c = await make(1 << 20);
+      await c.set('gone', entry(10));
+      await c.delete('gone');
+      expect(await c.get('gone')).toBeUndefined();
+      await c.close();
+    });
+
+    it('refuses keys that could escape the cache directory', async () => {
+      const c = await make(1 << 20);
+      await expect(c.set('../../etc/passwd', entry(10))).rejects.toThrow(/invalid cache key/);
+      await c.close();
+    });
+  });
+}
+
+describe('disk cache', () => {
+  it('survives a restart', async () => {
+    const dir = await tmp();
+    const a = createDiskCache({ dir, maxBytes: 1 << 20 });
+    await a.set('persist', entry(500, 3));
+    await a.close();
+    const b = createDiskCache({ dir, maxBytes: 1 << 20 });
+    expect((await b.get('persist'))?.body.equals(entry(500, 3).body)).toBe(true);
+    await b.close();
+  });
+
+  it('treats a corrupt file as a miss and removes it', async () => {
+    const dir = await tmp();
+    const c = createDiskCache({ dir, maxBytes: 1 << 20 });
+    await c.set('corrupt', entry(10));
+    const shard = path.join(dir, 'co');
+    await writeFile(path.join(shard, 'corrupt.bin'), 'garbage without a header');
+    expect(await c.get('corrupt')).toBeUndefined();
+    expect(await readdir(shard)).toEqual([]);
+    await c.close();
+  });
+
+  it('counts files from an earlier run against the budget', async () => {
+    const dir = await tmp();
+    const a = createDiskCache({ dir, maxBytes: 1 << 20 });
+    for (let i = 0; i < 6; i++) await a.set(`p${i}`, entry(10_000, i));
+    await a.close();
+    const b = createDiskCache({ dir, maxBytes: 35_000 });
+    await b.close(); // waits for the start-up scan and its eviction
+    const stats = b.stats().disk!;
+    expect(stats.bytes).toBeLessThanOrEqual(35_000);
+    expect(stats.entries).toBe(3);
+  });
+});
+
+describe('tiered cache', () => {
+  it('fills the memory tier from a disk hit', async () => {
+    const memory = createMemoryCache({ maxBytes: 1 << 20 });
+    const disk = createDiskCache({ dir: await tmp(), maxBytes: 1 << 20 });
+    await disk.set('warm', entry(100, 4));
+    const c = createTieredCache([
+      { name: 'memory', cache: memory },
+      { name: 'disk', cache: disk },
+    ]);
+    expect(await memory.get('warm')).toBeUndefined();
+    expect((await c.get('warm'))?.etag).toBe('e4');
+    expect((await memory.get('warm'))?.etag).toBe('e4');
+    expect(c.stats()).toMatchObject({ memory: { entries: 1 }, disk: { entries: 1 } });
+    await c.close();
+  });
+});

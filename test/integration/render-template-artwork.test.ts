@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEMPLATES } from '../../src/render/template/templates/index.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { pngSize } from '../helpers/png.js';
+import { type CanaryServer, type FixtureServer, startCanaryServer, startFixtureServer } from '../helpers/servers.js';
+
+// End to end through HTTP: imageUrl fetched from an allowed loopback fixture, refused
+// addresses answered with 422 while a canary proves no connection was made.
+let fixture: FixtureServer;
+let canary: CanaryServer;
+let t: TestApp;
+const artworkTemplate = Object.values(TEMPLATES).find((d) => d.uses.artwork)!.name;
+
+beforeAll(async () => {
+  fixture = await startFixtureServer();
+  canary = await startCanaryServer();
+  t = await startTestApp({ allowPrivateHosts: [fixture.hostPort], imageTimeoutMs: 1500 });
+});
+afterAll(async () => {
+  await t?.close();
+  await fixture?.close();
+  await canary?.close();
+});
+
+const post = (payload: object, headers: Record<string, string> = {}) =>
+  t.app.inject({ method: 'POST', url: '/render/template', payload, headers });
+
+describe('imageUrl', () => {
+  it('draws fetched artwork, and the image changes the ETag', async () => {
+    const base = { template: artworkTemplate, title: 'Oak lounge chair', brand: 'Northwind' };
+    const withPng = await post({ ...base, imageUrl: `${fixture.url}/image/png` });
+    const withJpeg = await post({ ...base, imageUrl: `${fixture.url}/image/jpeg` });
+    const without = await post(base);
+    expect(withPng.statusCode).toBe(200);
+    expect(pngSize(withPng.rawPayload)).toEqual({ width: 1200, height: 630 });
+    expect(withPng.headers['server-timing']).toMatch(/fetch;dur=/);
+    expect(new Set([withPng.headers.etag, withJpeg.headers.etag, without.headers.etag]).size).toBe(3);
+    expect(withPng.rawPayload.equals(without.rawPayload)).toBe(false);
+  });
+
+  it('answers 304 for a known tag after fetching the image again only from its short cache', async () => {
+    const body = { template: artworkTemplate, title: 'Cached artwork', imageUrl: `${fixture.url}/image/webp` };
+    const first = await post(body);
+    const hitsAfterFirst = fixture.hits('/image/webp');
+    const before = t.renders();
+    const again = await post(body, { 'if-none-match': first.headers.etag as string });
+    expect(again.statusCode).toBe(304);
+    expect(fixture.hits('/image/webp')).toBe(hitsAfterFirst);
+    expect(t.renders()).toBe(before);
+  });
+
+  const unusable: Array<[string, string]> = [
+    ['/html-as-png', 'imageUrl is not a supported image (PNG, JPEG, WebP, GIF or AVIF)'],
+    ['/bomb', 'imageUrl has more than 25 megapixels'],
+    ['/status/404', 'imageUrl answered HTTP 404'],
+    ['/loop', 'imageUrl redirected more than 3 times'],
+    ['/slow-headers', 'imageUrl timed out after 1.5 s'],
+  ];
+  for (const [path, message] of unusable) {
+    it(`422 for ${path}`, async () => {
+      const res = await post({ template: artworkTemplate, title: 'x', imageUrl: `${fixture.url}${path}` });
+      expect(res.statusCode).toBe(422);
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.json()).toEqual({ error: message });
+    });
+  }
+
+  it('422 with a generic message for private addresses, and the canary sees no connection', async () => {
+    const targets = [
+      `http://127.0.0.1:${canary.port}/`,
+      'http://127.1/',
+      'http://2130706433/',
+      'http://0x7f000001/',
+      'http://0177.0.0.1/',
+      'http://[::ffff:127.0.0.1]/',
+      'http://[::127.0.0.1]/',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://0.0.0.0/',
+      'http://user@127.0.0.1/',
+      `${fixture.url}/redirect?to=${encodeURIComponent(`http://127.0.0.1:${canary.port}/`)}`,
+    ];
+    for (const imageUrl of targets) {
+      const res = await post({ template: artworkTemplate, title: 'x', imageUrl });
+      expect(res.statusCode, imageUrl).toBe(422);
+      expect(res.json()).toEqual({ error: 'imageUrl points to an address that is not allowed' });
+    }
+    expect(canary.connections).toBe(0);
+    // The reason is in the log for the operator, not in the answer.
+    expect(t.logs.some((l) => typeof l.detail === 'string' && /127\.0\.0\.1|loopback/.test(l.detail as string))).toBe(true);
+  });
+});

@@ -1,0 +1,284 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pngSize } from '../helpers/png.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+
+const CACHE_CONTROL = 'public, max-age=31536000, immutable';
+let t: TestApp;
+
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const post = (payload: unknown, headers: Record<string, string> = {}) =>
+  t.app.inject({ method: 'POST', url: '/render/template', payload: payload as object, headers });
+
+const ERROR_JSON = 'application/json; charset=utf-8';
+
+describe('POST /render/template', () => {
+  it('renders a 1200×630 PNG with the spec headers', async () => {
+    const res = await post({ template: 'blog', title: 'Hello from Cardshot', subtitle: 'A first card' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('image/png');
+    expect(res.headers['cache-control']).toBe(CACHE_CONTROL);
+    expect(res.headers.etag).toMatch(/^"[0-9a-f]{40}"$/);
+    expect(res.headers['x-cache']).toBe('MISS');
+    expect(res.headers['x-request-id']).toMatch(/^req_[0-9a-f]{20}$/);
+    expect(res.headers['server-timing']).toMatch(/render;dur=\d+(\.\d)?/);
+    expect(res.headers['server-timing']).toMatch(/encode;dur=/);
+    expect(pngSize(res.rawPayload)).toEqual({ width: 1200, height: 630 });
+  });
+
+  it('answers a repeat from the cache with the same bytes and ETag, without rendering', async () => {
+    const body = { template: 'saas', title: 'Cached card', brand: 'Acme' };
+    const first = await post(body);
+    const before = t.renders();
+    const second = await post(body);
+    expect(second.statusCode).toBe(200);
+    expect(second.headers['x-cache']).toBe('HIT');
+    expect(second.headers.etag).toBe(first.headers.etag);
+    expect(second.rawPayload.equals(first.rawPayload)).toBe(true);
+    expect(t.renders()).toBe(before);
+  });
+
+  it('gives the same ETag to requests that differ only in white space and Unicode form', async () => {
+    const a = await post({ template: 'blog', title: 'Caf\u00e9  au   lait ' });
+    const b = await post({ template: 'blog', title: ' Cafe\u0301 au lait' });
+    expect(a.headers.etag).toBe(b.headers.etag);
+  });
+
+  it('gives different ETags to different cards', async () => {
+    const a = await post({ template: 'blog', title: 'One' });
+    const b = await post({ template: 'blog', title: 'Two' });
+    const c = await post({ template: 'saas', title: 'One' });
+    expect(new Set([a.headers.etag, b.headers.etag, c.headers.etag]).size).toBe(3);
+  });
+
+  it('coalesces identical concurrent requests into one render', async () => {
+    const body = { template: 'saas', title: `Coalesced ${Date.now()}` };
+    const before = t.renders();
+    const results = await Promise.all(Array.from({ length: 8 }, () => post(body)));
+    expect(results.map((r) => r.statusCode)).toEqual(Array(8).fill(200));
+    expect(new Set(results.map((r) => r.headers.etag)).size).toBe(1);
+    expect(t.renders() - before).toBe(1);
+  });
+});
+
+describe('GET /render/template', () => {
+  it('answers exactly like POST for the same fields', async () => {
+    const fields = { template: 'saas', title: 'Ship faster', subtitle: 'Deploy previews for every branch' };
+    const viaPost = await post(fields);
+    const viaGet = await t.app.inject({ method: 'GET', url: '/render/template', query: fields });
+    expect(viaGet.statusCode).toBe(200);
+    expect(viaGet.headers['content-type']).toBe('image/png');
+    expect(viaGet.headers['cache-control']).toBe(CACHE_CONTROL);
+    expect(viaGet.headers.etag).toBe(viaPost.headers.etag);
+    expect(viaGet.rawPayload.equals(viaPost.rawPayload)).toBe(true);
+  });
+
+  it('refuses a repeated query parameter', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/render/template?template=blog&title=a&title=b' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'title must be given once' });
+  });
+
+  it('names an unknown query parameter', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/render/template?template=blog&title=a&subTitle=b' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({
+      error: 'Unknown query parameter "subTitle" (did you mean "subtitle"?). Allowed: template, title, subtitle, brand, imageUrl',
+    });
+  });
+});
+
+describe('If-None-Match', () => {
+  it('gives 304 with the same ETag and Cache-Control, no body, and no render', async () => {
+    const body = { template: 'product', title: `Conditional ${Date.now()}` };
+    const etag = `"${await t.modules.templates.etagOf({ template: 'product', title: body.title })}"`;
+    const before = t.renders();
+    // Never rendered before: a client holding the tag must still get 304 without a render.
+    for (const header of [etag, `"0000", ${etag}`, `W/${etag}`, '*']) {
+      const res = await post(body, { 'if-none-match': header });
+      expect(res.statusCode, header).toBe(304);
+      expect(res.headers.etag).toBe(etag);
+      expect(res.headers['cache-control']).toBe(CACHE_CONTROL);
+      expect(res.rawPayload.length).toBe(0);
+    }
+    expect(t.renders()).toBe(before);
+    const miss = await post(body, { 'if-none-match': '"not-this-one"' });
+    expect(miss.statusCode).toBe(200);
+    expect(miss.headers.etag).toBe(etag);
+    expect(t.renders()).toBe(before + 1);
+  });
+
+  it('works on GET too', async () => {
+    const first = await t.app.inject({ method: 'GET', url: '/render/template?template=blog&title=Conditional%20GET' });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/render/template?template=blog&title=Conditional%20GET',
+      headers: { 'if-none-match': first.headers.etag as string },
+    });
+    expect(res.statusCode).toBe(304);
+  });
+});
+
+describe('fields a template does not draw', () => {
+  it('accepts brand on a template without a brand slot and keeps its ETag', async () => {
+    const plain = await post({ template: 'blog', title: 'No brand here' });
+    const branded = await post({ template: 'blog', title: 'No brand here', brand: 'Ignored Inc' });
+    const blogUsesBrand = (await import('../../src/render/template/templates/index.js')).TEMPLATES.blog.uses.brand;
+    expect(branded.statusCode).toBe(200);
+    if (blogUsesBrand) expect(branded.headers.etag).not.toBe(plain.headers.etag);
+    else expect(branded.headers.etag).toBe(plain.headers.etag);
+  });
+
+  it('accepts imageUrl on every template that does not draw artwork, without fetching it', async () => {
+    const { TEMPLATES } = await import('../../src/render/template/templates/index.js');
+    for (const def of Object.values(TEMPLATES).filter((d) => !d.uses.artwork)) {
+      // A fetch of this address would be refused (422): a 200 proves it was never fetched.
+      const res = await post({ template: def.name, title: 'Text only', imageUrl: 'http://127.0.0.1:9/never.png' });
+      const plain = await post({ template: def.name, title: 'Text only' });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers.etag).toBe(plain.headers.etag);
+    }
+  });
+});
+
+describe('bad input', () => {
+  const cases: Array<[string, unknown, string]> = [
+    ['missing title', { template: 'blog' }, 'title is required'],
+    ['empty title', { template: 'blog', title: '   ' }, 'title must not be empty'],
+    ['null title', { template: 'blog', title: null }, 'title is required'],
+    ['number title', { template: 'blog', title: 42 }, 'title must be a string'],
+    ['object subtitle', { template: 'blog', title: 'a', subtitle: { x: 1 } }, 'subtitle must be a string'],
+    ['missing template', { title: 'a' }, 'template is required; use one of: blog, product, saas'],
+    ['unknown template', { template: 'blgo', title: 'a' }, 'template must be one of: blog, product, saas (got "blgo")'],
+    [
+      'typo field',
+      { template: 'blog', title: 'a', subTitle: 'b' },
+      'Unknown field "subTitle" (did you mean "subtitle"?). Allowed: template, title, subtitle, brand, imageUrl',
+    ],
+    [
+      'unknown field',
+      { template: 'blog', title: 'a', color: 'red' },
+      'Unknown field "color". Allowed: template, title, subtitle, brand, imageUrl',
+    ],
+    ['long title', { template: 'blog', title: 'x'.repeat(201) }, 'title must be at most 200 characters (got 201)'],
+    ['long subtitle', { template: 'blog', title: 'a', subtitle: 'x'.repeat(301) }, 'subtitle must be at most 300 characters (got 301)'],
+    ['long brand', { template: 'blog', title: 'a', brand: 'x'.repeat(61) }, 'brand must be at most 60 characters (got 61)'],
+    [
+      'long imageUrl',
+      { template: 'product', title: 'a', imageUrl: `https://example.com/${'x'.repeat(2030)}` },
+      'imageUrl must be at most 2048 characters (got 2050)',
+    ],
+    ['relative imageUrl', { template: 'product', title: 'a', imageUrl: '/logo.png' }, 'imageUrl must be an absolute http or https URL'],
+    ['file imageUrl', { template: 'product', title: 'a', imageUrl: 'file:///etc/passwd' }, 'imageUrl must be an absolute http or https URL'],
+    ['array body', [{ template: 'blog', title: 'a' }], 'Request body must be a JSON object'],
+  ];
+  for (const [name, body, message] of cases) {
+    it(`400 for ${name}`, async () => {
+      const res = await post(body);
+      expect(res.statusCode).toBe(400);
+      expect(res.headers['content-type']).toBe(ERROR_JSON);
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.headers.etag).toBeUndefined();
+      expect(res.json()).toEqual({ error: message });
+    });
+  }
+
+  it('counts characters, not bytes: 200 emoji or CJK characters are accepted', async () => {
+    const res = await post({ template: 'blog', title: '漢'.repeat(200) });
+    expect(res.statusCode).toBe(200);
+  });
+
+  it('400 for malformed JSON', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/render/template',
+      payload: '{"template": "blog", "title": ',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'Request body is not valid JSON' });
+  });
+
+  it('400 for an empty JSON body', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/render/template',
+      payload: '',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'Request body is empty; send a JSON object' });
+  });
+
+  it('413 for a body over 16 KiB', async () => {
+    const res = await post({ template: 'blog', title: 'a', subtitle: 'x'.repeat(17 * 1024) });
+    expect(res.statusCode).toBe(413);
+    expect(res.json()).toEqual({ error: 'Request body must be at most 16 KiB' });
+  });
+
+  it('415 for a body that is not JSON', async () => {
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/render/template',
+        payload: 'template=blog&title=a',
+        headers: { 'content-type': type },
+      });
+      expect(res.statusCode, type).toBe(415);
+      expect(res.json()).toEqual({ error: 'Content-Type must be application/json' });
+    }
+  });
+
+  it('404 for an unknown route, 405 with Allow for a wrong method', async () => {
+    const missing = await t.app.inject({ method: 'GET', url: '/render/nothing' });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toEqual({ error: 'No route for GET /render/nothing' });
+    const wrong = await t.app.inject({ method: 'DELETE', url: '/render/template' });
+    expect(wrong.statusCode).toBe(405);
+    expect(wrong.headers.allow).toBe('GET, HEAD, POST');
+    expect(wrong.json()).toEqual({ error: 'Method DELETE is not allowed on /render/template; use GET or HEAD or POST' });
+  });
+
+  it('keeps the caller-supplied request id, and never echoes a hostile one', async () => {
+    const kept = await post({ template: 'blog', title: 'a' }, { 'x-request-id': 'lb-123.abc' });
+    expect(kept.headers['x-request-id']).toBe('lb-123.abc');
+    const replaced = await post({ template: 'blog', title: 'a' }, { 'x-request-id': 'bad id\r\nx: y' });
+    expect(replaced.headers['x-request-id']).toMatch(/^req_/);
+  });
+});
+
+describe('overload', () => {
+  it('503 with Retry-After when the render queue is full', async () => {
+    const small = await startTestApp({ renderConcurrency: 1, renderQueueSize: 0, cacheMemoryBytes: 0, cacheDiskBytes: 0 });
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          small.app.inject({ method: 'POST', url: '/render/template', payload: { template: 'blog', title: `Busy ${i}` } }),
+        ),
+      );
+      const busy = results.filter((r) => r.statusCode === 503);
+      expect(busy.length).toBeGreaterThan(0);
+      expect(results.some((r) => r.statusCode === 200)).toBe(true);
+      expect(busy[0]!.headers['retry-after']).toBe('1');
+      expect(busy[0]!.json()).toEqual({ error: 'The template renderer is busy; retry shortly' });
+      expect(results.every((r) => r.statusCode === 200 || r.statusCode === 503)).toBe(true);
+    } finally {
+      await small.close();
+    }
+  });
+});
+
+describe('logs', () => {
+  it('writes one line per request with status, route and timing', async () => {
+    const res = await post({ template: 'blog', title: 'Logged' }, { 'x-request-id': 'log-check-1' });
+    expect(res.statusCode).toBe(200);
+    const line = t.logs.find((l) => l.reqId === 'log-check-1' && l.msg === 'request');
+    expect(line).toMatchObject({ method: 'POST', url: '/render/template', status: 200 });
+    expect(typeof line?.ms).toBe('number');
+  });
+});

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../../src/errors.js';
+import { createSingleFlight } from '../../src/lib/single-flight.js';
+import { createWorkQueue } from '../../src/lib/work-queue.js';
+
+const deferred = () => {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+};
+
+describe('work queue', () => {
+  it('runs at most `concurrency` tasks and refuses past the queue with 503', async () => {
+    const q = createWorkQueue({ name: 'test renderer', concurrency: 2, maxWaiting: 1 });
+    const gate = deferred();
+    let running = 0;
+    let peak = 0;
+    const task = async () => {
+      running++;
+      peak = Math.max(peak, running);
+      await gate.promise;
+      running--;
+      return 'ok';
+    };
+    const accepted = [q.run(task), q.run(task), q.run(task)];
+    await expect(q.run(task)).rejects.toMatchObject({ code: 'unavailable', retryAfter: 1 });
+    expect(q.active).toBe(2);
+    expect(q.waiting).toBe(1);
+    gate.resolve();
+    expect(await Promise.all(accepted)).toEqual(['ok', 'ok', 'ok']);
+    expect(peak).toBe(2);
+    expect(q.active).toBe(0);
+  });
+
+  it('frees a waiting place when its caller aborts', async () => {
+    const q = createWorkQueue({ name: 'r', concurrency: 1, maxWaiting: 1 });
+    const gate = deferred();
+    const first = q.run(() => gate.promise);
+    const ac = new AbortController();
+    const waiting = q.run(async () => 'never', ac.signal);
+    ac.abort(new Error('client went away'));
+    await expect(waiting).rejects.toThrow('client went away');
+    expect(q.waiting).toBe(0);
+    gate.resolve();
+    await first;
+  });
+
+  it('close() refuses waiting tasks and waits for running ones', async () => {
+    const q = createWorkQueue({ name: 'r', concurrency: 1, maxWaiting: 5 });
+    const gate = deferred();
+    let finished = false;
+    const running = q.run(async () => {
+      await gate.promise;
+      finished = true;
+    });
+    const waiting = q.run(async () => 'x');
+    const closing = q.close();
+    await expect(waiting).rejects.toBeInstanceOf(AppError);
+    gate.resolve();
+    await closing;
+    await running;
+    expect(finished).toBe(true);
+    await expect(q.run(async () => 1)).rejects.toMatchObject({ code: 'unavailable' });
+  });
+
+  it('a failing task releases its slot', async () => {
+    const q = createWorkQueue({ name: 'r', concurrency: 1, maxWaiting: 0 });
+    await expect(q.run(async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(await q.run(async () => 5)).toBe(5);
+  });
+});
+
+describe('single flight', () => {
+  it('shares one running task between identical keys, and not across keys', async () => {
+    const sf = createSingleFlight<number>();
+    let calls = 0;
+    const gate = deferred();
+    const task = async () => {
+      calls++;
+      await gate.promise;
+      return calls;
+    };
+    const a = sf.do('k', task);
+    const b = sf.do('k', task);
+    const c = sf.do('other', task);
+    gate.resolve();
+    const [ra, rb, rc] = await Promise.all([a, b, c]);
+    expect(ra.shared).toBe(false);
+    expect(rb.shared).toBe(true);
+    expect(rb.value).toBe(ra.value);
+    expect(rc.shared).toBe(false);
+    expect(calls).toBe(2);
+    expect(sf.size).toBe(0);
+  });
+
+  it('shares a failure, then lets the next call retry', async () => {
+    const sf = createSingleFlight<number>();
+    const fail = sf.do('k', async () => Promise.reject(new Error('nope')));
+    const join = sf.do('k', async () => 1);
+    await expect(fail).rejects.toThrow('nope');
+    await expect(join).rejects.toThrow('nope');
+    expect((await sf.do('k', async () => 2)).value).toBe(2);
+  });
+});
