@@ -1,0 +1,107 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+/** A Cardshot server running as a child process, for load from this process. */
+export interface ServerHandle {
+  /** Base URL, always on 127.0.0.1. */
+  url: string;
+  pid: number;
+  /** Resident and peak resident memory of the child, in MiB, from /proc. */
+  memory(): { rssMiB: number; hwmMiB: number };
+  /** SIGTERM, wait for exit, remove the temporary data directory. */
+  stop(): Promise<void>;
+}
+
+/** A TCP port nothing listens on right now (the kernel's pick). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/**
+ * Starts `node <entry>` with a fresh data directory and waits until it answers HTTP. The
+ * server is a separate process so its event loop, heap and RSS are not mixed with the load
+ * generator's; it still shares the machine's cores, which the report says.
+ */
+export async function startServer(
+  entry: string,
+  env: Record<string, string>,
+  /** Extra node flags, e.g. `--cpu-prof` (not allowed in NODE_OPTIONS). */
+  nodeArgs: string[] = [],
+): Promise<ServerHandle> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'cardshot-bench-'));
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, entry], {
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      CARDSHOT_DATA_DIR: dataDir,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // Keep the tail of the output: the only clue when the server dies mid-run.
+  let tail = '';
+  const keep = (d: Buffer) => {
+    tail = (tail + d.toString()).slice(-4000);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  let exited: number | null | undefined;
+  const exit = new Promise<void>((resolve) =>
+    child.once('exit', (code) => {
+      exited = code;
+      resolve();
+    }),
+  );
+
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (exited !== undefined) throw new Error(`server exited with ${exited} before answering:\n${tail}`);
+    // Any HTTP answer (even 404) means it listens; a refused connection means not yet.
+    const up = await fetch(`${url}/`).then(
+      () => true,
+      () => false,
+    );
+    if (up) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`server did not answer within 30 s:\n${tail}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+
+  const pid = child.pid!;
+  return {
+    url,
+    pid,
+    memory() {
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      const kib = (field: string) =>
+        Number(status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))?.[1] ?? Number.NaN);
+      return { rssMiB: kib('VmRSS') / 1024, hwmMiB: kib('VmHWM') / 1024 };
+    },
+    async stop() {
+      if (exited === undefined) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        await exit;
+        clearTimeout(timer);
+      }
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

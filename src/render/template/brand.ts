@@ -1,0 +1,54 @@
+import type { Node } from '@takumi-rs/core';
+import { FAMILY } from './fonts.js';
+import type { ImageBag } from './nodes.js';
+import { paragraph } from './text.js';
+
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+/** The first grapheme of a brand, upper-cased, for a monogram mark ("acme" → "A", "東京" → "東"). */
+export function brandInitial(brand: string): string {
+  for (const { segment } of graphemes.segment(brand)) {
+    if (segment.trim() === '') continue;
+    const upper = segment.toLocaleUpperCase('en');
+    // "ß" upper-cases to "SS": a monogram keeps one letter.
+    return [...upper].length === [...segment].length ? upper : segment;
+  }
+  return '';
+}
+
+/** How a brand name is set on one line. */
+export interface BrandLabelSpec {
+  size: number;
+  color: string;
+  /** The widest the label may grow before it is cut with "…". */
+  width: number;
+  letterSpacing?: number;
+  upperCase?: boolean;
+}
+
+/**
+ * A brand name on one line, cut with "…" when too long. It goes through `paragraph` so RTL and
+ * emoji brands get the same safe cutting as titles (takumi's own clamp fails on those).
+ */
+export function brandLabel(brand: string, spec: BrandLabelSpec, bag: ImageBag): Node {
+  const text = spec.upperCase ? brand.toLocaleUpperCase('en') : brand;
+  return paragraph(
+    text,
+    {
+      // Inter 600 has no table of its own; the 800 widths are wider, so the estimate stays safe.
+      box: {
+        face: 'sans-800',
+        steps: [[spec.size, 1]],
+        width: spec.width,
+        height: spec.size * 2,
+        lineHeight: 1.2,
+        letterSpacing: spec.letterSpacing ?? 0,
+      },
+      family: FAMILY.sans,
+      weight: 600,
+      color: spec.color,
+      hug: true,
+    },
+    bag,
+  ).node;
+}

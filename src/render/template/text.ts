@@ -1,0 +1,115 @@
+import type { Node } from '@takumi-rs/core';
+import { emojiSvg, hasEmoji, splitEmoji } from './emoji.js';
+import { div, type ImageBag, type Style } from './nodes.js';
+import { type Direction, detectDirection, fontStack, letterSpacingFor, lineHeightFor } from './script.js';
+import { type FitBox, type FittedText, fitText } from './text-fit.js';
+
+/** How a fitted paragraph is drawn. */
+export interface ParagraphSpec {
+  box: FitBox;
+  /** The design face; script fallbacks are appended by `fontStack`. */
+  family: string;
+  weight: number;
+  color: string;
+  /** Even out line lengths (headlines); body copy keeps greedy wrapping. */
+  balance?: boolean;
+  /** Shrink the box to the text (labels in pills and rows) instead of filling the width. */
+  hug?: boolean;
+  /** Extra declarations, applied last. */
+  style?: Style;
+}
+
+/** A drawn paragraph and the decisions behind it. */
+export interface Paragraph {
+  node: Node;
+  fit: FittedText;
+  dir: Direction;
+  /** Estimated block height in px (an upper bound), for laying out what comes next. */
+  height: number;
+}
+
+/**
+ * A paragraph sized to its box: the largest size that fits, then a cut with an ellipsis. Emoji
+ * become inline twemoji images (registered in `bag`); RTL text gets `dir="rtl"` so it aligns to
+ * the right edge and takumi's bidi shaping applies.
+ *
+ * takumi 2.16's `lineClamp` draws a lone "…" instead of the text when a paragraph with inline
+ * images, or any RTL paragraph, has exactly as many lines as the clamp. So the clamp is only
+ * used where it is reliable (LTR text without emoji that really overflows); everywhere else
+ * `fitText` cuts the text itself, and a clipping frame guarantees nothing leaves the box.
+ */
+export function paragraph(text: string, spec: ParagraphSpec, bag: ImageBag): Paragraph {
+  const dir = detectDirection(text);
+  const box = {
+    ...spec.box,
+    lineHeight: lineHeightFor(text, spec.box.lineHeight),
+    letterSpacing: letterSpacingFor(text, spec.box.letterSpacing ?? 0),
+  };
+  const cutHere = dir === 'rtl' || hasEmoji(text);
+  const fit = fitText(text, box, cutHere);
+  const style: Style = {
+    fontFamily: fontStack(text, spec.family),
+    fontSize: fit.fontSize,
+    fontWeight: spec.weight,
+    lineHeight: box.lineHeight,
+    letterSpacing: `${box.letterSpacing}em`,
+    color: spec.color,
+    ...(spec.hug ? { maxWidth: box.width } : { width: box.width }),
+    overflowWrap: 'anywhere',
+    ...(spec.balance ? { textWrap: 'balance' } : {}),
+    ...(fit.overflows && !cutHere ? { lineClamp: fit.maxLines, textOverflow: 'ellipsis' } : {}),
+    textAlign: dir === 'rtl' ? 'right' : 'left',
+    ...spec.style,
+  };
+  const height = Math.ceil(fit.lines * fit.fontSize * box.lineHeight);
+  const node = clipFrame(
+    richText(fit.text, style, dir, bag),
+    Math.ceil(fit.maxLines * fit.fontSize * box.lineHeight),
+    fit.fontSize,
+  );
+  return { node, fit, dir, height };
+}
+
+/**
+ * Clips a paragraph to `height` plus room for ink outside the line boxes (accents above the
+ * first line, descenders below the last, tight display leading puts both outside). The padding
+ * is cancelled by a negative margin, so the frame changes no layout.
+ */
+function clipFrame(child: Node, height: number, fontSize: number): Node {
+  const slack = Math.ceil(fontSize * 0.3);
+  return div(
+    {
+      display: 'flex',
+      flexDirection: 'column',
+      overflow: 'hidden',
+      maxHeight: height + 2 * slack,
+      padding: slack,
+      margin: -slack,
+    },
+    [child],
+  );
+}
+
+/** A text node, or an inline container of text runs and emoji images when the text has emoji. */
+export function richText(text: string, style: Style, dir: Direction, bag: ImageBag): Node {
+  const parts = splitEmoji(text);
+  const meta = dir === 'rtl' ? { dir } : {};
+  if (parts.length === 1 && parts[0]!.kind === 'text') return { type: 'text', text, style, ...meta };
+  const children: Node[] = parts.map((part) => {
+    if (part.kind === 'text') return { type: 'text', text: part.text };
+    const src = bag.add(`twemoji/${part.file}`, emojiSvg(part.file));
+    return {
+      type: 'image',
+      src,
+      // Sized in em so emoji follow the fitted font size; the small lift centres them on the x-height.
+      style: {
+        display: 'inline-block',
+        width: '1em',
+        height: '1em',
+        margin: '0 0.05em 0 0.1em',
+        verticalAlign: '-0.1em',
+      },
+    };
+  });
+  return { ...div(style, children), ...meta };
+}

@@ -1,0 +1,122 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
+import { TEMPLATE_NAMES, TEMPLATES } from '../../src/render/template/templates/index.js';
+import type { Artwork, TemplateFields, TemplateName } from '../../src/render/template/types.js';
+
+/** The cases every template is drawn with; each has a golden image test/golden/<template>-<case>.png. */
+export type CaseName = 'short' | 'long' | 'emoji' | 'cjk' | 'arabic' | 'max' | 'artwork';
+
+/** A 200-character title with ordinary words. */
+export const TITLE_200 =
+  'The complete guide to building fast, accessible and beautiful social cards for every page of your site: typography, layout, emoji, right-to-left scripts, caching, and what we learned shipping it all';
+
+const SUBTITLE_300 = 'Every field at its maximum length, to prove the layout holds: '
+  .concat(
+    'long titles shrink step by step, then clamp with an ellipsis, and nothing leaves the card. '.repeat(4),
+  )
+  .slice(0, 300);
+const BRAND_60 = 'The Extraordinarily Long Name of a Very Serious Publication!'.slice(0, 60);
+
+const TEXT: Record<Exclude<CaseName, 'max' | 'artwork'>, Omit<TemplateFields, 'artwork'>> = {
+  short: {
+    title: 'How we cut cold starts by 80% with lazy fonts',
+    subtitle: 'A deep dive into subsetting, unicode ranges and why woff beats woff2 at start-up.',
+    brand: 'Acme Engineering',
+  },
+  long: { title: TITLE_200.slice(0, 200), brand: 'Acme Engineering' },
+  emoji: {
+    title: 'Launch day 🚀 our team 👩‍💻 ships from Tokyo 🇯🇵 thanks 👍🏽 #️⃣1️⃣',
+    subtitle: 'Everything new this week ✨',
+    brand: 'Acme 🚀',
+  },
+  cjk: {
+    title: '我们如何将冷启动时间缩短百分之八十：延迟加载字体的实践',
+    subtitle: '日本語のサブタイトル、そして한국어 부제목도 함께',
+    brand: '東京テック',
+  },
+  arabic: {
+    title: 'كيف قللنا وقت بدء التشغيل البارد بنسبة ثمانين بالمئة',
+    subtitle: 'نظرة معمقة على تقسيم الخطوط ونطاقات يونيكود',
+    brand: 'مدونة الهندسة',
+  },
+};
+
+/** The case names, in golden order. */
+export const CASE_NAMES: readonly CaseName[] = ['short', 'long', 'emoji', 'cjk', 'arabic', 'max', 'artwork'];
+
+/** Whether a template is drawn with a case (the artwork case only where artwork is drawn). */
+export function hasCase(template: TemplateName, name: CaseName): boolean {
+  return name !== 'artwork' || TEMPLATES[template].uses.artwork;
+}
+
+/** Every (template, case) pair with a golden image. */
+export function goldenCases(): { template: TemplateName; name: CaseName }[] {
+  return TEMPLATE_NAMES.flatMap((template) =>
+    CASE_NAMES.filter((name) => hasCase(template, name)).map((name) => ({ template, name })),
+  );
+}
+
+/** The fields of a case; artwork is generated at the template's artworkSize. */
+export async function caseFields(template: TemplateName, name: CaseName): Promise<TemplateFields> {
+  const size = TEMPLATES[template].artworkSize;
+  if (name === 'max') {
+    const fields: TemplateFields = {
+      title: TITLE_200.slice(0, 200),
+      subtitle: SUBTITLE_300,
+      brand: BRAND_60,
+    };
+    if (size) fields.artwork = await testArtwork(size.width, size.height);
+    return fields;
+  }
+  if (name === 'artwork') {
+    if (!size) throw new Error(`${template} draws no artwork`);
+    return {
+      title: 'Meet the new Aurora headphones',
+      subtitle: '40-hour battery, spatial audio and a case that fits in your pocket.',
+      brand: 'Acme Audio',
+      artwork: await testArtwork(size.width, size.height),
+    };
+  }
+  return { ...TEXT[name] };
+}
+
+/**
+ * A deterministic test picture: a diagonal gradient with a soft disc, computed pixel by pixel so
+ * it depends on no rasteriser version.
+ */
+export async function testArtwork(width: number, height: number): Promise<Artwork> {
+  const px = Buffer.alloc(width * height * 3);
+  const r = Math.min(width, height) / 3;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const t = (x / width + y / height) / 2;
+      const inDisc = Math.hypot(x - width / 2, y - height / 2) < r;
+      const i = (y * width + x) * 3;
+      px[i] = inDisc ? 250 : Math.round(56 + 190 * t);
+      px[i + 1] = inDisc ? 246 : Math.round(189 - 80 * t);
+      px[i + 2] = inDisc ? 240 : Math.round(248 - 60 * t);
+    }
+  }
+  const data = await sharp(px, { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
+  return { data, width, height };
+}
+
+/** The repository root, found from this file whether it runs from test/ or dist/test/. */
+export function repoRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error('package.json not found above test/golden');
+    dir = up;
+  }
+  return dir;
+}
+
+/** Where a golden image lives. */
+export function goldenPath(template: TemplateName, name: CaseName): string {
+  return join(repoRoot(), 'test', 'golden', `${template}-${name}.png`);
+}

@@ -1,0 +1,49 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createTemplateRenderer, type TemplateRenderer } from '../../src/render/template/renderer.js';
+import { TEMPLATE_NAMES, TEMPLATES } from '../../src/render/template/templates/index.js';
+import { caseFields, goldenCases, goldenPath, repoRoot } from './cases.js';
+import { SHOWCASE_COPY, showcaseArtwork } from './showcase.js';
+
+/**
+ * Rewrites every golden image and the README pictures. Run `npm run golden` (compiled to
+ * dist/test/golden/regenerate.js) or `UPDATE_GOLDEN=1 npx vitest run test/render/template/golden.test.ts`
+ * after a deliberate visual change, bump the template's `version`, and review the PNGs.
+ */
+export async function regenerateGoldens(renderer: TemplateRenderer): Promise<string[]> {
+  const written: string[] = [];
+  for (const { template, name } of goldenCases()) {
+    const { png } = await renderer.render(template, await caseFields(template, name));
+    const path = goldenPath(template, name);
+    writeFileSync(path, png);
+    written.push(path);
+  }
+  const docs = join(repoRoot(), 'docs', 'img', 'templates');
+  mkdirSync(docs, { recursive: true });
+  for (const template of TEMPLATE_NAMES) {
+    // The README shows each template at its best: short copy, brand, and artwork where drawn,
+    // with an illustration instead of the plain test gradient.
+    const def = TEMPLATES[template];
+    const fields = {
+      ...(await caseFields(template, def.uses.artwork ? 'artwork' : 'short')),
+      ...SHOWCASE_COPY[template],
+    };
+    if (def.artworkSize) {
+      const art = await showcaseArtwork(template, def.artworkSize.width, def.artworkSize.height);
+      if (art) fields.artwork = art;
+    }
+    const { png } = await renderer.render(template, fields);
+    const path = join(docs, `${template}.png`);
+    writeFileSync(path, png);
+    written.push(path);
+  }
+  return written;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const renderer = await createTemplateRenderer();
+  const written = await regenerateGoldens(renderer);
+  await renderer.close();
+  for (const path of written) console.log(`wrote ${path}`);
+}

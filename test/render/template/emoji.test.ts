@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { emojiFile, emojiSvg, splitEmoji } from '../../../src/render/template/emoji.js';
+
+describe('emoji to twemoji files', () => {
+  it.each([
+    ['🚀', '1f680.svg'],
+    ['👩‍💻', '1f469-200d-1f4bb.svg'], // ZWJ sequence
+    ['🇯🇵', '1f1ef-1f1f5.svg'], // flag
+    ['👍🏽', '1f44d-1f3fd.svg'], // skin tone
+    ['1️⃣', '31-20e3.svg'], // keycap: FE0F dropped
+    ['#️⃣', '23-20e3.svg'],
+    ['❤️', '2764.svg'], // FE0F dropped outside ZWJ sequences
+    ['❤️‍🔥', '2764-fe0f-200d-1f525.svg'], // kept inside one
+    ['🏳️‍🌈', '1f3f3-fe0f-200d-1f308.svg'],
+  ])('%s → %s', (emoji, file) => {
+    expect(emojiFile(emoji)).toBe(file);
+    expect(emojiSvg(file).subarray(0, 4).toString()).toBe('<svg');
+  });
+
+  it('splits text into runs and emoji, leaving text-presentation symbols as text', () => {
+    expect(splitEmoji('Hi 👋🏾 © ™ 1 #')).toEqual([
+      { kind: 'text', text: 'Hi ' },
+      { kind: 'emoji', text: '👋🏾', file: '1f44b-1f3fe.svg' },
+      { kind: 'text', text: ' © ™ 1 #' },
+    ]);
+    expect(splitEmoji('☺︎ plain')).toEqual([{ kind: 'text', text: '☺︎ plain' }]);
+  });
+
+  it('falls back to the base emoji for a sequence twemoji does not draw', () => {
+    expect(emojiFile('🚀\u{1F3FB}')).toBe('1f680.svg');
+  });
+});

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { brandInitial } from '../../../src/render/template/brand.js';
+import {
+  detectDirection,
+  fontStack,
+  letterSpacingFor,
+  lineHeightFor,
+} from '../../../src/render/template/script.js';
+
+describe('script helpers', () => {
+  it('decides direction by the first strong letter, like dir="auto"', () => {
+    expect(detectDirection('שלום world')).toBe('rtl');
+    expect(detectDirection('2024: مرحبا')).toBe('rtl');
+    expect(detectDirection('Cardshot: שלום')).toBe('ltr');
+    expect(detectDirection('🚀 123')).toBe('ltr');
+    expect(detectDirection('\u200F')).toBe('rtl');
+  });
+
+  it('prefers the regional CJK family the text asks for', () => {
+    expect(fontStack('日本語のタイトル', 'Inter')).toMatch(/^'Inter', 'Noto Sans JP', 'Noto Sans SC'/);
+    expect(fontStack('한국어', 'Inter')).toMatch(/^'Inter', 'Noto Sans KR'/);
+    expect(fontStack('中文标题', 'Source Serif 4')).toMatch(/^'Source Serif 4', 'Inter', 'Noto Sans SC'/);
+  });
+
+  it('opens the leading for stacked scripts and drops tracking outside Latin, Greek and Cyrillic', () => {
+    expect(lineHeightFor('Hello', 1.1)).toBe(1.1);
+    expect(lineHeightFor('مرحبا', 1.1)).toBeCloseTo(1.3);
+    expect(lineHeightFor('中文', 1.1)).toBe(1.2);
+    expect(letterSpacingFor('Привет, Ελλάδα — hello!', -0.03)).toBe(-0.03);
+    expect(letterSpacingFor('مرحبا', -0.03)).toBe(0);
+    expect(letterSpacingFor('Hello 中文', -0.03)).toBe(0);
+  });
+
+  it('takes the first grapheme of a brand for its monogram', () => {
+    expect(brandInitial('acme')).toBe('A');
+    expect(brandInitial('  東京')).toBe('東');
+    expect(brandInitial('👩‍💻 Studio')).toBe('👩‍💻');
+    expect(brandInitial('ßeta')).toBe('ß');
+  });
+});
