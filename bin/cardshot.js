@@ -7,7 +7,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const entry = path.join(root, 'dist', 'src', 'cli', 'index.js');
-const setup = spawnSync(process.execPath, [path.join(root, 'scripts', 'setup.mjs'), '--quiet'], { stdio: 'inherit' });
+const setup = spawnSync(process.execPath, [path.join(root, 'scripts', 'setup.mjs'), '--quiet'], {
+  stdio: 'inherit',
+});
 if (setup.status !== 0) process.exit(setup.status ?? 1);
 if (!existsSync(entry)) {
   process.stderr.write('cardshot: the build is missing; run `npm run setup`\n');

@@ -47,11 +47,17 @@ function ensureBuild() {
   const stamp = path.join(root, 'dist', '.build-stamp');
   const inputs = Math.max(
     ...['src', 'bench', 'test/golden', 'test/helpers'].map((d) => newestMtime(path.join(root, d))),
-    ...['tsconfig.json', 'tsconfig.build.json', 'package-lock.json'].map((f) => statSync(path.join(root, f)).mtimeMs),
+    ...['tsconfig.json', 'tsconfig.build.json', 'package-lock.json'].map(
+      (f) => statSync(path.join(root, f)).mtimeMs,
+    ),
   );
   if (existsSync(stamp) && statSync(stamp).mtimeMs >= inputs) return;
   say('building (tsc)…');
-  run(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json']);
+  run(process.execPath, [
+    path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
+    '-p',
+    'tsconfig.build.json',
+  ]);
   writeFileSync(stamp, new Date().toISOString());
 }
 

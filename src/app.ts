@@ -25,7 +25,9 @@ export function createApp(deps: AppDeps): FastifyInstance {
     // A load balancer's request id is kept so one id follows the request across hops.
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : `req_${randomBytes(10).toString('hex')}`;
+      return typeof incoming === 'string' && INCOMING_ID.test(incoming)
+        ? incoming
+        : `req_${randomBytes(10).toString('hex')}`;
     },
     return503OnClosing: true,
     forceCloseConnections: 'idle',

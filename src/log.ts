@@ -6,7 +6,10 @@ import type { Config } from './config/schema.js';
  * never reach a log line: the headers that carry them are redacted here, and query strings
  * are redacted before logging (http/redact.ts).
  */
-export function createLogger(config: Pick<Config, 'logLevel' | 'nodeEnv'>, destination?: pino.DestinationStream): Logger {
+export function createLogger(
+  config: Pick<Config, 'logLevel' | 'nodeEnv'>,
+  destination?: pino.DestinationStream,
+): Logger {
   const options: pino.LoggerOptions = {
     level: config.logLevel,
     base: { service: 'cardshot' },
@@ -27,7 +30,10 @@ export function createLogger(config: Pick<Config, 'logLevel' | 'nodeEnv'>, desti
   if (pretty) {
     return pino({
       ...options,
-      transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname,service' } },
+      transport: {
+        target: 'pino-pretty',
+        options: { colorize: true, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname,service' },
+      },
     });
   }
   return pino(options);

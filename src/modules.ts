@@ -37,7 +37,11 @@ export async function createModules(config: Config, log: Logger): Promise<Module
       { name: 'memory', cache: createMemoryCache({ maxBytes: config.cacheMemoryBytes }) },
       {
         name: 'disk',
-        cache: createDiskCache({ dir: path.join(config.dataDir, 'cache'), maxBytes: config.cacheDiskBytes, log }),
+        cache: createDiskCache({
+          dir: path.join(config.dataDir, 'cache'),
+          maxBytes: config.cacheDiskBytes,
+          log,
+        }),
       },
     ]);
     started.push({ name: 'cache', close: () => cache.close() });

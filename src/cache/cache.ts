@@ -59,7 +59,9 @@ export function createTieredCache(tiers: Array<{ name: string; cache: PngCache }
       await Promise.all(tiers.map((t) => t.cache.delete(key)));
     },
     stats() {
-      return Object.fromEntries(tiers.map((t) => [t.name, t.cache.stats()[t.name] ?? { entries: 0, bytes: 0 }]));
+      return Object.fromEntries(
+        tiers.map((t) => [t.name, t.cache.stats()[t.name] ?? { entries: 0, bytes: 0 }]),
+      );
     },
     async close() {
       await Promise.allSettled(tiers.map((t) => t.cache.close()));

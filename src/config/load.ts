@@ -13,7 +13,10 @@ type Source = Record<string, string | undefined>;
  * ./cardshot.config.json when present) < environment < explicit overrides (tests, CLI).
  * This is the only place that reads `process.env`.
  */
-export function loadConfig(overrides: Partial<Record<SettingKey, unknown>> = {}, env: Source = process.env): Config {
+export function loadConfig(
+  overrides: Partial<Record<SettingKey, unknown>> = {},
+  env: Source = process.env,
+): Config {
   const file = readConfigFile(env.CARDSHOT_CONFIG);
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(settings) as SettingKey[]) {
@@ -57,7 +60,9 @@ function parseValue(key: SettingKey, raw: unknown, where: string): unknown {
     case 'int': {
       const n = typeof raw === 'number' ? raw : Number(String(raw).trim().replace(/_/g, ''));
       if (!Number.isInteger(n) || n < s.min || n > s.max) {
-        throw new ConfigError(`${where} must be a whole number from ${s.min} to ${s.max} (got "${String(raw)}")`);
+        throw new ConfigError(
+          `${where} must be a whole number from ${s.min} to ${s.max} (got "${String(raw)}")`,
+        );
       }
       return n;
     }
@@ -74,7 +79,8 @@ function parseValue(key: SettingKey, raw: unknown, where: string): unknown {
     }
     case 'enum': {
       const v = String(raw).trim();
-      if (!s.values.includes(v)) throw new ConfigError(`${where} must be one of ${s.values.join(', ')} (got "${v}")`);
+      if (!s.values.includes(v))
+        throw new ConfigError(`${where} must be one of ${s.values.join(', ')} (got "${v}")`);
       return v;
     }
     default:

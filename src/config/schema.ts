@@ -34,7 +34,14 @@ export type Setting =
 const MiB = 1024 * 1024;
 
 export const settings = {
-  port: { kind: 'int', default: 3000, min: 0, max: 65535, env: 'PORT', description: 'TCP port to listen on.' },
+  port: {
+    kind: 'int',
+    default: 3000,
+    min: 0,
+    max: 65535,
+    env: 'PORT',
+    description: 'TCP port to listen on.',
+  },
   host: {
     kind: 'string',
     default: '127.0.0.1',
@@ -58,7 +65,7 @@ export const settings = {
   dataDir: {
     kind: 'string',
     default: './data',
-    description: 'Directory for the SQLite file, the disk cache and the generated secret.',
+    description: 'Directory for the state Cardshot keeps (today the PNG disk cache).',
   },
   allowPrivateHosts: {
     kind: 'list',
@@ -99,7 +106,7 @@ export const settings = {
     default: 1024 * MiB,
     min: 0,
     max: 1024 * 1024 * MiB,
-    description: 'Byte budget of the PNG cache on disk under <dataDir>/cache (0 turns it off).',
+    description: 'Byte budget of the PNG cache on disk under CARDSHOT_DATA_DIR/cache (0 turns it off).',
   },
   imageTimeoutMs: {
     kind: 'int',

@@ -52,7 +52,8 @@ export function toAppError(err: unknown, bodyLimit: number): AppError {
 export function sendError(reply: FastifyReply, err: AppError): FastifyReply {
   reply.code(STATUS[err.code]);
   reply.header('Cache-Control', 'no-store');
-  if (err.retryAfter !== undefined) reply.header('Retry-After', String(Math.max(1, Math.ceil(err.retryAfter))));
+  if (err.retryAfter !== undefined)
+    reply.header('Retry-After', String(Math.max(1, Math.ceil(err.retryAfter))));
   for (const [k, v] of Object.entries(err.headers ?? {})) reply.header(k, v);
   // Error bodies replace whatever a handler had set up for a PNG.
   reply.removeHeader('ETag');
@@ -76,9 +77,13 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
     if (allowed.length > 0) {
       return sendError(
         reply,
-        new AppError('method_not_allowed', `Method ${req.method} is not allowed on ${path}; use ${allowed.join(' or ')}`, {
-          headers: { Allow: allowed.join(', ') },
-        }),
+        new AppError(
+          'method_not_allowed',
+          `Method ${req.method} is not allowed on ${path}; use ${allowed.join(' or ')}`,
+          {
+            headers: { Allow: allowed.join(', ') },
+          },
+        ),
       );
     }
     return sendError(reply, new AppError('not_found', `No route for ${req.method} ${truncate(path, 200)}`));

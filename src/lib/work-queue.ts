@@ -49,7 +49,8 @@ export function createWorkQueue(opts: { concurrency: number; maxWaiting: number;
       return waiting.length;
     },
     run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-      if (closed) return Promise.reject(new AppError('unavailable', 'The server is shutting down', { retryAfter: 1 }));
+      if (closed)
+        return Promise.reject(new AppError('unavailable', 'The server is shutting down', { retryAfter: 1 }));
       const execute = async (): Promise<T> => {
         active++;
         try {
@@ -80,7 +81,8 @@ export function createWorkQueue(opts: { concurrency: number; maxWaiting: number;
     },
     async close() {
       closed = true;
-      for (const w of waiting.splice(0)) w.fail(new AppError('unavailable', 'The server is shutting down', { retryAfter: 1 }));
+      for (const w of waiting.splice(0))
+        w.fail(new AppError('unavailable', 'The server is shutting down', { retryAfter: 1 }));
       if (active > 0) await new Promise<void>((resolve) => idle.push(resolve));
     },
   };

@@ -65,7 +65,9 @@ for (const [name, make] of implementations) {
     it('stays within its byte budget, evicting the least recently used', async () => {
       const c = await make(50_000);
       for (let i = 0; i < 10; i++) await c.set(`k${i}`, entry(10_000, i));
-      const present = (await Promise.all(Array.from({ length: 10 }, (_, i) => c.get(`k${i}`)))).filter(Boolean);
+      const present = (await Promise.all(Array.from({ length: 10 }, (_, i) => c.get(`k${i}`)))).filter(
+        Boolean,
+      );
       expect(present.length).toBeLessThanOrEqual(5);
       expect(await c.get('k9')).toBeDefined();
       expect(await c.get('k0')).toBeUndefined();

@@ -53,7 +53,9 @@ describe('the server process', () => {
         }
       });
     });
-    const res = await fetch(`http://127.0.0.1:${port}/render/template?template=blog&title=From%20a%20process`);
+    const res = await fetch(
+      `http://127.0.0.1:${port}/render/template?template=blog&title=From%20a%20process`,
+    );
     expect(res.status).toBe(200);
     expect(pngSize(Buffer.from(await res.arrayBuffer()))).toEqual({ width: 1200, height: 630 });
 
@@ -74,7 +76,17 @@ describe('npx cardshot render', () => {
   const cli = path.join(root, 'bin/cardshot.js');
 
   it('renders one card to a file without a server', async () => {
-    const r = await run([cli, 'render', 'saas', '--title', 'Local render', '--brand', 'Acme', '-o', 'one.png']);
+    const r = await run([
+      cli,
+      'render',
+      'saas',
+      '--title',
+      'Local render',
+      '--brand',
+      'Acme',
+      '-o',
+      'one.png',
+    ]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^one\.png: \d+ bytes, 1200×630, \d+ ms\n$/);
@@ -94,9 +106,14 @@ describe('npx cardshot render', () => {
     );
     const r = await run([cli, 'render', '--batch', 'cards.csv', '--out-dir', 'out']);
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/^Rendered 2 of 3 cards into out\/ in \d+\.\d s; 1 failed:\n {2}row 2: title is required\n$/);
+    expect(r.stdout).toMatch(
+      /^Rendered 2 of 3 cards into out\/ in \d+\.\d s; 1 failed:\n {2}row 2: title must not be empty\n$/,
+    );
     expect(pngSize(await readFile(path.join(dir, 'out/first.png')))).toEqual({ width: 1200, height: 630 });
-    expect(pngSize(await readFile(path.join(dir, 'out/003-chair-oak.png')))).toEqual({ width: 1200, height: 630 });
+    expect(pngSize(await readFile(path.join(dir, 'out/003-chair-oak.png')))).toEqual({
+      width: 1200,
+      height: 630,
+    });
   });
 
   it('renders a JSON batch and exits 0 when every row works', async () => {

@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEMPLATES } from '../../src/render/template/templates/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { pngSize } from '../helpers/png.js';
-import { type CanaryServer, type FixtureServer, startCanaryServer, startFixtureServer } from '../helpers/servers.js';
+import {
+  type CanaryServer,
+  type FixtureServer,
+  startCanaryServer,
+  startFixtureServer,
+} from '../helpers/servers.js';
 
 // End to end through HTTP: imageUrl fetched from an allowed loopback fixture, refused
 // addresses answered with 422 while a canary proves no connection was made.
@@ -39,7 +44,11 @@ describe('imageUrl', () => {
   });
 
   it('answers 304 for a known tag after fetching the image again only from its short cache', async () => {
-    const body = { template: artworkTemplate, title: 'Cached artwork', imageUrl: `${fixture.url}/image/webp` };
+    const body = {
+      template: artworkTemplate,
+      title: 'Cached artwork',
+      imageUrl: `${fixture.url}/image/webp`,
+    };
     const first = await post(body);
     const hitsAfterFirst = fixture.hits('/image/webp');
     const before = t.renders();
@@ -86,6 +95,8 @@ describe('imageUrl', () => {
     }
     expect(canary.connections).toBe(0);
     // The reason is in the log for the operator, not in the answer.
-    expect(t.logs.some((l) => typeof l.detail === 'string' && /127\.0\.0\.1|loopback/.test(l.detail as string))).toBe(true);
+    expect(
+      t.logs.some((l) => typeof l.detail === 'string' && /127\.0\.0\.1|loopback/.test(l.detail as string)),
+    ).toBe(true);
   });
 });

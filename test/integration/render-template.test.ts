@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pngSize } from '../helpers/png.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { pngSize } from '../helpers/png.js';
 
 const CACHE_CONTROL = 'public, max-age=31536000, immutable';
 let t: TestApp;
@@ -85,10 +85,14 @@ describe('GET /render/template', () => {
   });
 
   it('names an unknown query parameter', async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/render/template?template=blog&title=a&subTitle=b' });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/render/template?template=blog&title=a&subTitle=b',
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({
-      error: 'Unknown query parameter "subTitle" (did you mean "subtitle"?). Allowed: template, title, subtitle, brand, imageUrl',
+      error:
+        'Unknown query parameter "subTitle" (did you mean "subtitle"?). Allowed: template, title, subtitle, brand, imageUrl',
     });
   });
 });
@@ -114,7 +118,10 @@ describe('If-None-Match', () => {
   });
 
   it('works on GET too', async () => {
-    const first = await t.app.inject({ method: 'GET', url: '/render/template?template=blog&title=Conditional%20GET' });
+    const first = await t.app.inject({
+      method: 'GET',
+      url: '/render/template?template=blog&title=Conditional%20GET',
+    });
     const res = await t.app.inject({
       method: 'GET',
       url: '/render/template?template=blog&title=Conditional%20GET',
@@ -128,7 +135,8 @@ describe('fields a template does not draw', () => {
   it('accepts brand on a template without a brand slot and keeps its ETag', async () => {
     const plain = await post({ template: 'blog', title: 'No brand here' });
     const branded = await post({ template: 'blog', title: 'No brand here', brand: 'Ignored Inc' });
-    const blogUsesBrand = (await import('../../src/render/template/templates/index.js')).TEMPLATES.blog.uses.brand;
+    const blogUsesBrand = (await import('../../src/render/template/templates/index.js')).TEMPLATES.blog.uses
+      .brand;
     expect(branded.statusCode).toBe(200);
     if (blogUsesBrand) expect(branded.headers.etag).not.toBe(plain.headers.etag);
     else expect(branded.headers.etag).toBe(plain.headers.etag);
@@ -138,7 +146,11 @@ describe('fields a template does not draw', () => {
     const { TEMPLATES } = await import('../../src/render/template/templates/index.js');
     for (const def of Object.values(TEMPLATES).filter((d) => !d.uses.artwork)) {
       // A fetch of this address would be refused (422): a 200 proves it was never fetched.
-      const res = await post({ template: def.name, title: 'Text only', imageUrl: 'http://127.0.0.1:9/never.png' });
+      const res = await post({
+        template: def.name,
+        title: 'Text only',
+        imageUrl: 'http://127.0.0.1:9/never.png',
+      });
       const plain = await post({ template: def.name, title: 'Text only' });
       expect(res.statusCode).toBe(200);
       expect(res.headers.etag).toBe(plain.headers.etag);
@@ -154,7 +166,11 @@ describe('bad input', () => {
     ['number title', { template: 'blog', title: 42 }, 'title must be a string'],
     ['object subtitle', { template: 'blog', title: 'a', subtitle: { x: 1 } }, 'subtitle must be a string'],
     ['missing template', { title: 'a' }, 'template is required; use one of: blog, product, saas'],
-    ['unknown template', { template: 'blgo', title: 'a' }, 'template must be one of: blog, product, saas (got "blgo")'],
+    [
+      'unknown template',
+      { template: 'blgo', title: 'a' },
+      'template must be one of: blog, product, saas (got "blgo")',
+    ],
     [
       'typo field',
       { template: 'blog', title: 'a', subTitle: 'b' },
@@ -165,16 +181,36 @@ describe('bad input', () => {
       { template: 'blog', title: 'a', color: 'red' },
       'Unknown field "color". Allowed: template, title, subtitle, brand, imageUrl',
     ],
-    ['long title', { template: 'blog', title: 'x'.repeat(201) }, 'title must be at most 200 characters (got 201)'],
-    ['long subtitle', { template: 'blog', title: 'a', subtitle: 'x'.repeat(301) }, 'subtitle must be at most 300 characters (got 301)'],
-    ['long brand', { template: 'blog', title: 'a', brand: 'x'.repeat(61) }, 'brand must be at most 60 characters (got 61)'],
+    [
+      'long title',
+      { template: 'blog', title: 'x'.repeat(201) },
+      'title must be at most 200 characters (got 201)',
+    ],
+    [
+      'long subtitle',
+      { template: 'blog', title: 'a', subtitle: 'x'.repeat(301) },
+      'subtitle must be at most 300 characters (got 301)',
+    ],
+    [
+      'long brand',
+      { template: 'blog', title: 'a', brand: 'x'.repeat(61) },
+      'brand must be at most 60 characters (got 61)',
+    ],
     [
       'long imageUrl',
       { template: 'product', title: 'a', imageUrl: `https://example.com/${'x'.repeat(2030)}` },
       'imageUrl must be at most 2048 characters (got 2050)',
     ],
-    ['relative imageUrl', { template: 'product', title: 'a', imageUrl: '/logo.png' }, 'imageUrl must be an absolute http or https URL'],
-    ['file imageUrl', { template: 'product', title: 'a', imageUrl: 'file:///etc/passwd' }, 'imageUrl must be an absolute http or https URL'],
+    [
+      'relative imageUrl',
+      { template: 'product', title: 'a', imageUrl: '/logo.png' },
+      'imageUrl must be an absolute http or https URL',
+    ],
+    [
+      'file imageUrl',
+      { template: 'product', title: 'a', imageUrl: 'file:///etc/passwd' },
+      'imageUrl must be an absolute http or https URL',
+    ],
     ['array body', [{ template: 'blog', title: 'a' }], 'Request body must be a JSON object'],
   ];
   for (const [name, body, message] of cases) {
@@ -222,7 +258,11 @@ describe('bad input', () => {
   });
 
   it('415 for a body that is not JSON', async () => {
-    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
+    for (const type of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+    ]) {
       const res = await t.app.inject({
         method: 'POST',
         url: '/render/template',
@@ -241,7 +281,9 @@ describe('bad input', () => {
     const wrong = await t.app.inject({ method: 'DELETE', url: '/render/template' });
     expect(wrong.statusCode).toBe(405);
     expect(wrong.headers.allow).toBe('GET, HEAD, POST');
-    expect(wrong.json()).toEqual({ error: 'Method DELETE is not allowed on /render/template; use GET or HEAD or POST' });
+    expect(wrong.json()).toEqual({
+      error: 'Method DELETE is not allowed on /render/template; use GET or HEAD or POST',
+    });
   });
 
   it('keeps the caller-supplied request id, and never echoes a hostile one', async () => {
@@ -254,11 +296,20 @@ describe('bad input', () => {
 
 describe('overload', () => {
   it('503 with Retry-After when the render queue is full', async () => {
-    const small = await startTestApp({ renderConcurrency: 1, renderQueueSize: 0, cacheMemoryBytes: 0, cacheDiskBytes: 0 });
+    const small = await startTestApp({
+      renderConcurrency: 1,
+      renderQueueSize: 0,
+      cacheMemoryBytes: 0,
+      cacheDiskBytes: 0,
+    });
     try {
       const results = await Promise.all(
         Array.from({ length: 6 }, (_, i) =>
-          small.app.inject({ method: 'POST', url: '/render/template', payload: { template: 'blog', title: `Busy ${i}` } }),
+          small.app.inject({
+            method: 'POST',
+            url: '/render/template',
+            payload: { template: 'blog', title: `Busy ${i}` },
+          }),
         ),
       );
       const busy = results.filter((r) => r.statusCode === 503);

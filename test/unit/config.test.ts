@@ -28,8 +28,12 @@ describe('configuration', () => {
 
   it('stops with a message naming the variable when a value is wrong', () => {
     expect(() => loadConfig({}, { PORT: 'eighty' })).toThrow(ConfigError);
-    expect(() => loadConfig({}, { PORT: 'eighty' })).toThrow('PORT must be a whole number from 0 to 65535 (got "eighty")');
-    expect(() => loadConfig({}, { NODE_ENV: 'prod' })).toThrow('NODE_ENV must be one of development, production, test');
+    expect(() => loadConfig({}, { PORT: 'eighty' })).toThrow(
+      'PORT must be a whole number from 0 to 65535 (got "eighty")',
+    );
+    expect(() => loadConfig({}, { NODE_ENV: 'prod' })).toThrow(
+      'NODE_ENV must be one of development, production, test',
+    );
     expect(() => loadConfig({}, { CARDSHOT_RENDER_CONCURRENCY: '0' })).toThrow('CARDSHOT_RENDER_CONCURRENCY');
   });
 });

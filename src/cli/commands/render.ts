@@ -110,7 +110,10 @@ async function renderBatch(modules: Modules, v: ReturnType<typeof parse>['values
       try {
         const { filename, ...fields } = row.input;
         const req = parseTemplateRequest(fields, 'body');
-        const name = uniqueName(typeof filename === 'string' && filename ? filename : slug(row.index, req.title), used);
+        const name = uniqueName(
+          typeof filename === 'string' && filename ? filename : slug(row.index, req.title),
+          used,
+        );
         const result = await modules.templates.resolve(req);
         if (result.kind !== 'png') throw new Error('unexpected 304');
         await writeFile(path.join(outDir, name), result.body);
@@ -124,9 +127,12 @@ async function renderBatch(modules: Modules, v: ReturnType<typeof parse>['values
   progress.finish();
 
   const secs = ((performance.now() - started) / 1000).toFixed(1);
-  process.stdout.write(`Rendered ${rows.length - failures.length} of ${rows.length} cards into ${outDir}/ in ${secs} s`);
+  process.stdout.write(
+    `Rendered ${rows.length - failures.length} of ${rows.length} cards into ${outDir}/ in ${secs} s`,
+  );
   process.stdout.write(failures.length ? `; ${failures.length} failed:\n` : '\n');
-  for (const f of failures.sort((a, b) => a.row - b.row)) process.stdout.write(`  row ${f.row}: ${f.reason}\n`);
+  for (const f of failures.sort((a, b) => a.row - b.row))
+    process.stdout.write(`  row ${f.row}: ${f.reason}\n`);
   return failures.length ? 1 : 0;
 }
 

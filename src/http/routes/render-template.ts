@@ -11,7 +11,12 @@ export const TEMPLATE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
  * query parameters, so an og:image tag can point straight at us). Both answer identically.
  */
 export function registerTemplateRoutes(app: FastifyInstance, deps: { templates: TemplateService }): void {
-  const handle = async (req: FastifyRequest, reply: FastifyReply, input: unknown, source: 'body' | 'query') => {
+  const handle = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    input: unknown,
+    source: 'body' | 'query',
+  ) => {
     const started = performance.now();
     const parsed = parseTemplateRequest(input, source);
     const controller = new AbortController();
@@ -20,7 +25,9 @@ export function registerTemplateRoutes(app: FastifyInstance, deps: { templates: 
       if (!reply.sent) controller.abort();
     });
     const result = await deps.templates.resolve(parsed, {
-      ...(typeof req.headers['if-none-match'] === 'string' ? { ifNoneMatch: req.headers['if-none-match'] } : {}),
+      ...(typeof req.headers['if-none-match'] === 'string'
+        ? { ifNoneMatch: req.headers['if-none-match'] }
+        : {}),
       signal: controller.signal,
     });
     return send(reply, result, performance.now() - started);

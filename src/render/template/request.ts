@@ -13,7 +13,11 @@ export const FIELDS = {
   template: { required: true, maxLength: 20, description: `One of ${TEMPLATE_NAMES.join(', ')}.` },
   title: { required: true, maxLength: 200, description: 'Main headline drawn on the image.' },
   subtitle: { required: false, maxLength: 300, description: 'Supporting text drawn under the title.' },
-  brand: { required: false, maxLength: 60, description: 'Brand label; drawn only by templates that support it.' },
+  brand: {
+    required: false,
+    maxLength: 60,
+    description: 'Brand label; drawn only by templates that support it.',
+  },
   imageUrl: {
     required: false,
     maxLength: 2048,
@@ -71,7 +75,9 @@ export function parseTemplateRequest(
 
   const template = out.template as string;
   if (!(TEMPLATE_NAMES as readonly string[]).includes(template)) {
-    throw bad(`template must be one of: ${TEMPLATE_NAMES.join(', ')} (got ${JSON.stringify(template.slice(0, 40))})`);
+    throw bad(
+      `template must be one of: ${TEMPLATE_NAMES.join(', ')} (got ${JSON.stringify(template.slice(0, 40))})`,
+    );
   }
   if (out.imageUrl !== undefined && !isHttpUrl(out.imageUrl)) {
     throw bad('imageUrl must be an absolute http or https URL');
@@ -84,11 +90,14 @@ export function parseTemplateRequest(
  * space, trimmed: two requests that look the same render the same card and share one ETag.
  */
 export function normaliseText(s: string): string {
-  return s
-    .normalize('NFC')
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '')
-    .replace(/\s+/gu, ' ')
-    .trim();
+  return (
+    s
+      .normalize('NFC')
+      // Control characters that are white space (tab, line breaks) become spaces; the rest go.
+      .replace(/\p{Cc}/gu, (c) => (/\s/.test(c) ? ' ' : ''))
+      .replace(/\s+/gu, ' ')
+      .trim()
+  );
 }
 
 function isHttpUrl(s: string): boolean {

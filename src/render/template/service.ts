@@ -104,7 +104,13 @@ export function createTemplateService(deps: Deps): TemplateService {
           .catch((err) => deps.log?.warn({ err }, 'cache store failed'));
         return { body: out.png, timings: t };
       });
-      return { kind: 'png', etag, body: value.body, cache: 'MISS', timings: { ...timings, ...value.timings } };
+      return {
+        kind: 'png',
+        etag,
+        body: value.body,
+        cache: 'MISS',
+        timings: { ...timings, ...value.timings },
+      };
     },
   };
 }
