@@ -27,7 +27,9 @@ describe('POST /render/template', () => {
     expect(res.headers['x-cache']).toBe('MISS');
     expect(res.headers['x-request-id']).toMatch(/^req_[0-9a-f]{20}$/);
     expect(res.headers['server-timing']).toMatch(/render;dur=\d+(\.\d)?/);
-    expect(res.headers['server-timing']).toMatch(/encode;dur=/);
+    expect(res.headers['server-timing']).toMatch(/layout;dur=\d/);
+    expect(res.headers['server-timing']).toContain('encode;desc="included in render"');
+    expect(res.headers['server-timing']).toContain('cache;desc="MISS"');
     expect(pngSize(res.rawPayload)).toEqual({ width: 1200, height: 630 });
   });
 
@@ -94,6 +96,18 @@ describe('GET /render/template', () => {
       error:
         'Unknown query parameter "subTitle" (did you mean "subtitle"?). Allowed: template, title, subtitle, brand, imageUrl',
     });
+  });
+});
+
+describe('HEAD /render/template', () => {
+  it('answers with the GET headers and no body', async () => {
+    const url = '/render/template?template=blog&title=Head%20request';
+    const head = await t.app.inject({ method: 'HEAD', url });
+    const get = await t.app.inject({ method: 'GET', url });
+    expect(head.statusCode).toBe(200);
+    expect(head.headers['content-type']).toBe('image/png');
+    expect(head.headers.etag).toBe(get.headers.etag);
+    expect(head.rawPayload.length).toBe(0);
   });
 });
 
@@ -278,6 +292,7 @@ describe('bad input', () => {
     const missing = await t.app.inject({ method: 'GET', url: '/render/nothing' });
     expect(missing.statusCode).toBe(404);
     expect(missing.json()).toEqual({ error: 'No route for GET /render/nothing' });
+    expect(missing.headers['x-request-id']).toMatch(/^req_/);
     const wrong = await t.app.inject({ method: 'DELETE', url: '/render/template' });
     expect(wrong.statusCode).toBe(405);
     expect(wrong.headers.allow).toBe('GET, HEAD, POST');

@@ -9,7 +9,8 @@ import { CARD_HEIGHT, CARD_WIDTH, type TemplateFields, type TemplateName } from 
  * PNG comes straight from takumi. Measured here (p50, short-copy cards): takumi's PNG 8.7 ms and
  * 26 KB for blog, 11 ms and 100 KB for saas, against takumi `raw` (4.4 / 5.5 ms) plus sharp
  * `png({ compressionLevel: 6, adaptiveFiltering: false })` (7.8 / 14 ms) giving 53 / 108 KB.
- * One call cannot be split, so `timings.render` includes the encode and `timings.encode` is 0.
+ * One native call draws and encodes, so `timings.render` includes the encode; `timings.layout` is
+ * the template's own work (text fitting, building the node tree) before it.
  */
 export interface TemplateRenderer {
   /** Engine, font set and renderer revision; part of the public ETag. */
@@ -19,7 +20,7 @@ export interface TemplateRenderer {
     name: TemplateName,
     fields: TemplateFields,
     signal?: AbortSignal,
-  ): Promise<{ png: Buffer; timings: { render: number; encode: number } }>;
+  ): Promise<{ png: Buffer; timings: { layout: number; render: number } }>;
   /** Refuses further renders; takumi holds no handles that need releasing. */
   close(): Promise<void>;
 }
@@ -47,6 +48,7 @@ export async function createTemplateRenderer(): Promise<TemplateRenderer> {
       if (closed) throw new Error('template renderer is closed');
       signal?.throwIfAborted();
       const def = TEMPLATES[name];
+      const layoutStart = performance.now();
       const { node, images } = def.build(fields);
       const start = performance.now();
       const png = await engine.render(node, {
@@ -57,7 +59,7 @@ export async function createTemplateRenderer(): Promise<TemplateRenderer> {
         fontFamilies,
         ...(signal ? { signal } : {}),
       });
-      return { png, timings: { render: performance.now() - start, encode: 0 } };
+      return { png, timings: { layout: start - layoutStart, render: performance.now() - start } };
     },
 
     async close() {

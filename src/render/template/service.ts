@@ -16,7 +16,7 @@ export type CardResult =
   | { kind: 'png'; etag: string; body: Buffer; cache: 'HIT' | 'MISS'; timings: Timings };
 
 /** Milliseconds per phase, for Server-Timing. */
-export type Timings = Partial<Record<'fetch' | 'image' | 'queue' | 'render' | 'encode' | 'cache', number>>;
+export type Timings = Partial<Record<'fetch' | 'image' | 'cache' | 'queue' | 'layout' | 'render', number>>;
 
 export interface TemplateService {
   /** The card for `req`: 304 decision, cache, coalescing, artwork and render in that order. */
@@ -97,7 +97,7 @@ export function createTemplateService(deps: Deps): TemplateService {
           return deps.renderer.render(def.name, fields);
         });
         t.render = out.timings.render;
-        t.encode = out.timings.encode;
+        t.layout = out.timings.layout;
         // The disk write happens after the response; the memory tier is filled at once.
         deps.cache
           .set(etag, { body: out.png, etag, storedAt: Date.now(), expiresAt: null })
