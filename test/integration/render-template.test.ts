@@ -29,7 +29,9 @@ describe('POST /render/template', () => {
     expect(res.headers['server-timing']).toMatch(/render;dur=\d+(\.\d)?/);
     expect(res.headers['server-timing']).toMatch(/layout;dur=\d/);
     expect(res.headers['server-timing']).toContain('encode;desc="included in render"');
-    expect(res.headers['server-timing']).toContain('cache;desc="MISS"');
+    expect(res.headers['server-timing']).toMatch(
+      /^cache;dur=[\d.]+;desc="MISS", queue;dur=[\d.]+, layout;dur=[\d.]+, render;dur=[\d.]+, total;dur=[\d.]+, encode;desc="included in render"$/,
+    );
     expect(pngSize(res.rawPayload)).toEqual({ width: 1200, height: 630 });
   });
 

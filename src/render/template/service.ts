@@ -96,8 +96,8 @@ export function createTemplateService(deps: Deps): TemplateService {
           t.queue = performance.now() - queued;
           return deps.renderer.render(def.name, fields);
         });
-        t.render = out.timings.render;
         t.layout = out.timings.layout;
+        t.render = out.timings.render;
         // The disk write happens after the response; the memory tier is filled at once.
         deps.cache
           .set(etag, { body: out.png, etag, storedAt: Date.now(), expiresAt: null })
