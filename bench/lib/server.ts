@@ -70,16 +70,17 @@ export async function startServer(
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (exited !== undefined) throw new Error(`server exited with ${exited} before answering:\n${tail}`);
     // Any HTTP answer (even 404) means it listens; a refused connection means not yet.
     const up = await fetch(`${url}/`).then(
       () => true,
       () => false,
     );
     if (up) break;
-    if (Date.now() > deadline) {
+    if (exited !== undefined || Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`server did not answer within 30 s:\n${tail}`);
+      await rm(dataDir, { recursive: true, force: true });
+      const why = exited !== undefined ? `exited with ${exited}` : 'did not answer within 30 s';
+      throw new Error(`server ${why}:\n${tail}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
