@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config, SettingKey } from '../../src/config/schema.js';
@@ -17,6 +17,11 @@ export interface TestApp {
   logs: Array<Record<string, unknown>>;
   /** How many times the real renderer has rendered. */
   renders(): number;
+  /**
+   * `app.inject` for requests a client would make. Tests use this rather than `app.inject` so
+   * that credentials (once routes are protected) are added in one place.
+   */
+  inject(opts: InjectOptions): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
 
@@ -51,6 +56,7 @@ export async function startTestApp(overrides: Partial<Record<SettingKey, unknown
     config,
     logs,
     renders: () => count,
+    inject: (opts) => app.inject(opts),
     async close() {
       await app.close();
       await modules.close();

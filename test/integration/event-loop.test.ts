@@ -16,7 +16,7 @@ describe('rendering and the event loop', () => {
     h.enable();
     const results = await Promise.all(
       Array.from({ length: 48 }, (_, i) =>
-        t.app.inject({
+        t.inject({
           method: 'POST',
           url: '/render/template',
           payload: {

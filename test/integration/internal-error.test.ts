@@ -17,7 +17,7 @@ describe('an unexpected failure', () => {
     t.modules.renderer.render = async () => {
       throw new Error('native panic at /secret/path/engine.rs:42');
     };
-    const res = await t.app.inject({
+    const res = await t.inject({
       method: 'POST',
       url: '/render/template',
       payload: { template: 'blog', title: 'Crash' },
@@ -32,7 +32,7 @@ describe('an unexpected failure', () => {
     const logged = t.logs.find((l) => l.reqId === 'crash-1' && l.level === 50);
     expect(JSON.stringify(logged)).toContain('native panic');
 
-    const after = await t.app.inject({
+    const after = await t.inject({
       method: 'POST',
       url: '/render/template',
       payload: { template: 'blog', title: 'Crash' },

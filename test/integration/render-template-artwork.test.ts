@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 const post = (payload: object, headers: Record<string, string> = {}) =>
-  t.app.inject({ method: 'POST', url: '/render/template', payload, headers });
+  t.inject({ method: 'POST', url: '/render/template', payload, headers });
 
 describe('imageUrl', () => {
   it('draws fetched artwork, and the image changes the ETag', async () => {

@@ -13,7 +13,7 @@ afterAll(async () => {
 });
 
 const post = (payload: unknown, headers: Record<string, string> = {}) =>
-  t.app.inject({ method: 'POST', url: '/render/template', payload: payload as object, headers });
+  t.inject({ method: 'POST', url: '/render/template', payload: payload as object, headers });
 
 const ERROR_JSON = 'application/json; charset=utf-8';
 
@@ -74,7 +74,7 @@ describe('GET /render/template', () => {
   it('answers exactly like POST for the same fields', async () => {
     const fields = { template: 'saas', title: 'Ship faster', subtitle: 'Deploy previews for every branch' };
     const viaPost = await post(fields);
-    const viaGet = await t.app.inject({ method: 'GET', url: '/render/template', query: fields });
+    const viaGet = await t.inject({ method: 'GET', url: '/render/template', query: fields });
     expect(viaGet.statusCode).toBe(200);
     expect(viaGet.headers['content-type']).toBe('image/png');
     expect(viaGet.headers['cache-control']).toBe(CACHE_CONTROL);
@@ -83,13 +83,13 @@ describe('GET /render/template', () => {
   });
 
   it('refuses a repeated query parameter', async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/render/template?template=blog&title=a&title=b' });
+    const res = await t.inject({ method: 'GET', url: '/render/template?template=blog&title=a&title=b' });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ error: 'title must be given once' });
   });
 
   it('names an unknown query parameter', async () => {
-    const res = await t.app.inject({
+    const res = await t.inject({
       method: 'GET',
       url: '/render/template?template=blog&title=a&subTitle=b',
     });
@@ -104,8 +104,8 @@ describe('GET /render/template', () => {
 describe('HEAD /render/template', () => {
   it('answers with the GET headers and no body', async () => {
     const url = '/render/template?template=blog&title=Head%20request';
-    const head = await t.app.inject({ method: 'HEAD', url });
-    const get = await t.app.inject({ method: 'GET', url });
+    const head = await t.inject({ method: 'HEAD', url });
+    const get = await t.inject({ method: 'GET', url });
     expect(head.statusCode).toBe(200);
     expect(head.headers['content-type']).toBe('image/png');
     expect(head.headers.etag).toBe(get.headers.etag);
@@ -134,11 +134,11 @@ describe('If-None-Match', () => {
   });
 
   it('works on GET too', async () => {
-    const first = await t.app.inject({
+    const first = await t.inject({
       method: 'GET',
       url: '/render/template?template=blog&title=Conditional%20GET',
     });
-    const res = await t.app.inject({
+    const res = await t.inject({
       method: 'GET',
       url: '/render/template?template=blog&title=Conditional%20GET',
       headers: { 'if-none-match': first.headers.etag as string },
@@ -246,7 +246,7 @@ describe('bad input', () => {
   });
 
   it('400 for malformed JSON', async () => {
-    const res = await t.app.inject({
+    const res = await t.inject({
       method: 'POST',
       url: '/render/template',
       payload: '{"template": "blog", "title": ',
@@ -257,7 +257,7 @@ describe('bad input', () => {
   });
 
   it('400 for an empty JSON body', async () => {
-    const res = await t.app.inject({
+    const res = await t.inject({
       method: 'POST',
       url: '/render/template',
       payload: '',
@@ -279,7 +279,7 @@ describe('bad input', () => {
       'application/x-www-form-urlencoded',
       'multipart/form-data; boundary=x',
     ]) {
-      const res = await t.app.inject({
+      const res = await t.inject({
         method: 'POST',
         url: '/render/template',
         payload: 'template=blog&title=a',
@@ -291,11 +291,11 @@ describe('bad input', () => {
   });
 
   it('404 for an unknown route, 405 with Allow for a wrong method', async () => {
-    const missing = await t.app.inject({ method: 'GET', url: '/render/nothing' });
+    const missing = await t.inject({ method: 'GET', url: '/render/nothing' });
     expect(missing.statusCode).toBe(404);
     expect(missing.json()).toEqual({ error: 'No route for GET /render/nothing' });
     expect(missing.headers['x-request-id']).toMatch(/^req_/);
-    const wrong = await t.app.inject({ method: 'DELETE', url: '/render/template' });
+    const wrong = await t.inject({ method: 'DELETE', url: '/render/template' });
     expect(wrong.statusCode).toBe(405);
     expect(wrong.headers.allow).toBe('GET, HEAD, POST');
     expect(wrong.json()).toEqual({
@@ -322,7 +322,7 @@ describe('overload', () => {
     try {
       const results = await Promise.all(
         Array.from({ length: 6 }, (_, i) =>
-          small.app.inject({
+          small.inject({
             method: 'POST',
             url: '/render/template',
             payload: { template: 'blog', title: `Busy ${i}` },
