@@ -101,6 +101,42 @@ describe('disk cache', () => {
     await b.close();
   });
 
+  it('answers a card at once while its write is still queued, and keeps it through close()', async () => {
+    const dir = await tmp();
+    const a = createDiskCache({ dir, maxBytes: 1 << 20 });
+    const written = a.set('queued', entry(300, 5));
+    // Not awaited: the write happens behind the response, yet the entry is already readable.
+    expect((await a.get('queued'))?.etag).toBe('e5');
+    await a.close(); // flushes writes it has accepted
+    await written;
+    const b = createDiskCache({ dir, maxBytes: 1 << 20 });
+    expect((await b.get('queued'))?.body.equals(entry(300, 5).body)).toBe(true);
+    await b.close();
+  });
+
+  it('a delete issued while the write is queued wins', async () => {
+    const dir = await tmp();
+    const c = createDiskCache({ dir, maxBytes: 1 << 20 });
+    void c.set('gone', entry(50, 6));
+    await c.delete('gone');
+    expect(await c.get('gone')).toBeUndefined();
+    await c.close();
+    const again = createDiskCache({ dir, maxBytes: 1 << 20 });
+    expect(await again.get('gone')).toBeUndefined();
+    await again.close();
+  });
+
+  it('keeps the newest entry when a key is stored twice before it reaches the disk', async () => {
+    const dir = await tmp();
+    const a = createDiskCache({ dir, maxBytes: 1 << 20 });
+    void a.set('twice', entry(40, 1));
+    await a.set('twice', entry(40, 2));
+    await a.close();
+    const b = createDiskCache({ dir, maxBytes: 1 << 20 });
+    expect((await b.get('twice'))?.etag).toBe('e2');
+    await b.close();
+  });
+
   it('treats a corrupt file as a miss and removes it', async () => {
     const dir = await tmp();
     const c = createDiskCache({ dir, maxBytes: 1 << 20 });
