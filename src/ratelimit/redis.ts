@@ -93,7 +93,23 @@ export function createRedisLimiter(opts: {
     consume: (key, limit, windowMs) => call(key, limit, windowMs, true),
     peek: (key, limit, windowMs) => call(key, limit, windowMs, false),
     async probe(timeoutMs) {
-      await withTimeout(client.ping(), timeoutMs);
+      const deadline = Date.now() + timeoutMs;
+      if (client.status !== 'ready') {
+        // Not connected yet (or reconnecting): wait for the connection rather than fail at once.
+        let onReady: (() => void) | undefined;
+        try {
+          await withTimeout(
+            new Promise<void>((resolve) => {
+              onReady = resolve;
+              client.once('ready', onReady);
+            }),
+            timeoutMs,
+          );
+        } finally {
+          if (onReady) client.off('ready', onReady);
+        }
+      }
+      await withTimeout(client.ping(), Math.max(1, deadline - Date.now()));
     },
     async close() {
       client.disconnect();
