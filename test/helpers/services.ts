@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Socket } from 'node:net';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 
 /**
@@ -51,9 +52,32 @@ export function uniqueSchema(): string {
   return `cardshot_test_${randomBytes(6).toString('hex')}`;
 }
 
-/** A Redis key prefix no other test run uses. */
+const prefixes = new Set<string>();
+
+/** A Redis key prefix no other test run uses (remembered for `deleteRedisPrefixes`). */
 export function uniqueRedisPrefix(): string {
-  return `cardshot-test:${randomBytes(6).toString('hex')}:`;
+  const prefix = `cardshot-test:${randomBytes(6).toString('hex')}:`;
+  prefixes.add(prefix);
+  return prefix;
+}
+
+/** Deletes every key under the prefixes this test file handed out. */
+export async function deleteRedisPrefixes(url: string): Promise<void> {
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await client.connect();
+    for (const prefix of prefixes) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+        if (keys.length) await client.del(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+    }
+    prefixes.clear();
+  } finally {
+    client.disconnect();
+  }
 }
 
 /** Drops a test schema and everything in it. */

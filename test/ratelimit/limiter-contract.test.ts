@@ -4,7 +4,7 @@ import type { RateLimiter } from '../../src/ratelimit/limiter.js';
 import { createMemoryLimiter } from '../../src/ratelimit/memory.js';
 import { createRedisLimiter } from '../../src/ratelimit/redis.js';
 import { type FakeClock, fakeClock } from '../helpers/clock.js';
-import { redisTestUrl, uniqueRedisPrefix } from '../helpers/services.js';
+import { deleteRedisPrefixes, redisTestUrl, uniqueRedisPrefix } from '../helpers/services.js';
 
 // One suite for every limiter, driven by a fake clock (both implementations take the caller's
 // time). Redis runs against the real server with a key prefix no other run uses.
@@ -31,6 +31,10 @@ if (redisUrl) {
 }
 
 const MIN = 60_000;
+
+afterAll(async () => {
+  if (redisUrl) await deleteRedisPrefixes(redisUrl);
+});
 
 describe.each(targets)('$name limiter', (target) => {
   let clock: FakeClock;

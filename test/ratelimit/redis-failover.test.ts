@@ -1,11 +1,11 @@
 import { Writable } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { createFailoverLimiter } from '../../src/ratelimit/failover.js';
 import { createMemoryLimiter } from '../../src/ratelimit/memory.js';
 import { createRedisLimiter } from '../../src/ratelimit/redis.js';
 import { closedPort } from '../helpers/servers.js';
-import { redisTestUrl, uniqueRedisPrefix } from '../helpers/services.js';
+import { deleteRedisPrefixes, redisTestUrl, uniqueRedisPrefix } from '../helpers/services.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
 // Redis faults made on demand without touching the Redis other test runs share: a closed
@@ -51,6 +51,9 @@ async function until(cond: () => boolean, ms: number): Promise<void> {
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0)) await c();
+});
+afterAll(async () => {
+  if (redisUrl) await deleteRedisPrefixes(redisUrl);
 });
 
 describe('rate limiter with Redis unreachable', () => {
