@@ -10,7 +10,7 @@ import type { Config, SettingKey } from '../../src/config/schema.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { createLogger } from '../../src/log.js';
 import { createModules, type Modules } from '../../src/modules.js';
-import type { Account } from '../../src/storage/store.js';
+import type { Account, Store } from '../../src/storage/store.js';
 
 /** `app.inject` options, plus `auth: false` to send no credentials at all. */
 export type TestInjectOptions = InjectOptions & { auth?: false };
@@ -26,6 +26,8 @@ export interface TestApp {
   /** The account every request is made as (pro plan), and its key (with signing secret). */
   account: Account;
   key: CreatedKey;
+  /** The real store behind the app (SQLite in the temporary data dir). */
+  store: Store;
   /**
    * `app.inject` for requests a client would make, with the test account's `x-api-key` added
    * unless the test sends its own `x-api-key` header or passes `auth: false`.
@@ -80,6 +82,7 @@ export async function startTestApp(
     renders: () => count,
     account,
     key,
+    store: modules.accounts.store,
     inject: ({ auth, ...req }) => {
       const headers = { ...((req.headers ?? {}) as Record<string, string>) };
       const hasKey = Object.keys(headers).some((h) => h.toLowerCase() === 'x-api-key');
