@@ -48,7 +48,10 @@ const text = (tag: string, i: number): CardText => ({
 });
 let uniq = 0;
 const uniqueBody = () => JSON.stringify({ template: 'blog', ...text('h', uniq++) });
-const json = { 'content-type': 'application/json' };
+/** The bench account's key, set once the server is up; every request sends it. */
+let auth: Record<string, string> = {};
+const json = () => ({ 'content-type': 'application/json', ...auth });
+const load = (opts: LoadOptions) => runLoad({ ...opts, headers: { ...auth, ...opts.headers } });
 
 const ms = (v: number) => v.toFixed(1);
 const rate = (v: number) => v.toFixed(0);
@@ -57,12 +60,12 @@ const pause = (t: number) => new Promise((r) => setTimeout(r, t));
 
 /** Fails fast when a path does not behave as its scenario assumes; returns the known card's ETag. */
 async function checkServer(post: string, get: string, body: string): Promise<string> {
-  const first = await fetch(post, { method: 'POST', headers: json, body });
+  const first = await fetch(post, { method: 'POST', headers: json(), body });
   await first.arrayBuffer();
-  const again = await fetch(post, { method: 'POST', headers: json, body });
+  const again = await fetch(post, { method: 'POST', headers: json(), body });
   await again.arrayBuffer();
   const etag = first.headers.get('etag') ?? '';
-  const cond = await fetch(get, { headers: { 'if-none-match': etag } });
+  const cond = await fetch(get, { headers: { 'if-none-match': etag, ...auth } });
   if (first.status !== 200 || !etag || again.headers.get('x-cache') !== 'HIT' || cond.status !== 304) {
     const hint = first.status === 200 ? '' : await first.text().catch(() => '');
     throw new Error(
@@ -81,7 +84,7 @@ async function interleaved(post: string) {
   const satori = await createSatoriCard();
   for (let i = 0; i < 20; i++) await renderer.render('blog', text('w', i));
   for (let i = 0; i < 5; i++) await satori(text('w', i));
-  await runLoad({ url: post, method: 'POST', connections: 1, amount: 30, nextBody: uniqueBody });
+  await load({ url: post, method: 'POST', connections: 1, amount: 30, nextBody: uniqueBody });
 
   const takumi: number[] = [];
   const sizes: number[] = [];
@@ -107,7 +110,7 @@ async function interleaved(post: string) {
       samples.satori ??= out.png;
     }
     http.push(
-      await runLoad({
+      await load({
         url: post,
         method: 'POST',
         connections: 1,
@@ -138,7 +141,7 @@ async function breakdown(post: string) {
   const phases: Record<string, number[]> = { client: [] };
   for (let i = 0; i < 40; i++) {
     const start = performance.now();
-    const res = await fetch(post, { method: 'POST', headers: json, body: uniqueBody() });
+    const res = await fetch(post, { method: 'POST', headers: json(), body: uniqueBody() });
     await res.arrayBuffer();
     if (i < 10) continue; // warm-up
     phases.client!.push(performance.now() - start);
@@ -153,7 +156,7 @@ async function breakdown(post: string) {
 async function memory(server: ServerHandle, post: string) {
   say(`memory: ${MEMORY_RENDERS} distinct uncached renders at c=8`);
   const before = server.memory();
-  const run = await runLoad({
+  const run = await load({
     url: post,
     method: 'POST',
     connections: 8,
@@ -170,6 +173,7 @@ async function main() {
     CARDSHOT_LOG_LEVEL: 'warn',
     CARDSHOT_CACHE_MEMORY_BYTES: String(SERVER_MEMORY_CACHE),
   });
+  auth = server.auth;
   try {
     const post = `${server.url}/render/template`;
     const known = { template: 'blog', ...text('k', 0) };
@@ -194,7 +198,7 @@ async function main() {
     for (const [scenario, levels, opts] of plan) {
       for (const c of levels) {
         say(`http: ${scenario} c=${c} for ${DURATION} s`);
-        runs.push({ scenario, c, r: await runLoad({ ...opts, connections: c, duration: DURATION }) });
+        runs.push({ scenario, c, r: await load({ ...opts, connections: c, duration: DURATION }) });
         await pause(500);
       }
     }

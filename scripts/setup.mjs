@@ -13,7 +13,12 @@ const quiet = process.argv.includes('--quiet');
 const say = (msg) => {
   if (!quiet) process.stderr.write(`[setup] ${msg}\n`);
 };
-const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+const run = (cmd, args, env = {}) =>
+  execFileSync(cmd, args, {
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, ...env },
+  });
 
 function checkNode() {
   const [major, minor] = process.versions.node.split('.').map(Number);
@@ -28,7 +33,11 @@ function ensureDependencies() {
   const stamp = path.join(root, 'node_modules', '.cardshot-lock-hash');
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === hash) return;
   say('installing dependencies from package-lock.json (npm ci)…');
-  run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error']);
+  // better-sqlite3 compiles its bundled SQLite with the machine's Node headers (about a minute,
+  // once) rather than downloading a prebuilt binary at install time.
+  run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {
+    npm_config_build_from_source: 'better-sqlite3',
+  });
   writeFileSync(stamp, hash);
 }
 

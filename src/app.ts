@@ -1,16 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
+import type { Authenticator } from './auth/authenticate.js';
 import type { Config } from './config/schema.js';
+import { installAccessControl } from './http/access.js';
 import { installErrorHandling } from './http/errors.js';
 import { redactUrl } from './http/redact.js';
 import { registerTemplateRoutes } from './http/routes/render-template.js';
+import type { Clock } from './lib/clock.js';
+import type { RateLimiter } from './ratelimit/limiter.js';
 import type { TemplateService } from './render/template/service.js';
+import type { UsageRecorder } from './usage/recorder.js';
 
 export interface AppDeps {
   config: Config;
   log: Logger;
   templates: TemplateService;
+  authenticator: Authenticator;
+  limiter: RateLimiter;
+  usage: UsageRecorder;
+  clock?: Clock;
 }
 
 const INCOMING_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -54,6 +63,8 @@ export function createApp(deps: AppDeps): FastifyInstance {
   });
 
   installErrorHandling(app, deps.config.bodyLimitBytes);
+  // Before any route: its onRoute hook protects every /render/ route registered after it.
+  installAccessControl(app, deps);
   registerTemplateRoutes(app, deps);
   return app;
 }

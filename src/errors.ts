@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'forbidden' // 403
   | 'not_found' // 404
   | 'method_not_allowed' // 405
+  | 'conflict' // 409: the thing already exists (an account's email)
   | 'payload_too_large' // 413
   | 'unsupported_media_type' // 415
   | 'unprocessable' // 422: input is well formed but unusable (an imageUrl we cannot use)

@@ -1,3 +1,4 @@
+import { firstRun, firstRunMessage } from './accounts/first-run.js';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config/load.js';
 import { createLogger } from './log.js';
@@ -18,13 +19,32 @@ async function main(): Promise<void> {
     throw err;
   }
   const log = createLogger(config);
-  const modules = await createModules(config, log);
-  const app = createApp({ config, log, templates: modules.templates });
+  let modules: Awaited<ReturnType<typeof createModules>>;
+  try {
+    modules = await createModules(config, log);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`cardshot: configuration error: ${err.message}\n`);
+      process.exit(78);
+    }
+    throw err;
+  }
+  const first = config.firstRunKey ? await firstRun(modules.accounts) : null;
+  const app = createApp({ config, log, ...modules });
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  log.info({ port }, `Cardshot is serving on http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`);
+  const baseUrl = `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
+  if (first) {
+    // Straight to stdout, never through the logger: the key must not reach a log line.
+    process.stdout.write(firstRunMessage(baseUrl, first.account, first.created));
+    log.info(
+      { account: first.account.id, keyId: first.created.record.id },
+      'first start: created the default account and a development key (printed above, once)',
+    );
+  }
+  log.info({ port }, `Cardshot is serving on ${baseUrl}`);
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -1,6 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,6 +10,8 @@ export interface ServerHandle {
   /** Base URL, always on 127.0.0.1. */
   url: string;
   pid: number;
+  /** The `x-api-key` header of the account the benchmark runs as. */
+  auth: Record<string, string>;
   /** Resident and peak resident memory of the child, in MiB, from /proc. */
   memory(): { rssMiB: number; hwmMiB: number };
   /** SIGTERM, wait for exit, remove the temporary data directory. */
@@ -41,15 +43,32 @@ export async function startServer(
 ): Promise<ServerHandle> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'cardshot-bench-'));
   const port = await freePort();
+  // A plan the load cannot exhaust (the limiter still runs on every request, as in production),
+  // and an account with a key made by the CLI, as an operator would.
+  const plansFile = path.join(dataDir, 'bench-plans.json');
+  await writeFile(
+    plansFile,
+    JSON.stringify({
+      bench: {
+        templates: '*',
+        screenshots: { viewports: '*' },
+        rateLimit: { requests: 1_000_000, windowSeconds: 1 },
+      },
+    }),
+  );
+  const fullEnv = {
+    ...process.env,
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    CARDSHOT_DATA_DIR: dataDir,
+    CARDSHOT_PLANS_FILE: plansFile,
+    CARDSHOT_FIRST_RUN_KEY: 'false',
+    ...env,
+  };
+  const key = createKey(path.join(path.dirname(entry), 'cli', 'index.js'), fullEnv);
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, entry], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      CARDSHOT_DATA_DIR: dataDir,
-      ...env,
-    },
+    env: fullEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   // Keep the tail of the output: the only clue when the server dies mid-run.
@@ -89,6 +108,7 @@ export async function startServer(
   return {
     url,
     pid,
+    auth: { 'x-api-key': key },
     memory() {
       const status = readFileSync(`/proc/${pid}/status`, 'utf8');
       const kib = (field: string) =>
@@ -105,4 +125,21 @@ export async function startServer(
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Creates the bench account and a key with `npx cardshot … --json` against the server's data dir. */
+function createKey(cli: string, env: NodeJS.ProcessEnv): string {
+  const json = (args: string[]) =>
+    JSON.parse(execFileSync(process.execPath, [cli, ...args, '--json'], { env, encoding: 'utf8' }));
+  const account = json([
+    'accounts',
+    'create',
+    '--name',
+    'Bench',
+    '--email',
+    'bench@localhost',
+    '--plan',
+    'bench',
+  ]);
+  return json(['keys', 'create', '--account', account.id, '--name', 'bench', '--environment', 'bench']).key;
 }

@@ -1,4 +1,8 @@
+import { runAccounts } from './commands/accounts.js';
+import { runKeys } from './commands/keys.js';
 import { runRender } from './commands/render.js';
+import { runSign } from './commands/sign.js';
+import { runUsage } from './commands/usage.js';
 
 /** Each verb's one-line help; the first word is the command. */
 const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<number> }> = {
@@ -6,6 +10,16 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<
     help: 'render <template> --title … [--subtitle … --brand … --image-url …] -o card.png\n  render --batch cards.json|cards.csv --out-dir dir/',
     run: runRender,
   },
+  accounts: {
+    help: 'accounts create --name … --email … --plan … | list | set-plan <id> <plan>   [--json]',
+    run: runAccounts,
+  },
+  keys: {
+    help: 'keys create --account <id> --name … --environment … [--expires 90d] | list --account <id> | revoke <id> | rotate <id> --grace 24h   [--json]',
+    run: runKeys,
+  },
+  usage: { help: 'usage --account <id> [--days 30] [--json]', run: runUsage },
+  sign: { help: 'sign <url> --key-id key_… --secret cssig_… [--expires 365d]', run: runSign },
 };
 
 function usage(): string {

@@ -22,6 +22,6 @@ function formatDefault(key: SettingKey, s: Setting): string {
       if (/Bytes$/.test(key) && s.default % 1024 === 0) return `${s.default / 1024} KiB`;
       return `\`${s.default}\``;
     default:
-      return `\`${String(s.default)}\``;
+      return s.default === '' ? '(empty)' : `\`${String(s.default)}\``;
   }
 }

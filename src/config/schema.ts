@@ -65,7 +65,76 @@ export const settings = {
   dataDir: {
     kind: 'string',
     default: './data',
-    description: 'Directory for the state Cardshot keeps (today the PNG disk cache).',
+    description:
+      'Directory for the state Cardshot keeps: the SQLite database, the generated server secret and the PNG disk cache.',
+  },
+  databaseUrl: {
+    kind: 'string',
+    default: '',
+    env: 'DATABASE_URL',
+    secret: true,
+    description:
+      'Where accounts, keys and usage live. Empty: a SQLite file, CARDSHOT_DATA_DIR/cardshot.sqlite. postgres://user:pass@host:5432/db: PostgreSQL (same tables, migrated at start).',
+  },
+  databaseSchema: {
+    kind: 'string',
+    default: 'public',
+    description: 'PostgreSQL schema that holds the tables (created when missing). Ignored with SQLite.',
+  },
+  redisUrl: {
+    kind: 'string',
+    default: '',
+    env: 'REDIS_URL',
+    secret: true,
+    description:
+      'redis://host:6379/0 shares rate limits across nodes. Empty: limits are kept per process. When Redis is unreachable, requests fall back to per-process limits within CARDSHOT_REDIS_TIMEOUT_MS.',
+  },
+  redisPrefix: {
+    kind: 'string',
+    default: 'cardshot:',
+    description: 'Prefix of every Redis key Cardshot writes, so several deployments can share one Redis.',
+  },
+  redisTimeoutMs: {
+    kind: 'int',
+    default: 50,
+    min: 5,
+    max: 100,
+    description:
+      'Longest a request waits for Redis before it is limited per process instead (and Redis is probed in the background until it answers again).',
+  },
+  secret: {
+    kind: 'string',
+    default: '',
+    secret: true,
+    description:
+      'Server secret (32+ characters) that keys are hashed with (HMAC-SHA-256) and signing secrets derived from. Empty: generated once into CARDSHOT_DATA_DIR/secret. Every node of one deployment needs the same value.',
+  },
+  plansFile: {
+    kind: 'string',
+    default: '',
+    description:
+      'JSON file of plans (templates, screenshot viewports, rate limit) merged over the built-in free and pro plans; see docs/api.md.',
+  },
+  firstRunKey: {
+    kind: 'bool',
+    default: true,
+    description:
+      'On the first start with an empty database, create a default account on the pro plan and print one development key. Turn off where stdout is collected into logs.',
+  },
+  keyCacheSeconds: {
+    kind: 'int',
+    default: 5,
+    min: 0,
+    max: 60,
+    description:
+      'How long a verified key is trusted without asking the database again; a revocation or plan change made by another process (the CLI) takes effect within this time.',
+  },
+  usageFlushSeconds: {
+    kind: 'int',
+    default: 5,
+    min: 1,
+    max: 300,
+    description: 'Usage counters are written to the database in one batch this often (off the request path).',
   },
   allowPrivateHosts: {
     kind: 'list',

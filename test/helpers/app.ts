@@ -3,11 +3,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { CreatedKey } from '../../src/accounts/manager.js';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config, SettingKey } from '../../src/config/schema.js';
+import type { Clock } from '../../src/lib/clock.js';
 import { createLogger } from '../../src/log.js';
 import { createModules, type Modules } from '../../src/modules.js';
+import type { Account, Store } from '../../src/storage/store.js';
+
+/** `app.inject` options, plus `auth: false` to send no credentials at all. */
+export type TestInjectOptions = InjectOptions & { auth?: false };
 
 export interface TestApp {
   app: FastifyInstance;
@@ -17,11 +23,16 @@ export interface TestApp {
   logs: Array<Record<string, unknown>>;
   /** How many times the real renderer has rendered. */
   renders(): number;
+  /** The account every request is made as (pro plan), and its key (with signing secret). */
+  account: Account;
+  key: CreatedKey;
+  /** The real store behind the app (SQLite in the temporary data dir). */
+  store: Store;
   /**
-   * `app.inject` for requests a client would make. Tests use this rather than `app.inject` so
-   * that credentials (once routes are protected) are added in one place.
+   * `app.inject` for requests a client would make, with the test account's `x-api-key` added
+   * unless the test sends its own `x-api-key` header or passes `auth: false`.
    */
-  inject(opts: InjectOptions): Promise<LightMyRequestResponse>;
+  inject(opts: TestInjectOptions): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
 
@@ -30,7 +41,10 @@ export interface TestApp {
  * driven with `app.inject`. The renderer is wrapped only to count calls, which lets tests
  * prove that a 304 or a cache hit did no render.
  */
-export async function startTestApp(overrides: Partial<Record<SettingKey, unknown>> = {}): Promise<TestApp> {
+export async function startTestApp(
+  overrides: Partial<Record<SettingKey, unknown>> = {},
+  opts: { clock?: Clock; plan?: string } = {},
+): Promise<TestApp> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'cardshot-test-'));
   const config = loadConfig({ dataDir, logLevel: 'info', nodeEnv: 'test', ...overrides }, {});
   const logs: Array<Record<string, unknown>> = [];
@@ -41,14 +55,24 @@ export async function startTestApp(overrides: Partial<Record<SettingKey, unknown
     },
   });
   const log = createLogger(config, sink);
-  const modules = await createModules(config, log);
+  const modules = await createModules(config, log, opts.clock ? { clock: opts.clock } : {});
+  const account = await modules.accounts.accounts.createAccount({
+    name: 'Test account',
+    email: `test-${path.basename(dataDir)}@example.com`,
+    plan: opts.plan ?? 'pro',
+  });
+  const key = await modules.accounts.accounts.createKey({
+    accountId: account.id,
+    name: 'Test key',
+    environment: 'test',
+  });
   let count = 0;
   const realRender = modules.renderer.render.bind(modules.renderer);
   modules.renderer.render = async (...args) => {
     count++;
     return realRender(...args);
   };
-  const app = createApp({ config, log, templates: modules.templates });
+  const app = createApp({ config, log, ...modules, ...(opts.clock ? { clock: opts.clock } : {}) });
   await app.ready();
   return {
     app,
@@ -56,7 +80,15 @@ export async function startTestApp(overrides: Partial<Record<SettingKey, unknown
     config,
     logs,
     renders: () => count,
-    inject: (opts) => app.inject(opts),
+    account,
+    key,
+    store: modules.accounts.store,
+    inject: ({ auth, ...req }) => {
+      const headers = { ...((req.headers ?? {}) as Record<string, string>) };
+      const hasKey = Object.keys(headers).some((h) => h.toLowerCase() === 'x-api-key');
+      if (auth !== false && !hasKey) headers['x-api-key'] = key.key;
+      return app.inject({ ...req, headers });
+    },
     async close() {
       await app.close();
       await modules.close();

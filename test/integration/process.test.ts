@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pngSize } from '../helpers/png.js';
+import { dropSchema, postgresTestUrl, uniqueSchema } from '../helpers/services.js';
 
 // These run the built program exactly as `npm start` and `npx cardshot` do (npm test builds first).
 const root = path.resolve(import.meta.dirname, '../..');
@@ -32,14 +33,21 @@ function run(args: string[], env: Record<string, string> = {}) {
 }
 
 describe('the server process', () => {
-  let child: ChildProcess;
-  let out = '';
+  const dataDir = () => path.join(dir, 'data');
+  const env = () => ({
+    PORT: '0',
+    CARDSHOT_DATA_DIR: dataDir(),
+    NODE_ENV: 'production',
+    // Revocations by the CLI (another process) take effect on the next request.
+    CARDSHOT_KEY_CACHE_SECONDS: '0',
+  });
 
-  it('starts, serves a card, and shuts down cleanly on SIGTERM', async () => {
-    child = spawn(process.execPath, [path.join(root, 'dist/src/main.js')], {
+  async function startServer(): Promise<{ child: ChildProcess; port: number; out: () => string }> {
+    const child = spawn(process.execPath, [path.join(root, 'dist/src/main.js')], {
       cwd: dir,
-      env: { ...process.env, PORT: '0', CARDSHOT_DATA_DIR: path.join(dir, 'data'), NODE_ENV: 'production' },
+      env: { ...process.env, ...env() },
     });
+    let out = '';
     child.stdout!.on('data', (d) => {
       out += d;
     });
@@ -53,16 +61,114 @@ describe('the server process', () => {
         }
       });
     });
-    const res = await fetch(
-      `http://127.0.0.1:${port}/render/template?template=blog&title=From%20a%20process`,
+    return { child, port, out: () => out };
+  }
+
+  async function stop(child: ChildProcess): Promise<number | null> {
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    return exited;
+  }
+
+  let devKey = '';
+
+  it('prints a development key once on the first start, serves a card with it, and shuts down cleanly', async () => {
+    const { child, port, out } = await startServer();
+    const banner = out();
+    const key = banner.match(/API key: +(cs_development_[0-9A-Za-z]{28})/)?.[1];
+    expect(key, banner).toBeDefined();
+    devKey = key!;
+    expect(banner).toContain(
+      `curl -sS -H 'x-api-key: ${devKey}' 'http://127.0.0.1:${port}/render/template?template=blog&title=Hello%20from%20Cardshot' -o card.png`,
     );
+    expect(banner).toMatch(/Signing secret: cssig_[A-Za-z0-9_-]{43}/);
+    // The key appears in the banner only, never in a JSON log line.
+    const logLines = banner.split('\n').filter((l) => l.startsWith('{'));
+    expect(logLines.some((l) => l.includes('first start'))).toBe(true);
+    expect(logLines.join('\n')).not.toContain(devKey);
+
+    const url = `http://127.0.0.1:${port}/render/template?template=blog&title=From%20a%20process`;
+    expect((await fetch(url)).status).toBe(401);
+    const res = await fetch(url, { headers: { 'x-api-key': devKey } });
     expect(res.status).toBe(200);
     expect(pngSize(Buffer.from(await res.arrayBuffer()))).toEqual({ width: 1200, height: 630 });
 
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
-    expect(out).toContain('"msg":"bye"');
+    expect(await stop(child)).toBe(0);
+    expect(out()).toContain('"msg":"bye"');
+  });
+
+  it('does not print a key again on the next start, and the first key still works', async () => {
+    const { child, port, out } = await startServer();
+    expect(out()).not.toContain('API key:');
+    expect(out()).not.toContain('cs_development_');
+    const res = await fetch(`http://127.0.0.1:${port}/render/template?template=blog&title=Again`, {
+      headers: { 'x-api-key': devKey },
+    });
+    expect(res.status).toBe(200);
+
+    // The CLI works on the same SQLite file while the server runs.
+    const cli = path.join(root, 'bin/cardshot.js');
+    const created = await run(
+      [cli, 'accounts', 'create', '--name', 'Acme', '--email', 'ops@acme.test', '--plan', 'free', '--json'],
+      env(),
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const account = JSON.parse(created.stdout);
+    expect(account).toMatchObject({ name: 'Acme', email: 'ops@acme.test', plan: 'free' });
+    const made = await run(
+      [
+        cli,
+        'keys',
+        'create',
+        '--account',
+        account.id,
+        '--name',
+        'Web',
+        '--environment',
+        'production',
+        '--json',
+      ],
+      env(),
+    );
+    expect(made.code, made.stderr).toBe(0);
+    const key = JSON.parse(made.stdout);
+    expect(key.key).toMatch(/^cs_production_/);
+    const signed = await run(
+      [
+        cli,
+        'sign',
+        `http://127.0.0.1:${port}/render/template?template=blog&title=Signed%20card`,
+        '--key-id',
+        key.id,
+        '--secret',
+        key.signingSecret,
+      ],
+      env(),
+    );
+    expect(signed.code, signed.stderr).toBe(0);
+    const signedUrl = signed.stdout.trim();
+    expect((await fetch(signedUrl)).status).toBe(200);
+    const forbidden = await fetch(`http://127.0.0.1:${port}/render/template?template=saas&title=x`, {
+      headers: { 'x-api-key': key.key },
+    });
+    expect(forbidden.status).toBe(403);
+
+    const listed = await run([cli, 'keys', 'list', '--account', account.id], env());
+    expect(listed.stdout).toMatch(
+      new RegExp(
+        `${key.id}\\s+Web\\s+production\\s+cs_production_\\w{4}…\\w{4}\\s+\\S+\\s+\\S+\\s+-\\s+active`,
+      ),
+    );
+    const revoked = await run([cli, 'keys', 'revoke', key.id], env());
+    expect(revoked.stdout).toBe(`Revoked key ${key.id} (Web); requests with it get 401.\n`);
+    expect((await fetch(signedUrl)).status).toBe(401);
+
+    const usage = await run([cli, 'usage', '--account', account.id, '--days', '1', '--json'], env());
+    expect(JSON.parse(usage.stdout).accountId).toBe(account.id);
+    expect(await stop(child)).toBe(0);
+    // Usage is flushed on shutdown.
+    const after = await run([cli, 'usage', '--account', account.id, '--days', '1', '--json'], env());
+    expect(JSON.parse(after.stdout).total).toMatchObject({ template: 1, error: 1 }); // the 403; a 401 belongs to no account
   });
 
   it('refuses to start with a bad setting, naming the variable', async () => {
@@ -128,4 +234,47 @@ describe('npx cardshot render', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^Rendered 2 of 2 cards into json-out\/ in \d+\.\d s\n$/);
   });
+});
+
+describe('npx cardshot on PostgreSQL', async () => {
+  const url = await postgresTestUrl();
+  const schema = uniqueSchema();
+  afterAll(async () => {
+    if (url) await dropSchema(url, schema);
+  });
+
+  it.skipIf(!url)(
+    'manages accounts and keys in DATABASE_URL, and refuses a node with another secret',
+    async () => {
+      const cli = path.join(root, 'bin/cardshot.js');
+      const env = {
+        DATABASE_URL: url!,
+        CARDSHOT_DATABASE_SCHEMA: schema,
+        CARDSHOT_SECRET: 'a'.repeat(40),
+        CARDSHOT_DATA_DIR: path.join(dir, 'pg-data'),
+      };
+      const created = await run(
+        [cli, 'accounts', 'create', '--name', 'PG', '--email', 'pg@acme.test', '--plan', 'pro', '--json'],
+        env,
+      );
+      expect(created.code, created.stderr).toBe(0);
+      const account = JSON.parse(created.stdout);
+      const key = await run(
+        [cli, 'keys', 'create', '--account', account.id, '--name', 'k', '--environment', 'staging', '--json'],
+        env,
+      );
+      expect(key.code, key.stderr).toBe(0);
+      const listed = JSON.parse(
+        (await run([cli, 'keys', 'list', '--account', account.id, '--json'], env)).stdout,
+      );
+      expect(listed.keys).toEqual([
+        expect.objectContaining({ id: JSON.parse(key.stdout).id, status: 'active' }),
+      ]);
+      expect(JSON.stringify(listed)).not.toContain(JSON.parse(key.stdout).key);
+
+      const other = await run([cli, 'accounts', 'list'], { ...env, CARDSHOT_SECRET: 'b'.repeat(40) });
+      expect(other.code).toBe(78);
+      expect(other.stderr).toContain('CARDSHOT_SECRET is not the secret this database was set up with');
+    },
+  );
 });

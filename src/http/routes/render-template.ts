@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { assertTemplateAllowed } from '../../auth/plans.js';
 import { parseTemplateRequest } from '../../render/template/request.js';
 import type { CardResult, TemplateService } from '../../render/template/service.js';
+import type { UsageRecorder } from '../../usage/recorder.js';
 import { serverTiming } from '../server-timing.js';
 
 /** Cards are content-addressed by their ETag, so a year and `immutable` are safe (spec §4.1, §8). */
@@ -10,7 +12,10 @@ export const TEMPLATE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
  * POST /render/template (JSON body, spec §4.1) and GET /render/template (the same fields as
  * query parameters, so an og:image tag can point straight at us). Both answer identically.
  */
-export function registerTemplateRoutes(app: FastifyInstance, deps: { templates: TemplateService }): void {
+export function registerTemplateRoutes(
+  app: FastifyInstance,
+  deps: { templates: TemplateService; usage: UsageRecorder },
+): void {
   const handle = async (
     req: FastifyRequest,
     reply: FastifyReply,
@@ -19,6 +24,8 @@ export function registerTemplateRoutes(app: FastifyInstance, deps: { templates: 
   ) => {
     const started = performance.now();
     const parsed = parseTemplateRequest(input, source);
+    // Plan (403) and rate limit (429) come after validation and before any fetch or render.
+    await app.access.admit(req, reply, (plan) => assertTemplateAllowed(plan, parsed.template));
     const controller = new AbortController();
     // Stop waiting for a queue slot when the client has gone away.
     req.raw.once('close', () => {
@@ -30,6 +37,11 @@ export function registerTemplateRoutes(app: FastifyInstance, deps: { templates: 
         : {}),
       signal: controller.signal,
     });
+    if (req.auth) {
+      const kind =
+        result.kind === 'not-modified' ? 'not_modified' : result.cache === 'HIT' ? 'cache_hit' : 'template';
+      deps.usage.record(req.auth.accountId, kind);
+    }
     return send(reply, result, performance.now() - started);
   };
 

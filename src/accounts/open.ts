@@ -1,0 +1,66 @@
+import type { Logger } from 'pino';
+import { loadPlans, type Plans } from '../auth/plans.js';
+import { deriveSecrets, loadServerSecret, type ServerSecrets } from '../auth/secret.js';
+import { ConfigError } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import type { Clock } from '../lib/clock.js';
+import { openStore } from '../storage/open.js';
+import type { Store } from '../storage/store.js';
+import { type AccountManager, createAccountManager } from './manager.js';
+
+/** The store, the server secret, the plans and the account manager: what the CLI needs, no renderer. */
+export interface AccountsModule {
+  store: Store;
+  secrets: ServerSecrets;
+  plans: Plans;
+  accounts: AccountManager;
+  /** Lets caches subscribe to key changes (revoke, rotate, plan change). */
+  onKeyChanged(listener: (keyId?: string) => void): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens and migrates the database, loads the secret and plans, and checks the secret against
+ * the one the database was first used with: a node started with another CARDSHOT_SECRET would
+ * refuse every existing key, so it refuses to start instead.
+ */
+export async function openAccounts(
+  config: Config,
+  log: Logger,
+  opts: { clock?: Clock } = {},
+): Promise<AccountsModule> {
+  const plans = loadPlans(config.plansFile);
+  const { secret } = await loadServerSecret(config);
+  const secrets = deriveSecrets(secret);
+  const store = await openStore(config, (err) => log.warn({ err }, 'database connection lost'));
+  try {
+    if (!(await store.claimMeta('secret_fingerprint', secrets.fingerprint))) {
+      if ((await store.getMeta('secret_fingerprint')) !== secrets.fingerprint) {
+        throw new ConfigError(
+          'CARDSHOT_SECRET is not the secret this database was set up with, so no existing key would verify; give every node the same CARDSHOT_SECRET (or the same data dir secret file)',
+        );
+      }
+    }
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  const listeners: Array<(keyId?: string) => void> = [];
+  const accounts = createAccountManager({
+    store,
+    secrets,
+    plans,
+    ...(opts.clock ? { clock: opts.clock } : {}),
+    onKeyChanged: (keyId) => {
+      for (const l of listeners) l(keyId);
+    },
+  });
+  return {
+    store,
+    secrets,
+    plans,
+    accounts,
+    onKeyChanged: (l) => listeners.push(l),
+    close: () => store.close(),
+  };
+}

@@ -1,0 +1,77 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ConfigError } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+
+/**
+ * Everything derived from the one server secret. Sub-keys are separated by purpose so that a
+ * key hash can never double as a signing secret.
+ */
+export interface ServerSecrets {
+  /** Hex HMAC-SHA-256 of an API key: what the database stores and looks keys up by. */
+  hashKey(key: string): string;
+  /** The signing secret of a key id, shown once beside the key; recomputed, never stored. */
+  signingSecret(keyId: string): string;
+  /** Identifies the secret without revealing it: lets a database refuse a node with another secret. */
+  readonly fingerprint: string;
+}
+
+const MIN_LENGTH = 32;
+
+/** Derives the secrets from `secret` (at least 32 characters). */
+export function deriveSecrets(secret: string): ServerSecrets {
+  const sub = (purpose: string) => createHmac('sha256', secret).update(purpose).digest();
+  const hashKey = sub('cardshot/api-key-hash/v1');
+  const signing = sub('cardshot/url-signing/v1');
+  const fingerprint = sub('cardshot/fingerprint/v1').toString('base64url').slice(0, 22);
+  return {
+    hashKey: (key) => createHmac('sha256', hashKey).update(key).digest('hex'),
+    signingSecret: (keyId) => `cssig_${createHmac('sha256', signing).update(keyId).digest('base64url')}`,
+    fingerprint,
+  };
+}
+
+/**
+ * The secret from CARDSHOT_SECRET, or else from `<dataDir>/secret`, generated (256 random bits,
+ * file mode 0600) on the first start. `created` tells the caller a new secret was made.
+ */
+export async function loadServerSecret(
+  config: Pick<Config, 'secret' | 'dataDir'>,
+): Promise<{ secret: string; source: 'env' | 'file'; created: boolean }> {
+  if (config.secret !== '') {
+    if (config.secret.length < MIN_LENGTH) {
+      throw new ConfigError(`CARDSHOT_SECRET must be at least ${MIN_LENGTH} characters`);
+    }
+    return { secret: config.secret, source: 'env', created: false };
+  }
+  const file = path.join(config.dataDir, 'secret');
+  try {
+    return { secret: await readSecretFile(file), source: 'file', created: false };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  await mkdir(config.dataDir, { recursive: true });
+  const secret = randomBytes(32).toString('base64url');
+  // Written whole under a temporary name, then linked into place: when two processes start
+  // together, one link wins and the other reads a complete file, never a half-written one.
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  await writeFile(tmp, `${secret}\n`, { mode: 0o600 });
+  try {
+    await link(tmp, file);
+    return { secret, source: 'file', created: true };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    return { secret: await readSecretFile(file), source: 'file', created: false };
+  } finally {
+    await unlink(tmp).catch(() => {});
+  }
+}
+
+async function readSecretFile(file: string): Promise<string> {
+  const secret = (await readFile(file, 'utf8')).trim();
+  if (secret.length < MIN_LENGTH) {
+    throw new ConfigError(`${file} must hold a secret of at least ${MIN_LENGTH} characters`);
+  }
+  return secret;
+}

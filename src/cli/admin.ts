@@ -1,0 +1,112 @@
+import { type AccountsModule, openAccounts } from '../accounts/open.js';
+import { ConfigError, loadConfig } from '../config/load.js';
+import { isAppError } from '../errors.js';
+import { createLogger } from '../log.js';
+
+/** Thrown for a command line that cannot work (exit 2, with the command's help). */
+export class UsageError extends Error {}
+
+/**
+ * Runs an admin command against the configured database (SQLite in the data dir, or
+ * DATABASE_URL), closing it afterwards. Known failures print one line and exit 1; usage
+ * errors exit 2 with the help text; configuration errors exit 78.
+ */
+export async function withAccounts(
+  name: string,
+  help: string,
+  body: (mod: AccountsModule) => Promise<number>,
+): Promise<number> {
+  let mod: AccountsModule | undefined;
+  try {
+    const config = loadConfig({ logLevel: 'warn' });
+    mod = await openAccounts(config, createLogger(config, process.stderr as never));
+    return await body(mod);
+  } catch (err) {
+    return report(name, help, err);
+  } finally {
+    await mod?.close();
+  }
+}
+
+/** Prints a failure the way every command does and returns its exit status. */
+export function report(name: string, help: string, err: unknown): number {
+  if (err instanceof UsageError) {
+    process.stderr.write(`cardshot ${name}: ${err.message}\n\n${help}\n`);
+    return 2;
+  }
+  if (err instanceof ConfigError) {
+    process.stderr.write(`cardshot ${name}: configuration error: ${err.message}\n`);
+    return 78;
+  }
+  if (isAppError(err)) {
+    process.stderr.write(`cardshot ${name}: ${err.message}\n`);
+    return 1;
+  }
+  const code = (err as { code?: string }).code;
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND') {
+    process.stderr.write(`cardshot ${name}: cannot reach the database (${(err as Error).message})\n`);
+    return 1;
+  }
+  throw err;
+}
+
+const UNITS: Record<string, number> = {
+  s: 1e3,
+  m: 60e3,
+  h: 3600e3,
+  d: 86_400e3,
+  w: 7 * 86_400e3,
+  y: 365 * 86_400e3,
+};
+
+/** `90s`, `15m`, `24h`, `30d`, `2w`, `1y` → milliseconds. */
+export function parseDuration(text: string, what: string): number {
+  const m = /^(\d+)\s*([smhdwy])$/.exec(text.trim());
+  if (!m)
+    throw new UsageError(`${what} must be a duration such as 90s, 15m, 24h, 30d, 2w or 1y (got "${text}")`);
+  return Number(m[1]) * UNITS[m[2]!]!;
+}
+
+/** A duration from now, or an absolute ISO 8601 date/time → unix ms. */
+export function parseExpiry(text: string, now = Date.now()): number {
+  if (/^\d{4}-\d{2}-\d{2}/.test(text)) {
+    const t = Date.parse(text);
+    if (Number.isNaN(t)) throw new UsageError(`--expires: "${text}" is not a valid date`);
+    return t;
+  }
+  return now + parseDuration(text, '--expires');
+}
+
+/** ISO time or a dash, for tables. */
+export function when(ms: number | null): string {
+  return ms === null ? '-' : new Date(ms).toISOString().replace('.000Z', 'Z');
+}
+
+/** ISO time or null, for JSON. */
+export function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}
+
+/** Left-aligned columns separated by two spaces. */
+export function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => [...(r[i] ?? '')].length)));
+  return rows
+    .map((r) =>
+      r
+        .map((c, i) => (i === r.length - 1 ? c : c + ' '.repeat(widths[i]! - [...c].length)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+/** Writes one JSON object (scripts) or text (people). */
+export function out(json: boolean, value: unknown, text: string): void {
+  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+}
+
+/** The value of a required option, or a usage error naming it. */
+export function required(value: string | undefined, flag: string): string {
+  if (value === undefined || value === '') throw new UsageError(`${flag} is required`);
+  return value;
+}

@@ -1,0 +1,141 @@
+import { parseArgs } from 'node:util';
+import { type CreatedKey, keyStatus } from '../../accounts/manager.js';
+import type { ApiKeyRecord } from '../../storage/store.js';
+import {
+  iso,
+  out,
+  parseDuration,
+  parseExpiry,
+  required,
+  table,
+  UsageError,
+  when,
+  withAccounts,
+} from '../admin.js';
+
+const HELP = `Manage API keys. A key and its signing secret are printed once, at creation.
+
+  npx cardshot keys create --account <id> --name "My app" --environment production [--expires 90d|2027-01-01] [--json]
+  npx cardshot keys list --account <id> [--json]
+  npx cardshot keys revoke <key-id> [--json]
+  npx cardshot keys rotate <key-id> [--grace 24h] [--json]
+
+Use one key per environment (production, staging, development, or your own label) so each can
+be revoked alone. Rotation creates a new key; the old one keeps working for the grace period.`;
+
+/** JSON shape of a stored key (never the key itself). */
+export function keyJson(k: ApiKeyRecord, now = Date.now()) {
+  return {
+    id: k.id,
+    accountId: k.accountId,
+    name: k.name,
+    environment: k.environment,
+    hint: `${k.prefix}…${k.last4}`,
+    createdAt: iso(k.createdAt),
+    lastUsedAt: iso(k.lastUsedAt),
+    expiresAt: iso(k.expiresAt),
+    revokedAt: iso(k.revokedAt),
+    status: keyStatus(k, now),
+  };
+}
+
+function createdJson(c: CreatedKey) {
+  return { ...keyJson(c.record), key: c.key, signingSecret: c.signingSecret };
+}
+
+function createdText(c: CreatedKey): string {
+  return [
+    `Created key ${c.record.id} (${c.record.name}, ${c.record.environment}) for ${c.record.accountId}.`,
+    'Shown this once; Cardshot keeps only a hash:',
+    '',
+    `  API key:        ${c.key}`,
+    `  Signing secret: ${c.signingSecret}   (signed URLs with kid=${c.record.id})`,
+    '',
+    `Expires: ${c.record.expiresAt === null ? 'never' : when(c.record.expiresAt)}`,
+    'Keep both out of front-end code, apps and repositories; rotate the key if it is exposed.',
+  ].join('\n');
+}
+
+/** `cardshot keys …`. */
+export async function runKeys(argv: string[]): Promise<number> {
+  const [verb, ...rest] = argv;
+  if (!verb || verb === '--help' || verb === '-h') {
+    process.stdout.write(`${HELP}\n`);
+    return verb ? 0 : 2;
+  }
+  return withAccounts(`keys ${verb}`, HELP, async ({ accounts }) => {
+    const { values, positionals } = parse(rest);
+    const json = values.json ?? false;
+    switch (verb) {
+      case 'create': {
+        const created = await accounts.createKey({
+          accountId: required(values.account, '--account'),
+          name: required(values.name, '--name'),
+          environment: required(values.environment, '--environment'),
+          expiresAt: values.expires === undefined ? null : parseExpiry(values.expires),
+        });
+        out(json, createdJson(created), createdText(created));
+        return 0;
+      }
+      case 'list': {
+        const list = await accounts.listKeys(required(values.account, '--account'));
+        const now = Date.now();
+        const rows = [['ID', 'NAME', 'ENVIRONMENT', 'KEY', 'CREATED', 'LAST USED', 'EXPIRES', 'STATUS']];
+        for (const k of list) {
+          rows.push([
+            k.id,
+            k.name,
+            k.environment,
+            `${k.prefix}…${k.last4}`,
+            when(k.createdAt),
+            when(k.lastUsedAt),
+            when(k.expiresAt),
+            keyStatus(k, now),
+          ]);
+        }
+        out(json, { keys: list.map((k) => keyJson(k, now)) }, list.length ? table(rows) : 'No keys yet.');
+        return 0;
+      }
+      case 'revoke': {
+        const id = positionals[0];
+        if (!id) throw new UsageError('revoke needs a key id');
+        const k = await accounts.revokeKey(id);
+        out(json, keyJson(k), `Revoked key ${k.id} (${k.name}); requests with it get 401.`);
+        return 0;
+      }
+      case 'rotate': {
+        const id = positionals[0];
+        if (!id) throw new UsageError('rotate needs a key id');
+        const grace = parseDuration(values.grace ?? '24h', '--grace');
+        const { created, old } = await accounts.rotateKey(id, grace);
+        out(
+          json,
+          { key: createdJson(created), old: keyJson(old) },
+          `${createdText(created)}\n\nThe old key ${old.id} keeps working until ${when(old.expiresAt)}.`,
+        );
+        return 0;
+      }
+      default:
+        throw new UsageError(`unknown verb "${verb}"`);
+    }
+  });
+}
+
+function parse(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        account: { type: 'string' },
+        name: { type: 'string' },
+        environment: { type: 'string' },
+        expires: { type: 'string' },
+        grace: { type: 'string' },
+        json: { type: 'boolean' },
+      },
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}

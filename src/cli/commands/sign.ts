@@ -1,0 +1,51 @@
+import { parseArgs } from 'node:util';
+import { isId } from '../../auth/keys.js';
+import { signUrl } from '../../auth/signing.js';
+import { out, parseExpiry, report, required, UsageError } from '../admin.js';
+
+const HELP = `Sign a GET URL, for <meta property="og:image"> tags where no header can be sent.
+
+  npx cardshot sign '<url>' --key-id key_… --secret cssig_… [--expires 365d|2027-01-01] [--json]
+
+Adds kid, exp and sig to the URL. Anyone holding the URL gets exactly that image until it
+expires (or the key is revoked); nobody can change its parameters. Default expiry: 365 days,
+since crawlers re-read og:image URLs long after a page is published. No database is needed.`;
+
+/** `cardshot sign`. */
+export async function runSign(argv: string[]): Promise<number> {
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        'key-id': { type: 'string' },
+        secret: { type: 'string' },
+        expires: { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+    if (values.help) {
+      process.stdout.write(`${HELP}\n`);
+      return 0;
+    }
+    const url = positionals[0];
+    if (!url) throw new UsageError('give the URL to sign');
+    const keyId = required(values['key-id'], '--key-id');
+    if (!isId(keyId, 'key')) throw new UsageError('--key-id must be a key id (key_…)');
+    const secret = required(values.secret, '--secret');
+    if (!secret.startsWith('cssig_')) throw new UsageError('--secret must be the signing secret (cssig_…)');
+    const expiresAt = Math.floor(parseExpiry(values.expires ?? '365d') / 1000);
+    const signed = signUrl(url, { keyId, signingSecret: secret, expiresAt });
+    out(values.json ?? false, { url: signed, expiresAt: new Date(expiresAt * 1000).toISOString() }, signed);
+    return 0;
+  } catch (err) {
+    if (err instanceof Error && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      return report('sign', HELP, new UsageError(err.message));
+    }
+    if (err instanceof TypeError && /Invalid URL/.test(err.message)) {
+      return report('sign', HELP, new UsageError('the URL is not valid'));
+    }
+    return report('sign', HELP, err);
+  }
+}

@@ -1,0 +1,124 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { Logger } from 'pino';
+import { AUTH_QUERY_PARAMS, type AuthContext, type Authenticator } from '../auth/authenticate.js';
+import type { Plan } from '../auth/plans.js';
+import { AppError } from '../errors.js';
+import { type Clock, systemClock } from '../lib/clock.js';
+import type { RateDecision, RateLimiter } from '../ratelimit/limiter.js';
+import type { UsageRecorder } from '../usage/recorder.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated caller on protected routes (every /render/… route); null elsewhere. */
+    auth: AuthContext | null;
+    /** True once `access.admit` counted this request against the account's rate limit. */
+    rateCounted: boolean;
+  }
+  interface FastifyInstance {
+    access: AccessControl;
+  }
+}
+
+/** What a protected route calls once its input is valid. */
+export interface AccessControl {
+  /**
+   * Runs `check` on the caller's plan (403), then counts the request against the account's
+   * rate limit (429), setting the rate-limit headers either way. Call it after validation (400)
+   * and before any cache lookup or render, so the order is 401 → 400 → 403 → 429.
+   */
+  admit(req: FastifyRequest, reply: FastifyReply, check?: (plan: Plan) => void): Promise<void>;
+}
+
+/** Every route under /render/ is protected, whoever registers it and whenever. */
+export function isProtectedRoute(url: string): boolean {
+  return url.startsWith('/render/');
+}
+
+/** Spec §7, word for word. */
+export const RATE_LIMITED = 'Rate limit exceeded';
+
+/**
+ * Wires authentication into every /render/ route (an onRoute hook, so routes registered later,
+ * in any plugin, are covered without code of their own), decorates `req.auth`, adds the
+ * rate-limit headers to every authenticated response, and counts errors as usage.
+ */
+export function installAccessControl(
+  app: FastifyInstance,
+  deps: {
+    authenticator: Authenticator;
+    limiter: RateLimiter;
+    usage: UsageRecorder;
+    log: Logger;
+    clock?: Clock;
+  },
+): void {
+  const clock = deps.clock ?? systemClock;
+  app.decorateRequest('auth', null);
+  app.decorateRequest('rateCounted', false);
+
+  const limitKey = (auth: AuthContext) => `acct:${auth.accountId}`;
+  const windowOf = (plan: Plan) => [plan.rateLimit.requests, plan.rateLimit.windowSeconds * 1000] as const;
+
+  const setHeaders = (reply: FastifyReply, plan: Plan, d: RateDecision) => {
+    const resetS = Math.ceil(d.resetMs / 1000);
+    reply.header('RateLimit-Policy', `"${plan.name}";q=${d.limit};w=${Math.round(d.windowMs / 1000)}`);
+    reply.header('RateLimit', `"${plan.name}";r=${d.remaining};t=${resetS}`);
+    reply.header('X-RateLimit-Limit', String(d.limit));
+    reply.header('X-RateLimit-Remaining', String(d.remaining));
+    reply.header('X-RateLimit-Reset', String(Math.ceil((clock.now() + d.resetMs) / 1000)));
+  };
+
+  const authenticate: onRequestHookHandler = async (req) => {
+    const query = (req.query ?? {}) as Record<string, unknown>;
+    req.auth = await deps.authenticator.authenticate({
+      method: req.method,
+      path: req.url.split('?', 1)[0] ?? '/',
+      headers: req.headers,
+      query,
+    });
+    // Credentials are consumed here; handlers validate the rest of the query without them.
+    for (const p of AUTH_QUERY_PARAMS) delete query[p];
+  };
+
+  app.addHook('onRoute', (route) => {
+    if (!isProtectedRoute(route.url)) return;
+    const existing = route.onRequest;
+    route.onRequest = [authenticate, ...(existing ? (Array.isArray(existing) ? existing : [existing]) : [])];
+  });
+
+  // Responses the limiter did not count (400, 403, errors) still tell the caller its budget.
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (!req.auth || req.rateCounted) return payload;
+    if (reply.statusCode < 400) {
+      req.log.error({ route: req.routeOptions.url }, 'protected route answered without access.admit()');
+    }
+    const d = await deps.limiter.peek(limitKey(req.auth), ...windowOf(req.auth.plan));
+    setHeaders(reply, req.auth.plan, d);
+    return payload;
+  });
+
+  app.addHook('onResponse', async (req, reply) => {
+    if (req.auth && reply.statusCode >= 400 && reply.statusCode !== 429) {
+      deps.usage.record(req.auth.accountId, 'error');
+    }
+  });
+
+  app.decorate('access', {
+    async admit(req, reply, check) {
+      const auth = req.auth;
+      if (!auth)
+        throw new AppError('internal', 'Internal server error', { detail: 'admit() on an open route' });
+      check?.(auth.plan);
+      const d = await deps.limiter.consume(limitKey(auth), ...windowOf(auth.plan));
+      req.rateCounted = true;
+      setHeaders(reply, auth.plan, d);
+      if (!d.allowed) {
+        deps.usage.record(auth.accountId, 'rate_limited');
+        throw new AppError('rate_limited', RATE_LIMITED, {
+          retryAfter: d.resetMs / 1000,
+          detail: `account ${auth.accountId}, plan ${auth.plan.name}`,
+        });
+      }
+    },
+  } satisfies AccessControl);
+}

@@ -1,0 +1,135 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { type Clock, systemClock } from '../lib/clock.js';
+import { decision, type RateLimiter } from './limiter.js';
+
+/**
+ * The sliding-window log in a Redis sorted set per key (score = admission time in ms), updated
+ * atomically by one Lua script so every node sees one budget. The caller's clock is used
+ * rather than Redis TIME so the same fake clock drives both implementations in tests; nodes
+ * are expected to keep NTP time (a skew of s seconds shifts the window by s).
+ */
+const SCRIPT = `
+local key = KEYS[1]
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local limit = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+local count = redis.call('ZCARD', key)
+local allowed = 0
+if ARGV[5] == '1' then
+  if count < limit then
+    redis.call('ZADD', key, now, ARGV[4])
+    count = count + 1
+    allowed = 1
+  end
+  redis.call('PEXPIRE', key, window)
+elseif count < limit then
+  allowed = 1
+end
+local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+return {allowed, count, first[2] or '-1'}
+`;
+
+type SlidingWindow = (
+  key: string,
+  now: number,
+  windowMs: number,
+  limit: number,
+  member: string,
+  consume: '0' | '1',
+) => Promise<[number, number, string]>;
+
+export interface RedisLimiter extends RateLimiter {
+  /** Resolves when Redis answers a PING within `timeoutMs`. */
+  probe(timeoutMs: number): Promise<void>;
+  readonly client: Redis;
+}
+
+/**
+ * A limiter on `url`. Commands never queue while disconnected and time out after `timeoutMs`,
+ * so a caller learns within that time that Redis cannot answer (and can fall back).
+ */
+export function createRedisLimiter(opts: {
+  url: string;
+  prefix: string;
+  timeoutMs: number;
+  clock?: Clock;
+  onClientError?: (err: Error) => void;
+}): RedisLimiter {
+  const clock = opts.clock ?? systemClock;
+  const client = new Redis(opts.url, {
+    enableOfflineQueue: false,
+    commandTimeout: opts.timeoutMs,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 1000,
+    // Reconnect for ever, backing off to one attempt a second.
+    retryStrategy: (times) => Math.min(50 * times, 1000),
+    lazyConnect: false,
+  });
+  client.on('error', (err) => opts.onClientError?.(err));
+  client.defineCommand('cardshotSlidingWindow', { numberOfKeys: 1, lua: SCRIPT });
+  const run = (client as unknown as { cardshotSlidingWindow: SlidingWindow }).cardshotSlidingWindow.bind(
+    client,
+  );
+
+  const call = async (key: string, limit: number, windowMs: number, consume: boolean) => {
+    const now = clock.now();
+    const member = `${now}-${randomBytes(6).toString('base64url')}`;
+    const [allowed, count, first] = await run(
+      `${opts.prefix}rl:${key}`,
+      now,
+      windowMs,
+      limit,
+      member,
+      consume ? '1' : '0',
+    );
+    const oldest = Number(first);
+    return decision(allowed === 1, count, oldest >= 0 ? oldest : undefined, now, limit, windowMs);
+  };
+
+  return {
+    client,
+    consume: (key, limit, windowMs) => call(key, limit, windowMs, true),
+    peek: (key, limit, windowMs) => call(key, limit, windowMs, false),
+    async probe(timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      if (client.status !== 'ready') {
+        // Not connected yet (or reconnecting): wait for the connection rather than fail at once.
+        let onReady: (() => void) | undefined;
+        try {
+          await withTimeout(
+            new Promise<void>((resolve) => {
+              onReady = resolve;
+              client.once('ready', onReady);
+            }),
+            timeoutMs,
+          );
+        } finally {
+          if (onReady) client.off('ready', onReady);
+        }
+      }
+      await withTimeout(client.ping(), Math.max(1, deadline - Date.now()));
+    },
+    async close() {
+      client.disconnect();
+    },
+  };
+}
+
+/** Rejects when `p` has not settled within `ms` (the late result is dropped). */
+export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    p.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (err) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+}

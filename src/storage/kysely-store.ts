@@ -1,0 +1,239 @@
+import { type Kysely, Migrator, type Selectable } from 'kysely';
+import { AppError } from '../errors.js';
+import { migrationProvider } from './migrations/index.js';
+import type { Account, ApiKeyRecord, Store, UsageKind, UsageRow } from './store.js';
+import type { Tables } from './tables.js';
+
+/** Brings the schema up to date; safe to run from several processes at once (kysely locks). */
+export async function migrate(db: Kysely<Tables>): Promise<void> {
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+    throw new Error(`database migration ${failed ?? ''} failed: ${(error as Error).message ?? error}`);
+  }
+}
+
+/** The Store over an open, migrated kysely instance. */
+export function createKyselyStore(db: Kysely<Tables>, kind: Store['kind']): Store {
+  const keyColumns = [
+    'api_keys.id',
+    'api_keys.account_id',
+    'api_keys.name',
+    'api_keys.environment',
+    'api_keys.prefix',
+    'api_keys.last4',
+    'api_keys.hash',
+    'api_keys.created_at',
+    'api_keys.last_used_at',
+    'api_keys.expires_at',
+    'api_keys.revoked_at',
+  ] as const;
+
+  return {
+    kind,
+
+    async createAccount(a) {
+      try {
+        await db
+          .insertInto('accounts')
+          .values({ id: a.id, name: a.name, email: a.email, plan: a.plan, created_at: a.createdAt })
+          .execute();
+      } catch (err) {
+        if (isUniqueViolation(err)) {
+          throw new AppError('conflict', `An account with the email ${a.email} already exists`);
+        }
+        throw err;
+      }
+    },
+
+    async getAccount(id) {
+      const row = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && toAccount(row);
+    },
+
+    async listAccounts() {
+      const rows = await db.selectFrom('accounts').selectAll().orderBy('created_at').orderBy('id').execute();
+      return rows.map(toAccount);
+    },
+
+    async setAccountPlan(id, plan) {
+      await db.updateTable('accounts').set({ plan }).where('id', '=', id).execute();
+      return this.getAccount(id);
+    },
+
+    async insertKey(k) {
+      await db.insertInto('api_keys').values(fromKey(k)).execute();
+    },
+
+    async findKey(by) {
+      const row = await db
+        .selectFrom('api_keys')
+        .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+        .select(keyColumns)
+        .select([
+          'accounts.name as a_name',
+          'accounts.email as a_email',
+          'accounts.plan as a_plan',
+          'accounts.created_at as a_created_at',
+        ])
+        .where('id' in by ? 'api_keys.id' : 'api_keys.hash', '=', 'id' in by ? by.id : by.hash)
+        .executeTakeFirst();
+      if (!row) return undefined;
+      return {
+        key: toKey(row),
+        account: {
+          id: row.account_id,
+          name: row.a_name,
+          email: row.a_email,
+          plan: row.a_plan,
+          createdAt: row.a_created_at,
+        },
+      };
+    },
+
+    async listKeys(accountId) {
+      const rows = await db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+      return rows.map(toKey);
+    },
+
+    async revokeKey(id, at) {
+      await db
+        .updateTable('api_keys')
+        .set({ revoked_at: at })
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .execute();
+      const row = await db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && toKey(row);
+    },
+
+    async rotateKey(oldId, next, expiresAt) {
+      await db.transaction().execute(async (tx) => {
+        await tx.insertInto('api_keys').values(fromKey(next)).execute();
+        await tx
+          .updateTable('api_keys')
+          .set({ expires_at: expiresAt })
+          .where('id', '=', oldId)
+          .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', expiresAt)]))
+          .execute();
+      });
+    },
+
+    async touchKeys(entries) {
+      if (entries.length === 0) return;
+      await db.transaction().execute(async (tx) => {
+        for (const e of entries) {
+          await tx
+            .updateTable('api_keys')
+            .set({ last_used_at: e.at })
+            .where('id', '=', e.id)
+            .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', e.at)]))
+            .execute();
+        }
+      });
+    },
+
+    async addUsage(rows) {
+      if (rows.length === 0) return;
+      await db.transaction().execute(async (tx) => {
+        for (const r of rows) {
+          await tx
+            .insertInto('usage_daily')
+            .values({ account_id: r.accountId, day: r.day, kind: r.kind, count: r.count })
+            .onConflict((oc) =>
+              oc
+                .columns(['account_id', 'day', 'kind'])
+                .doUpdateSet((eb) => ({ count: eb('usage_daily.count', '+', eb.ref('excluded.count')) })),
+            )
+            .execute();
+        }
+      });
+    },
+
+    async usage(accountId, fromDay, toDay) {
+      const rows = await db
+        .selectFrom('usage_daily')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('day', '>=', fromDay)
+        .where('day', '<=', toDay)
+        .orderBy('day')
+        .orderBy('kind')
+        .execute();
+      return rows.map(
+        (r): UsageRow => ({ accountId: r.account_id, day: r.day, kind: r.kind as UsageKind, count: r.count }),
+      );
+    },
+
+    async claimMeta(name, value) {
+      const result = await db
+        .insertInto('meta')
+        .values({ name, value, updated_at: Date.now() })
+        .onConflict((oc) => oc.column('name').doNothing())
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    },
+
+    async getMeta(name) {
+      const row = await db.selectFrom('meta').select('value').where('name', '=', name).executeTakeFirst();
+      return row?.value;
+    },
+
+    async ping() {
+      await db.selectFrom('meta').select('name').limit(1).execute();
+    },
+
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+function toAccount(r: Selectable<Tables['accounts']>): Account {
+  return { id: r.id, name: r.name, email: r.email, plan: r.plan, createdAt: r.created_at };
+}
+
+function toKey(r: Selectable<Tables['api_keys']>): ApiKeyRecord {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    name: r.name,
+    environment: r.environment,
+    prefix: r.prefix,
+    last4: r.last4,
+    hash: r.hash,
+    createdAt: r.created_at,
+    lastUsedAt: r.last_used_at,
+    expiresAt: r.expires_at,
+    revokedAt: r.revoked_at,
+  };
+}
+
+function fromKey(k: ApiKeyRecord): Tables['api_keys'] {
+  return {
+    id: k.id,
+    account_id: k.accountId,
+    name: k.name,
+    environment: k.environment,
+    prefix: k.prefix,
+    last4: k.last4,
+    hash: k.hash,
+    created_at: k.createdAt,
+    last_used_at: k.lastUsedAt,
+    expires_at: k.expiresAt,
+    revoked_at: k.revokedAt,
+  };
+}
+
+/** SQLite's SQLITE_CONSTRAINT_UNIQUE or PostgreSQL's 23505. */
+function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: string }).code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
+}

@@ -1,0 +1,17 @@
+import type { Migration, MigrationProvider } from 'kysely';
+import { initial } from './001-initial.js';
+
+/**
+ * Every migration in order. Names sort lexically, so keep the numeric prefix; never edit a
+ * migration that has shipped: add the next one (for example a password table for sign-in).
+ */
+const MIGRATIONS: Record<string, Migration> = {
+  '001-initial': initial,
+};
+
+/** Kysely's provider over the static list above (no file-system scanning in a bundled build). */
+export const migrationProvider: MigrationProvider = {
+  async getMigrations() {
+    return MIGRATIONS;
+  },
+};

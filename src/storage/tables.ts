@@ -1,0 +1,36 @@
+import type { Generated } from 'kysely';
+
+/** Table shapes as kysely sees them (snake_case, as stored). */
+export interface Tables {
+  accounts: {
+    id: string;
+    name: string;
+    email: string;
+    plan: string;
+    created_at: number;
+  };
+  api_keys: {
+    id: string;
+    account_id: string;
+    name: string;
+    environment: string;
+    prefix: string;
+    last4: string;
+    hash: string;
+    created_at: number;
+    last_used_at: number | null;
+    expires_at: number | null;
+    revoked_at: number | null;
+  };
+  usage_daily: {
+    account_id: string;
+    day: string;
+    kind: string;
+    count: number;
+  };
+  meta: {
+    name: string;
+    value: string;
+    updated_at: Generated<number>;
+  };
+}

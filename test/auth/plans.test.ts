@@ -1,0 +1,131 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { assertScreenshotAllowed, assertTemplateAllowed, loadPlans } from '../../src/auth/plans.js';
+import { parseDuration, parseExpiry } from '../../src/cli/admin.js';
+import { isAppError } from '../../src/errors.js';
+
+async function withFile(content: string, fn: (file: string) => void) {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'cardshot-plans-'));
+  try {
+    const file = path.join(dir, 'plans.json');
+    await writeFile(file, content);
+    fn(file);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const thrown = (fn: () => void) => {
+  try {
+    fn();
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('did not throw');
+};
+
+describe('plans', () => {
+  it('has the documented defaults', () => {
+    const plans = loadPlans();
+    expect(plans.get('free')).toEqual({
+      name: 'free',
+      templates: ['blog'],
+      screenshots: { viewports: ['og'] },
+      rateLimit: { requests: 60, windowSeconds: 60 },
+    });
+    expect(plans.get('pro')?.rateLimit).toEqual({ requests: 600, windowSeconds: 60 });
+  });
+
+  it('merges a plans file over the defaults by name', async () => {
+    await withFile(
+      JSON.stringify({
+        free: {
+          templates: ['blog', 'product'],
+          screenshots: false,
+          rateLimit: { requests: 10, windowSeconds: 60 },
+        },
+        team: {
+          templates: '*',
+          screenshots: { viewports: ['og', 'desktop'] },
+          rateLimit: { requests: 5000, windowSeconds: 3600 },
+        },
+      }),
+      (file) => {
+        const plans = loadPlans(file);
+        expect([...plans.keys()]).toEqual(['free', 'pro', 'team']);
+        expect(plans.get('free')?.screenshots).toBe(false);
+        expect(plans.get('team')?.rateLimit.windowSeconds).toBe(3600);
+      },
+    );
+  });
+
+  it('refuses a bad plans file with a message naming the plan and the field', async () => {
+    const cases: Array<[unknown, string]> = [
+      [[], 'must hold a JSON object of plans by name'],
+      [{ Gold: {} }, 'plan "Gold": names are lower-case'],
+      [
+        { gold: { templates: ['blogg'], screenshots: false, rateLimit: { requests: 1, windowSeconds: 1 } } },
+        'unknown template "blogg"',
+      ],
+      [
+        { gold: { templates: '*', screenshots: true, rateLimit: { requests: 1, windowSeconds: 1 } } },
+        'screenshots must be false or',
+      ],
+      [
+        { gold: { templates: '*', screenshots: false, rateLimit: { requests: 0, windowSeconds: 1 } } },
+        'rateLimit must be',
+      ],
+      [
+        {
+          gold: {
+            templates: '*',
+            screenshots: false,
+            rateLimit: { requests: 1, windowSeconds: 1 },
+            price: 1,
+          },
+        },
+        'unknown field "price"',
+      ],
+    ];
+    for (const [doc, message] of cases) {
+      await withFile(JSON.stringify(doc), (file) =>
+        expect(thrown(() => loadPlans(file)).message).toContain(message),
+      );
+    }
+    await withFile('{', (file) =>
+      expect(thrown(() => loadPlans(file)).message).toContain('CARDSHOT_PLANS_FILE: cannot read'),
+    );
+  });
+
+  it('checks templates and screenshot viewports with clear 403 messages', () => {
+    const plans = loadPlans();
+    const free = plans.get('free')!;
+    expect(() => assertTemplateAllowed(free, 'blog')).not.toThrow();
+    const t = thrown(() => assertTemplateAllowed(free, 'saas'));
+    expect(isAppError(t, 'forbidden') && t.message).toBe('Template not available on your plan');
+    expect(() => assertScreenshotAllowed(free, 'og')).not.toThrow();
+    expect(thrown(() => assertScreenshotAllowed(free, 'desktop')).message).toBe(
+      'Viewport "desktop" is not available on your plan; use og',
+    );
+    expect(() => assertScreenshotAllowed(plans.get('pro')!, 'my-custom')).not.toThrow();
+    const none = { ...free, screenshots: false as const };
+    expect(thrown(() => assertScreenshotAllowed(none, 'og')).message).toBe(
+      'Screenshots are not available on your plan',
+    );
+  });
+});
+
+describe('CLI durations', () => {
+  it('reads 90s, 15m, 24h, 30d, 2w, 1y and ISO dates', () => {
+    expect(parseDuration('24h', 'x')).toBe(86_400_000);
+    expect(parseDuration('90s', 'x')).toBe(90_000);
+    expect(parseDuration('2w', 'x')).toBe(14 * 86_400_000);
+    expect(parseExpiry('30d', 1000)).toBe(1000 + 30 * 86_400_000);
+    expect(parseExpiry('2027-01-01T00:00:00Z')).toBe(Date.UTC(2027, 0, 1));
+    expect(thrown(() => parseDuration('soon', '--grace')).message).toBe(
+      '--grace must be a duration such as 90s, 15m, 24h, 30d, 2w or 1y (got "soon")',
+    );
+  });
+});

@@ -1,0 +1,94 @@
+import { connect, createServer, type Server, type Socket } from 'node:net';
+
+/**
+ * A TCP proxy on 127.0.0.1 in front of a real server, so a test can make that server look
+ * stopped (connections cut, port closed) or paused (connections open, no bytes moving)
+ * without touching the server other test runs share.
+ */
+export interface TcpProxy {
+  port: number;
+  url(scheme: string, path?: string): string;
+  /** Holds every byte in both directions until resume(). */
+  pause(): void;
+  resume(): void;
+  /** Cuts every connection and stops listening (connections are then refused). */
+  stop(): Promise<void>;
+  /** Listens again on the same port. */
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts a proxy to `targetHost:targetPort` on a free loopback port. */
+export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
+  const pairs = new Set<[Socket, Socket]>();
+  let paused = false;
+  let server: Server | undefined;
+  let port = 0;
+
+  const listen = () =>
+    new Promise<void>((resolve, reject) => {
+      server = createServer((client) => {
+        const upstream = connect(targetPort, targetHost);
+        const pair: [Socket, Socket] = [client, upstream];
+        pairs.add(pair);
+        client.pipe(upstream);
+        upstream.pipe(client);
+        if (paused) {
+          client.pause();
+          upstream.pause();
+        }
+        const end = () => {
+          client.destroy();
+          upstream.destroy();
+          pairs.delete(pair);
+        };
+        client.on('error', end).on('close', end);
+        upstream.on('error', end).on('close', end);
+      });
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        port = (server!.address() as { port: number }).port;
+        resolve();
+      });
+    });
+
+  const stop = async () => {
+    for (const [a, b] of pairs) {
+      a.destroy();
+      b.destroy();
+    }
+    pairs.clear();
+    if (server) await new Promise<void>((resolve) => server!.close(() => resolve()));
+    server = undefined;
+  };
+
+  await listen();
+  return {
+    get port() {
+      return port;
+    },
+    url: (scheme, path = '') => `${scheme}://127.0.0.1:${port}${path}`,
+    pause() {
+      paused = true;
+      // unpipe + pause: piped streams would otherwise resume each other on 'drain'.
+      for (const [a, b] of pairs) {
+        a.unpipe(b);
+        b.unpipe(a);
+        a.pause();
+        b.pause();
+      }
+    },
+    resume() {
+      paused = false;
+      for (const [a, b] of pairs) {
+        a.pipe(b);
+        b.pipe(a);
+        a.resume();
+        b.resume();
+      }
+    },
+    stop,
+    start: listen,
+    close: stop,
+  };
+}

@@ -1,0 +1,19 @@
+import { describeAuthSuite } from './auth-suite.js';
+
+// Every protected route, one line each. The screenshot route joins with:
+// describeAuthSuite({ name: 'GET /render/url', method: 'GET', path: '/render/url', setup: … });
+const card = { template: 'blog', title: 'Auth suite' };
+
+describeAuthSuite({
+  name: 'POST /render/template',
+  method: 'POST',
+  path: '/render/template',
+  setup: async () => ({ payload: card }),
+});
+
+describeAuthSuite({
+  name: 'GET /render/template',
+  method: 'GET',
+  path: '/render/template',
+  setup: async () => ({ query: card }),
+});

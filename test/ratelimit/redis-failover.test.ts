@@ -1,0 +1,122 @@
+import { Writable } from 'node:stream';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log.js';
+import { createFailoverLimiter } from '../../src/ratelimit/failover.js';
+import { createMemoryLimiter } from '../../src/ratelimit/memory.js';
+import { createRedisLimiter } from '../../src/ratelimit/redis.js';
+import { closedPort } from '../helpers/servers.js';
+import { deleteRedisPrefixes, redisTestUrl, uniqueRedisPrefix } from '../helpers/services.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+
+// Redis faults made on demand without touching the Redis other test runs share: a closed
+// port, and a TCP proxy we control in front of the real Redis (stopped, or paused with the
+// connection open and no bytes moving, as a hung server looks).
+const redisUrl = await redisTestUrl();
+const TIMEOUT_MS = 50;
+const BUDGET_MS = 100;
+
+function setup(url: string) {
+  const lines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk, _e, cb) {
+      for (const l of String(chunk).split('\n')) if (l.trim()) lines.push(JSON.parse(l));
+      cb();
+    },
+  });
+  const log = createLogger({ logLevel: 'info', nodeEnv: 'test' }, sink);
+  const primary = createRedisLimiter({ url, prefix: uniqueRedisPrefix(), timeoutMs: TIMEOUT_MS });
+  const limiter = createFailoverLimiter({
+    primary,
+    fallback: createMemoryLimiter(),
+    timeoutMs: TIMEOUT_MS,
+    log,
+  });
+  return { limiter, primary, lines };
+}
+
+async function timed<T>(p: Promise<T>): Promise<{ value: T; ms: number }> {
+  const start = performance.now();
+  const value = await p;
+  return { value, ms: performance.now() - start };
+}
+
+async function until(cond: () => boolean, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c();
+});
+afterAll(async () => {
+  if (redisUrl) await deleteRedisPrefixes(redisUrl);
+});
+
+describe('rate limiter with Redis unreachable', () => {
+  it('answers from the per-process limiter within 100 ms when Redis is a closed port, and logs it once', async () => {
+    const { limiter, lines } = setup(`redis://127.0.0.1:${await closedPort()}`);
+    cleanups.push(() => limiter.close());
+    const first = await timed(limiter.consume('acct:a', 2, 60_000));
+    expect(first.ms).toBeLessThan(BUDGET_MS);
+    expect(first.value).toMatchObject({ allowed: true, remaining: 1 });
+    const rest = [];
+    for (let i = 0; i < 3; i++) rest.push(await timed(limiter.consume('acct:a', 2, 60_000)));
+    expect(rest.map((r) => r.value.allowed)).toEqual([true, false, false]);
+    for (const r of rest) expect(r.ms).toBeLessThan(BUDGET_MS);
+    expect(limiter.degraded).toBe(true);
+    const warnings = lines.filter((l) => String(l.msg).includes('Redis is unavailable'));
+    expect(warnings).toHaveLength(1);
+  });
+});
+
+describe.skipIf(!redisUrl)('rate limiter failing over and back (real Redis behind a proxy)', () => {
+  let proxy: TcpProxy;
+  const start = async () => {
+    const target = new URL(redisUrl!);
+    proxy = await startTcpProxy(target.hostname, Number(target.port || 6379));
+    const s = setup(proxy.url('redis', target.pathname));
+    cleanups.push(async () => {
+      await s.limiter.close();
+      await proxy.close();
+    });
+    await s.primary.probe(2000);
+    return s;
+  };
+
+  it('Redis paused (connection open, no answer): falls back within 100 ms, then returns to Redis', async () => {
+    const { limiter, lines } = await start();
+    expect((await limiter.consume('acct:p', 100, 60_000)).remaining).toBe(99);
+    proxy.pause();
+    const during = await timed(limiter.consume('acct:p', 100, 60_000));
+    expect(during.ms).toBeLessThan(BUDGET_MS);
+    expect(during.value).toMatchObject({ allowed: true, remaining: 99 }); // the fresh per-process log
+    const next = await timed(limiter.consume('acct:p', 100, 60_000));
+    expect(next.ms).toBeLessThan(TIMEOUT_MS); // known down: it does not wait for the time-out again
+    proxy.resume();
+    await until(() => !limiter.degraded, 3000);
+    // Back on Redis: its log still holds the request counted before the pause.
+    expect((await limiter.consume('acct:p', 100, 60_000)).remaining).toBeLessThanOrEqual(98);
+    expect(lines.some((l) => String(l.msg).includes('Redis answers again'))).toBe(true);
+  });
+
+  it('Redis stopped then started: never waits more than 100 ms, and recovers by itself', async () => {
+    const { limiter } = await start();
+    await limiter.consume('acct:s', 100, 60_000);
+    await proxy.stop();
+    for (let i = 0; i < 5; i++) {
+      const r = await timed(limiter.consume('acct:s', 100, 60_000));
+      expect(r.ms).toBeLessThan(BUDGET_MS);
+      expect(r.value.allowed).toBe(true);
+    }
+    expect(limiter.degraded).toBe(true);
+    await proxy.start();
+    await until(() => !limiter.degraded, 5000);
+    const back = await timed(limiter.consume('acct:s', 100, 60_000));
+    expect(back.value.remaining).toBe(98);
+    expect(back.ms).toBeLessThan(BUDGET_MS);
+  });
+});

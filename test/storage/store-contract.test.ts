@@ -1,0 +1,193 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isAppError } from '../../src/errors.js';
+import { openStore } from '../../src/storage/open.js';
+import type { Account, ApiKeyRecord, Store } from '../../src/storage/store.js';
+import { dropSchema, postgresTestUrl, uniqueSchema } from '../helpers/services.js';
+
+// One suite, run against SQLite (a real file) and PostgreSQL (the real server, own schema).
+interface Target {
+  name: string;
+  open(): Promise<Store>;
+  cleanup(): Promise<void>;
+}
+
+const pgUrl = await postgresTestUrl();
+const targets: Target[] = [];
+{
+  let dir = '';
+  targets.push({
+    name: 'SQLite',
+    async open() {
+      dir ||= await mkdtemp(path.join(os.tmpdir(), 'cardshot-store-'));
+      return openStore({ databaseUrl: '', dataDir: dir, databaseSchema: 'public' });
+    },
+    cleanup: () => rm(dir, { recursive: true, force: true }),
+  });
+}
+if (pgUrl) {
+  const schema = uniqueSchema();
+  targets.push({
+    name: 'PostgreSQL',
+    open: () => openStore({ databaseUrl: pgUrl, dataDir: '/nonexistent', databaseSchema: schema }),
+    cleanup: () => dropSchema(pgUrl, schema),
+  });
+}
+
+let n = 0;
+const account = (over: Partial<Account> = {}): Account => ({
+  id: `acc_${String(++n).padStart(16, '0')}`,
+  name: 'Acme',
+  email: `ops${n}@acme.test`,
+  plan: 'pro',
+  createdAt: 1_700_000_000_000 + n,
+  ...over,
+});
+const key = (accountId: string, over: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
+  id: `key_${String(++n).padStart(16, '0')}`,
+  accountId,
+  name: 'k',
+  environment: 'production',
+  prefix: 'cs_production_Ab12',
+  last4: 'wxyz',
+  hash: String(n).padStart(64, 'a'),
+  createdAt: 1_700_000_000_000 + n,
+  lastUsedAt: null,
+  expiresAt: null,
+  revokedAt: null,
+  ...over,
+});
+
+describe.each(targets)('store on $name', (target) => {
+  let store: Store;
+  beforeAll(async () => {
+    store = await target.open();
+  });
+  afterAll(async () => {
+    await store?.close();
+    await target.cleanup();
+  });
+
+  it('migrates idempotently: a second open of the same database works and sees the data', async () => {
+    const a = account();
+    await store.createAccount(a);
+    const again = await target.open();
+    try {
+      expect(await again.getAccount(a.id)).toEqual(a);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('creates, reads, lists accounts and refuses a duplicate email with 409', async () => {
+    const a = account();
+    await store.createAccount(a);
+    expect(await store.getAccount(a.id)).toEqual(a);
+    expect(await store.getAccount('acc_missing')).toBeUndefined();
+    expect((await store.listAccounts()).map((x) => x.id)).toContain(a.id);
+    const err = await store.createAccount(account({ email: a.email })).catch((e: unknown) => e);
+    expect(isAppError(err, 'conflict')).toBe(true);
+    expect((err as Error).message).toBe(`An account with the email ${a.email} already exists`);
+  });
+
+  it('changes an account plan', async () => {
+    const a = account();
+    await store.createAccount(a);
+    expect((await store.setAccountPlan(a.id, 'free'))?.plan).toBe('free');
+    expect(await store.setAccountPlan('acc_missing', 'free')).toBeUndefined();
+  });
+
+  it('finds a key by id and by hash together with its account, and lists an account’s keys in order', async () => {
+    const a = account();
+    await store.createAccount(a);
+    const k1 = key(a.id, { expiresAt: 1_800_000_000_000 });
+    const k2 = key(a.id);
+    await store.insertKey(k1);
+    await store.insertKey(k2);
+    expect(await store.findKey({ id: k1.id })).toEqual({ key: k1, account: a });
+    expect(await store.findKey({ hash: k2.hash })).toEqual({ key: k2, account: a });
+    expect(await store.findKey({ hash: 'f'.repeat(64) })).toBeUndefined();
+    expect(await store.listKeys(a.id)).toEqual([k1, k2]);
+  });
+
+  it('revokes once: a second revoke keeps the first time', async () => {
+    const a = account();
+    await store.createAccount(a);
+    const k = key(a.id);
+    await store.insertKey(k);
+    expect((await store.revokeKey(k.id, 111))?.revokedAt).toBe(111);
+    expect((await store.revokeKey(k.id, 222))?.revokedAt).toBe(111);
+    expect(await store.revokeKey('key_missing', 1)).toBeUndefined();
+  });
+
+  it('rotates in one step: new key inserted, old one expires at the grace time or its earlier expiry', async () => {
+    const a = account();
+    await store.createAccount(a);
+    const old = key(a.id);
+    const soon = key(a.id, { expiresAt: 500 });
+    await store.insertKey(old);
+    await store.insertKey(soon);
+    const next1 = key(a.id);
+    const next2 = key(a.id);
+    await store.rotateKey(old.id, next1, 1000);
+    await store.rotateKey(soon.id, next2, 1000);
+    expect((await store.findKey({ id: old.id }))?.key.expiresAt).toBe(1000);
+    expect((await store.findKey({ id: soon.id }))?.key.expiresAt).toBe(500);
+    expect((await store.findKey({ id: next1.id }))?.key).toEqual(next1);
+  });
+
+  it('rolls a failed rotation back whole (the new key collides): the old key is unchanged', async () => {
+    const a = account();
+    await store.createAccount(a);
+    const old = key(a.id);
+    await store.insertKey(old);
+    await expect(store.rotateKey(old.id, { ...key(a.id), hash: old.hash }, 1000)).rejects.toThrow();
+    expect((await store.findKey({ id: old.id }))?.key.expiresAt).toBeNull();
+  });
+
+  it('raises last_used_at and never lowers it', async () => {
+    const a = account();
+    await store.createAccount(a);
+    const k = key(a.id);
+    await store.insertKey(k);
+    await store.touchKeys([{ id: k.id, at: 2000 }]);
+    await store.touchKeys([{ id: k.id, at: 1000 }]);
+    expect((await store.findKey({ id: k.id }))?.key.lastUsedAt).toBe(2000);
+  });
+
+  it('adds usage counts across batches and reads a day range in order', async () => {
+    const a = account();
+    await store.createAccount(a);
+    await store.addUsage([
+      { accountId: a.id, day: '2026-01-01', kind: 'template', count: 2 },
+      { accountId: a.id, day: '2026-01-02', kind: 'cache_hit', count: 5 },
+    ]);
+    await store.addUsage([
+      { accountId: a.id, day: '2026-01-01', kind: 'template', count: 3 },
+      { accountId: a.id, day: '2026-01-03', kind: 'error', count: 1 },
+    ]);
+    expect(await store.usage(a.id, '2026-01-01', '2026-01-02')).toEqual([
+      { accountId: a.id, day: '2026-01-01', kind: 'template', count: 5 },
+      { accountId: a.id, day: '2026-01-02', kind: 'cache_hit', count: 5 },
+    ]);
+  });
+
+  it('claims a meta value once, even when two connections race for it', async () => {
+    const other = await target.open();
+    try {
+      const results = await Promise.all([store.claimMeta('race', 'a'), other.claimMeta('race', 'b')]);
+      expect(results.filter(Boolean)).toHaveLength(1);
+      expect(['a', 'b']).toContain(await store.getMeta('race'));
+      expect(await store.claimMeta('race', 'c')).toBe(false);
+      expect(await store.getMeta('nothing')).toBeUndefined();
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('answers ping', async () => {
+    await expect(store.ping()).resolves.toBeUndefined();
+  });
+});
