@@ -5,12 +5,15 @@ import type { Config } from './config/schema.js';
 import { installErrorHandling } from './http/errors.js';
 import { redactUrl } from './http/redact.js';
 import { registerTemplateRoutes } from './http/routes/render-template.js';
+import { registerScreenshotRoutes } from './http/routes/render-url.js';
+import type { ScreenshotService } from './render/screenshot/service.js';
 import type { TemplateService } from './render/template/service.js';
 
 export interface AppDeps {
   config: Config;
   log: Logger;
   templates: TemplateService;
+  screenshots: ScreenshotService;
 }
 
 const INCOMING_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -55,5 +58,6 @@ export function createApp(deps: AppDeps): FastifyInstance {
 
   installErrorHandling(app, deps.config.bodyLimitBytes);
   registerTemplateRoutes(app, deps);
+  registerScreenshotRoutes(app, deps);
   return app;
 }

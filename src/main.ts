@@ -19,12 +19,22 @@ async function main(): Promise<void> {
   }
   const log = createLogger(config);
   const modules = await createModules(config, log);
-  const app = createApp({ config, log, templates: modules.templates });
+  const app = createApp({ config, log, templates: modules.templates, screenshots: modules.screenshots });
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   log.info({ port }, `Cardshot is serving on http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`);
+  // Chromium starts after the port is open so templates are served meanwhile; a missing or
+  // broken Chromium leaves GET /render/url answering 503 and everything else working.
+  modules.screenshots.warm().then(
+    () => log.info('screenshots ready'),
+    (err) =>
+      log.warn(
+        { detail: err?.detail ?? String(err) },
+        `screenshots unavailable: ${err?.message ?? err} (GET /render/url answers 503)`,
+      ),
+  );
 
   let stopping = false;
   const stop = async (signal: string) => {

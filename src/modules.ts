@@ -6,6 +6,7 @@ import { createMemoryCache } from './cache/memory.js';
 import type { Config } from './config/schema.js';
 import { createWorkQueue, type WorkQueue } from './lib/work-queue.js';
 import { type ArtworkFetcher, createArtworkFetcher } from './render/image/artwork.js';
+import { createScreenshotService, type ScreenshotService } from './render/screenshot/service.js';
 import { createTemplateRenderer, type TemplateRenderer } from './render/template/renderer.js';
 import { createTemplateService, type TemplateService } from './render/template/service.js';
 
@@ -16,6 +17,8 @@ export interface Modules {
   cache: PngCache;
   renderQueue: WorkQueue;
   templates: TemplateService;
+  /** GET /render/url; launches Chromium on first use (or on `warm()`), never at creation. */
+  screenshots: ScreenshotService;
   close(): Promise<void>;
 }
 
@@ -66,7 +69,11 @@ export async function createModules(config: Config, log: Logger): Promise<Module
     started.push({ name: 'render queue', close: () => renderQueue.close() });
 
     const templates = createTemplateService({ renderer, artwork, cache, queue: renderQueue, log });
-    return { renderer, artwork, cache, renderQueue, templates, close: closeAll };
+
+    const screenshots = createScreenshotService(config, { cache, log });
+    started.push({ name: 'screenshots', close: () => screenshots.close() });
+
+    return { renderer, artwork, cache, renderQueue, templates, screenshots, close: closeAll };
   } catch (err) {
     await closeAll();
     throw err;

@@ -48,7 +48,8 @@ export async function startTestApp(overrides: Partial<Record<SettingKey, unknown
     count++;
     return realRender(...args);
   };
-  const app = createApp({ config, log, templates: modules.templates });
+  // Chromium is launched by the first screenshot request only, so template tests stay fast.
+  const app = createApp({ config, log, templates: modules.templates, screenshots: modules.screenshots });
   await app.ready();
   return {
     app,

@@ -1,0 +1,38 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { parseScreenshotRequest } from '../../render/screenshot/request.js';
+import type { ScreenshotService, ShotResult } from '../../render/screenshot/service.js';
+import { serverTiming } from '../server-timing.js';
+
+/**
+ * GET /render/url (spec §4.2): a PNG of the page's visible viewport, cached for the configured
+ * TTL in our cache and downstream (`max-age` for browsers, `s-maxage` for CDNs), revalidated
+ * with a strong ETag. HEAD answers with the same headers and no body.
+ */
+export function registerScreenshotRoutes(
+  app: FastifyInstance,
+  deps: { screenshots: ScreenshotService },
+): void {
+  app.get('/render/url', async (req: FastifyRequest, reply: FastifyReply) => {
+    const started = performance.now();
+    const parsed = parseScreenshotRequest(req.query, deps.screenshots.viewports);
+    // plan check: viewport
+    const inm = req.headers['if-none-match'];
+    const result = await deps.screenshots.resolve(
+      parsed,
+      typeof inm === 'string' ? { ifNoneMatch: inm } : {},
+    );
+    return send(reply, result, performance.now() - started);
+  });
+}
+
+function send(reply: FastifyReply, result: ShotResult, totalMs: number): FastifyReply {
+  reply.header('ETag', `"${result.etag}"`);
+  reply.header('Cache-Control', `public, max-age=${result.maxAge}, s-maxage=${result.maxAge}`);
+  reply.header('Age', String(result.age));
+  reply.header('X-Cache', result.cache);
+  reply.header('X-Target-Status', String(result.targetStatus));
+  reply.header('Server-Timing', serverTiming({ ...result.timings, total: totalMs }, { cache: result.cache }));
+  if (result.kind === 'not-modified') return reply.code(304).send();
+  reply.type('image/png');
+  return reply.code(200).send(result.body);
+}
