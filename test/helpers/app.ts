@@ -51,6 +51,7 @@ export async function startTestApp(overrides: Partial<Record<SettingKey, unknown
   // Chromium is launched by the first screenshot request only, so template tests stay fast.
   const app = createApp({ config, log, templates: modules.templates, screenshots: modules.screenshots });
   await app.ready();
+  let closing: Promise<void> | undefined;
   return {
     app,
     modules,
@@ -58,10 +59,14 @@ export async function startTestApp(overrides: Partial<Record<SettingKey, unknown
     logs,
     renders: () => count,
     inject: (opts) => app.inject(opts),
-    async close() {
-      await app.close();
-      await modules.close();
-      await rm(dataDir, { recursive: true, force: true });
+    close() {
+      // Idempotent: a test that checks shutdown closes early, and afterAll closes again.
+      closing ??= (async () => {
+        await app.close();
+        await modules.close();
+        await rm(dataDir, { recursive: true, force: true });
+      })();
+      return closing;
     },
   };
 }

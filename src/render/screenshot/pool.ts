@@ -84,6 +84,8 @@ export interface PoolStatus {
 }
 
 export interface BrowserPool {
+  /** False when the configured Chromium executable does not exist (screenshots answer 503). */
+  available(): boolean;
   /** A fresh context for `viewport`; launches the browser on first use. */
   acquire(viewport: Viewport): Promise<Lease>;
   /** Starts the browser and fills the spares now instead of on the first request. */
@@ -288,7 +290,9 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
         release() {
           if (released) return;
           released = true;
-          void closeContext(instance, ctx, session);
+          // The replacement spare is made after the capture, not during it: on a small machine
+          // creating a context alongside a navigation doubled the navigation time (measured).
+          void closeContext(instance, ctx, session).then(() => topUp(viewport));
         },
       };
     } catch (err) {
@@ -348,7 +352,11 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
     return `${v.name}:${v.width}x${v.height}@${v.scale}${v.mobile ? 'm' : ''}`;
   }
 
-  /** Adds one spare for `viewport`, evicting the oldest spare of another viewport when full. */
+  /**
+   * Fills the spares for `viewport` up to `spareContexts`, one at a time (two contexts created at
+   * once would compete with the capture in progress for the CPU), evicting the oldest spares of
+   * other viewports when the total is reached.
+   */
   function topUp(viewport: Viewport): void {
     if (closed || opts.spareContexts === 0) return;
     const instance = current;
@@ -365,14 +373,22 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
     pending.set(key, (pending.get(key) ?? 0) + 1);
     createLease(instance, viewport, 0)
       .then((lease) => {
-        if (closed || instance !== current || instance.retiring || instance.lost) lease.release();
-        else spares.push({ key, instance, lease });
+        pending.set(key, (pending.get(key) ?? 1) - 1);
+        if (closed || instance !== current || instance.retiring || instance.lost) return lease.release();
+        spares.push({ key, instance, lease });
+        topUp(viewport);
       })
-      .catch((err) => log.warn({ err: (err as Error).message }, 'spare context failed'))
-      .finally(() => pending.set(key, (pending.get(key) ?? 1) - 1));
+      .catch((err) => {
+        pending.set(key, (pending.get(key) ?? 1) - 1);
+        log.warn({ err: (err as Error).message }, 'spare context failed');
+      });
   }
 
   const pool: BrowserPool = {
+    available() {
+      return existsSync(opts.executablePath);
+    },
+
     async acquire(viewport) {
       const { instance, launchMs } = await instanceForWork();
       const key = keyOf(viewport);
@@ -386,13 +402,12 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
         log.info({ generation: instance.generation, jobs: instance.jobs }, 'recycling browser');
         retire(instance);
       }
-      setImmediate(() => topUp(viewport));
       return lease;
     },
 
     async warm() {
       await instanceForWork();
-      for (let i = 0; i < opts.spareContexts; i++) topUp(opts.defaultViewport);
+      topUp(opts.defaultViewport);
     },
 
     status() {

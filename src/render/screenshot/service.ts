@@ -166,6 +166,16 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
         return { ...base, kind: 'png', body: hit.body };
       }
 
+      // Cached screenshots are served even without a browser; a new one needs Chromium first.
+      if (!pool.available()) {
+        throw new AppError(
+          'unavailable',
+          'Screenshots are not available on this server: Chromium is not installed',
+          {
+            detail: `no executable at ${config.chromiumPath} (CARDSHOT_CHROMIUM_PATH)`,
+          },
+        );
+      }
       await preflight(req.url);
       const { value } = await flight.do(key, async () => {
         const t: ShotTimings = {};
