@@ -37,7 +37,7 @@ export interface EgressSession {
   readonly token: string;
   /** The latest decision for the URL's `host:port`, if the browser asked for it. */
   decisionFor(url: string | URL): EgressDecision | undefined;
-  /** Requests refused by the guard so far (for the log; never sent to clients). */
+  /** The first requests refused so far (for the log; never sent to clients). */
   readonly refused: ReadonlyArray<{ target: string; reason: RefusalReason; detail: string }>;
   /** Stops listening and cuts every connection of this session. */
   close(): Promise<void>;
@@ -56,6 +56,8 @@ export interface EgressProxyOptions {
   /** Time allowed to open a TCP connection upstream. */
   connectTimeoutMs?: number;
 }
+
+const MAX_REFUSALS_KEPT = 50;
 
 /** Header that marks an answer made by the proxy; stripped from upstream answers so no page can forge it. */
 export const EGRESS_HEADER = 'x-cardshot-egress';
@@ -137,7 +139,8 @@ async function openSession(
       const detail = err instanceof UrlRefusedError ? err.detail : String(err);
       const d: EgressDecision = { kind: 'refused', reason, detail };
       decisions.set(key, d);
-      refused.push({ target: key, reason, detail });
+      // Bounded: a page can make thousands of refused requests; the first ones tell the story.
+      if (refused.length < MAX_REFUSALS_KEPT) refused.push({ target: key, reason, detail });
       log?.debug({ session: label, target: key, reason, detail }, 'egress refused');
       return d;
     }
@@ -160,7 +163,10 @@ async function openSession(
     client.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n');
   });
   server.on('connection', (s: Socket) => track(s));
-  server.on('clientError', (_err, s: Duplex) => s.destroy());
+  server.on('clientError', (_err, s: Duplex) => {
+    if (s.writable) s.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n');
+    else s.destroy();
+  });
 
   // Refused and unreachable plain-http targets get 204: Chromium does not navigate to a 204, so
   // a page that sends itself to such a URL (meta refresh, location=…) stays where it was, and a
@@ -179,7 +185,13 @@ async function openSession(
       if (!/^http:\/\//i.test(req.url ?? '')) throw new Error('not absolute-form');
       url = new URL(req.url ?? '');
     } catch {
-      refused.push({ target: String(req.url).slice(0, 200), reason: 'invalid', detail: 'not absolute-form' });
+      if (refused.length < MAX_REFUSALS_KEPT) {
+        refused.push({
+          target: String(req.url).slice(0, 200),
+          reason: 'invalid',
+          detail: 'not absolute-form',
+        });
+      }
       return proxyAnswer(res, 400);
     }
     const target = await check(url);
@@ -228,7 +240,9 @@ async function openSession(
       // https:// gives the guard a URL with the port spelled out unless it is 443.
       url = new URL(`https://${authority}/`);
     } catch {
-      refused.push({ target: authority.slice(0, 200), reason: 'invalid', detail: 'bad CONNECT target' });
+      if (refused.length < MAX_REFUSALS_KEPT) {
+        refused.push({ target: authority.slice(0, 200), reason: 'invalid', detail: 'bad CONNECT target' });
+      }
       return void client.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n');
     }
     const target = await check(url);

@@ -9,7 +9,8 @@ import type { AddressInfo, Socket } from 'node:net';
  *
  * Routes: /split, /split-mobile (same, with a device-width meta viewport), /late (turns green
  * only after a request that finishes ~400 ms after load: visible with networkidle, not load),
- * /never (an image that never finishes: load never fires), /hold?ms=N (answers after N ms),
+ * /never (an image that never finishes: load never fires), /spin (a script that never returns),
+ * /hog (allocates memory until the tab crashes), /hold?ms=N (answers after N ms),
  * /status/<code> (an HTML page with that status), /empty/<code> (that status, no body),
  * /download (an attachment), /dialog (alert, confirm, prompt on load), /popup (window.open on
  * load), /remember (blue on a first visit, red when cookies or storage survived), /tall (100,000 px high), /font (text in a web font served after 500 ms, font-display:
@@ -128,6 +129,16 @@ export async function startPageServer(): Promise<PageServer> {
 document.documentElement.style.background = seen ? '#ff0000' : '#0000ff';
 document.cookie = 'seen=1; max-age=3600'; localStorage.setItem('seen', '1');</script>`,
         ),
+      );
+    }
+    if (path === '/spin') {
+      // Blocks the renderer's main thread for good: load never fires, evaluate never returns.
+      return send(html('<p>spinning</p><script>for (;;) {}</script>'));
+    }
+    if (path === '/hog') {
+      // Allocates until the tab's JS heap cap kills the renderer.
+      return send(
+        html('<script>const a = []; for (;;) a.push(new Array(1e6).fill(Math.random()));</script>'),
       );
     }
     if (path === '/tall') {

@@ -88,6 +88,15 @@ describe('limits', () => {
     // The hung page's context is gone and the next request is served normally.
     expect((await get(t, { url: `${pages.url}/split?after-timeout` })).statusCode).toBe(200);
   });
+
+  it('504 for a page whose script never returns, and the browser stays usable', async () => {
+    const res = await get(t, { url: `${pages.url}/spin` });
+    expect({ status: res.statusCode, body: res.json() }).toEqual({
+      status: 504,
+      body: { error: 'The page did not reach "load" within 2 s' },
+    });
+    expect((await get(t, { url: `${pages.url}/split?after-spin` })).statusCode).toBe(200);
+  });
 });
 
 describe('crashes, recycling and shutdown', () => {
@@ -150,6 +159,15 @@ describe('crashes, recycling and shutdown', () => {
     expect(next.statusCode).toBe(200);
     for (const pid of killed) await waitFor(() => liveGroupMembers(pid).length === 0);
     expect(ownZombies()).toEqual([]);
+  });
+
+  it('502 for a page that eats memory until its tab crashes (retried once), then serves the next', async () => {
+    const res = await get(t, { url: `${pages.url}/hog` });
+    expect({ status: res.statusCode, body: res.json() }).toEqual({
+      status: 502,
+      body: { error: 'The page crashed its browser tab (it may use too much memory)' },
+    });
+    expect((await get(t, { url: `${pages.url}/split?after-hog` })).statusCode).toBe(200);
   });
 
   it('replaces the browser after browserRecycleAfter captures and ends the old one', async () => {

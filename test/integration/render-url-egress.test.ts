@@ -114,6 +114,13 @@ describe('Chromium egress: a canary on a loopback port that is not allowed', () 
       } else {
         expect({ vector: v.name, status: res.statusCode }).toEqual({ vector: v.name, status: 200 });
         expect(res.headers['content-type']).toBe('image/png');
+        // The page did try: the proxy refused its request, and the log says so.
+        const pageUrl = new URL(v.query(canaries.get(v.name)!.url).url!).href;
+        const logged = t.logs.find((l) => l.msg === 'page requests refused' && l.url === pageUrl);
+        expect({ vector: v.name, logged: Number(logged?.count ?? 0) > 0 }).toEqual({
+          vector: v.name,
+          logged: true,
+        });
       }
     }
   });

@@ -28,9 +28,13 @@ export interface Capture {
 
 /** The browser or the page's renderer died mid-capture: worth one retry on a fresh one. */
 export class BrowserCrashError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** `browser`: the whole browser went away; `page`: only the tab's renderer died. */
+  readonly scope: 'browser' | 'page';
+
+  constructor(scope: 'browser' | 'page', message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'BrowserCrashError';
+    this.scope = scope;
   }
 }
 
@@ -108,11 +112,13 @@ export async function capturePage(lease: Lease, input: CaptureInput): Promise<Ca
     return { png, targetStatus: response?.status() ?? 200, finalUrl: page.url(), timings };
   } catch (err) {
     if (err instanceof AppError) throw err;
-    if (lease.browserLost || lease.pageCrashed || /crash|closed/i.test((err as Error)?.message ?? '')) {
-      throw new BrowserCrashError(
-        lease.browserLost ? 'browser disconnected' : lease.pageCrashed ? 'page crashed' : String(err),
-        { cause: err },
-      );
+    if (lease.pageCrashed && !lease.browserLost) {
+      throw new BrowserCrashError('page', 'page crashed', { cause: err });
+    }
+    if (lease.browserLost || /crash|closed/i.test((err as Error)?.message ?? '')) {
+      throw new BrowserCrashError('browser', lease.browserLost ? 'browser disconnected' : String(err), {
+        cause: err,
+      });
     }
     if (err instanceof errors.TimeoutError) throw timeoutError(input);
     throw err;

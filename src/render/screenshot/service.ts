@@ -119,7 +119,7 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
   async function captureWithRetry(req: ScreenshotRequest, deadline: number, timings: ShotTimings) {
     for (let attempt = 1; ; attempt++) {
       const lease = await pool.acquire(req.viewport);
-      timings.launch = (timings.launch ?? 0) + lease.timings.launch;
+      if (lease.timings.launch > 0) timings.launch = (timings.launch ?? 0) + lease.timings.launch;
       timings.context = (timings.context ?? 0) + lease.timings.context;
       try {
         return await capturePage(lease, { url: req.url, waitUntil: req.waitUntil, deadline, timeoutMs });
@@ -129,11 +129,22 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
           log.warn({ url: req.url, reason: err.message }, 'browser crashed during a capture; retrying once');
           continue;
         }
-        throw new AppError('bad_gateway', 'The browser crashed while rendering the page; retry later', {
-          detail: `${err.message} (after ${attempt} attempts)`,
-          cause: err,
-        });
+        throw new AppError(
+          'bad_gateway',
+          err.scope === 'page'
+            ? 'The page crashed its browser tab (it may use too much memory)'
+            : 'The browser crashed while rendering the page; retry later',
+          { detail: `${err.message} (after ${attempt} attempts)`, cause: err },
+        );
       } finally {
+        // Blocked sub-resources fail quietly for the page; operators still see what was tried.
+        const refused = lease.egress.refused;
+        if (refused.length > 0) {
+          log.info(
+            { url: req.url, refused: refused.slice(0, 5), count: refused.length },
+            'page requests refused',
+          );
+        }
         lease.release();
       }
     }
