@@ -140,13 +140,13 @@ async function main() {
         const out = await cardshot(server.url, fresh());
         c.push(out.ms);
         samples.cardshot ??= out.png;
-        for (const [k, v] of Object.entries(out.phases)) (phases[k] ??= []).push(v);
+        collect(phases, out.phases);
       }
       for (let i = 0; i < PER_ROUND.paced; i++) {
         await pause(PACE_MS);
         const out = await cardshot(server.url, fresh());
         paced.push(out.ms);
-        for (const [k, v] of Object.entries(out.phases)) (pacedPhases[k] ??= []).push(v);
+        collect(pacedPhases, out.phases);
       }
       // autocannon's per-response hrtime: fetch() alone costs about a millisecond per call.
       const hits = await runLoad({
@@ -209,6 +209,10 @@ async function main() {
     await server.stop();
     await site.close();
   }
+}
+
+function collect(into: Record<string, number[]>, phases: Record<string, number>): void {
+  for (const [k, v] of Object.entries(phases)) into[k] = [...(into[k] ?? []), v];
 }
 
 function p50s(phases: Record<string, number[]>): Record<string, number> {

@@ -8,7 +8,7 @@ import type { AddressInfo, Socket } from 'node:net';
  * pixels: `/split` is red on the left half and blue on the right half of any viewport.
  *
  * Routes: /split, /split-mobile (same, with a device-width meta viewport), /late (turns green
- * only after a request that finishes ~400 ms after load: visible with networkidle, not load),
+ * only after a request that finishes 1.5 s after load: visible with networkidle, not load),
  * /never (an image that never finishes: load never fires), /spin (a script that never returns),
  * /hog (allocates memory until the tab crashes), /hold?ms=N (answers after N ms),
  * /status/<code> (an HTML page with that status), /empty/<code> (that status, no body),
@@ -86,7 +86,7 @@ export async function startPageServer(): Promise<PageServer> {
         ),
       );
     }
-    if (path === '/late-data') return later(400, () => send('{}', 'application/json'));
+    if (path === '/late-data') return later(1500, () => send('{}', 'application/json'));
     if (path === '/never') return send(html('<img src="/never-image">'));
     if (path === '/never-image') {
       res.writeHead(200, { 'content-type': 'image/png' });

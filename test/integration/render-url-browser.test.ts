@@ -50,14 +50,13 @@ describe('without Chromium', () => {
   });
 });
 
-describe('limits', () => {
+describe('a full queue', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp({
       allowPrivateHosts: [pages.hostPort],
       screenshotConcurrency: 1,
       screenshotQueueSize: 0,
-      screenshotTimeoutMs: 2000,
       screenshotSpareContexts: 0,
     });
   });
@@ -74,6 +73,16 @@ describe('limits', () => {
     expect(refused.json()).toEqual({ error: 'The screenshot renderer is busy; retry shortly' });
     expect(refused.headers['retry-after']).toBe('1');
     expect((await slow).statusCode).toBe(200);
+  });
+});
+
+describe('a short time-out', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ allowPrivateHosts: [pages.hostPort], screenshotTimeoutMs: 2000 });
+  });
+  afterAll(async () => {
+    await t?.close();
   });
 
   it('504 naming waitUntil and the time-out when the page never finishes loading', async () => {
