@@ -40,6 +40,7 @@ const EXECUTABLE = args.executable;
 const PER_ROUND = { a: 3, b: 5, c: 5, paced: 5, d: 50 };
 const PACE_MS = 500;
 const SOAK_STEPS = 3;
+const SERVER_MEMORY_CACHE = 16 * 1024 * 1024;
 const VIEWPORT = { width: 1200, height: 630 };
 // The same hardening flags Cardshot uses (minus its proxy), so (a) and (b) are not handicapped.
 const FLAGS = [
@@ -103,6 +104,9 @@ async function main() {
   const site = await startSite();
   const server = await startServer(path.join(root, 'dist/src/main.js'), {
     CARDSHOT_LOG_LEVEL: 'warn',
+    // The memory tier is a byte budget (128 MiB by default): left at the default, 300 captures
+    // of ~500 KB would fill it and "RSS growth" would measure the budget, not leaks.
+    CARDSHOT_CACHE_MEMORY_BYTES: String(SERVER_MEMORY_CACHE),
     CARDSHOT_ALLOW_PRIVATE_HOSTS: site.hostPort,
     CARDSHOT_CHROMIUM_PATH: EXECUTABLE,
   });
@@ -176,6 +180,13 @@ async function main() {
       await pause(3000);
       return { server: server.memory(), chromium: chromiumOf(server.pid) };
     };
+    // Warm-up first: the load above leaves contexts closing and spares refilling.
+    await runLoad({
+      url: `${server.url}/render/url`,
+      connections: 2,
+      amount: 30,
+      nextPath: () => `/render/url?${new URLSearchParams({ url: fresh() })}`,
+    });
     const soakSamples = [await sample()];
     const soakRuns: LoadResult[] = [];
     for (let i = 0; i < SOAK_STEPS; i++) {
@@ -349,16 +360,16 @@ How it is measured:
   \`screenshot\` → \`close\`), like capture-website. (b) keeps one browser and makes a new
   context per capture, with Playwright's \`page.screenshot\`. Both use Cardshot's Chromium and
   hardening flags, but no proxy.
-- (c) is \`GET /render/url\` on \`node dist/src/main.js\` (a child process, default settings,
-  the fixture's port allowed) with a distinct query string per request, so every request is
+- (c) is \`GET /render/url\` on \`node dist/src/main.js\` (a child process, default settings
+  except a ${SERVER_MEMORY_CACHE / 1024 / 1024} MiB memory cache, the fixture's port allowed) with a distinct query string per request, so every request is
   a cache MISS that loads and captures the page through the egress proxy. (c') is the same
   with ${PACE_MS} ms between requests, the latency of a server that is not saturated. Times are the
   client's round trip (fetch), PNG bytes received. (d) repeats one URL (X-Cache HIT) with
   autocannon at concurrency 1, timed per response (fetch() itself costs about a millisecond).
 - ${ROUNDS} rounds of a ×${PER_ROUND.a}, b ×${PER_ROUND.b}, c ×${PER_ROUND.c}, c' ×${PER_ROUND.paced}, d ×${PER_ROUND.d} after a warm-up, so noise
   from other work on the machine hits every variant.
-- Load: autocannon, a distinct URL per request. Soak: ${CAPTURES} captures at concurrency 2 in
-  ${SOAK_STEPS} steps; before and after each step (3 s after the load stops, so contexts have closed
+- Load: autocannon, a distinct URL per request. Soak: 30 captures to settle, then ${CAPTURES}
+  captures at concurrency 2 in ${SOAK_STEPS} steps; before and after each step (3 s after the load stops, so contexts have closed
   and spares refilled) VmRSS of the server and of every live Chromium process of its browser
   (summed, so shared pages count more than once), and their number.
 

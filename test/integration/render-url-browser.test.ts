@@ -50,6 +50,26 @@ describe('without Chromium', () => {
   });
 });
 
+describe('a Chromium that will not start', () => {
+  it('answers 503 with Retry-After and does not try to launch on every request', async () => {
+    const t = await startTestApp({ chromiumPath: '/bin/false', allowPrivateHosts: [pages.hostPort] });
+    try {
+      const first = await get(t, { url: `${pages.url}/split?nostart=1` });
+      expect({ status: first.statusCode, body: first.json() }).toEqual({
+        status: 503,
+        body: { error: 'Screenshots are temporarily unavailable: the browser could not be started' },
+      });
+      expect(first.headers['retry-after']).toBe('5');
+      const second = await get(t, { url: `${pages.url}/split?nostart=2` });
+      expect(second.statusCode).toBe(503);
+      expect(t.modules.screenshots.pool.status().launches).toBe(0);
+      expect(t.logs.filter((l) => l.msg === 'browser launch failed')).toHaveLength(1);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('a full queue', () => {
   let t: TestApp;
   beforeAll(async () => {

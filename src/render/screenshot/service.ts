@@ -116,9 +116,55 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
     }
   }
 
+  /** A fresh context, or a 503 when the browser cannot give one before the deadline. */
+  async function acquire(req: ScreenshotRequest, deadline: number) {
+    const pending = pool.acquire(req.viewport);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new AppError('unavailable', 'Screenshots are temporarily unavailable: the browser is not ready', {
+              retryAfter: 5,
+              detail: `no browser context within ${timeoutMs} ms`,
+            }),
+          ),
+        Math.max(1, deadline - Date.now()),
+      );
+    });
+    try {
+      return await Promise.race([pending, late]);
+    } catch (err) {
+      // A context that arrives after we gave up is handed straight back.
+      pending.then((lease) => lease.release()).catch(() => {});
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   async function captureWithRetry(req: ScreenshotRequest, deadline: number, timings: ShotTimings) {
     for (let attempt = 1; ; attempt++) {
-      const lease = await pool.acquire(req.viewport);
+      let lease: Awaited<ReturnType<typeof acquire>>;
+      try {
+        lease = await acquire(req, deadline);
+      } catch (err) {
+        if (err instanceof AppError) throw err;
+        // The browser went away between handing out the context and using it: same as a crash.
+        if (attempt === 1) {
+          log.warn({ err: (err as Error).message }, 'could not open a browser context; retrying once');
+          continue;
+        }
+        throw new AppError(
+          'unavailable',
+          'Screenshots are temporarily unavailable: the browser is not ready',
+          {
+            retryAfter: 5,
+            detail: (err as Error).message,
+            cause: err,
+          },
+        );
+      }
       if (lease.timings.launch > 0) timings.launch = (timings.launch ?? 0) + lease.timings.launch;
       timings.context = (timings.context ?? 0) + lease.timings.context;
       try {
