@@ -95,7 +95,13 @@ afterAll(async () => {
 describe('Chromium egress: a canary on a loopback port that is not allowed', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ allowPrivateHosts: [pages.hostPort], screenshotConcurrency: 2 });
+    // All vectors run at once; a long deadline keeps a slow shared machine from turning queue
+    // waits into 503s, which would say nothing about egress.
+    t = await startTestApp({
+      allowPrivateHosts: [pages.hostPort],
+      screenshotConcurrency: 3,
+      screenshotTimeoutMs: 60_000,
+    });
   });
   afterAll(async () => {
     await t?.close();
@@ -130,7 +136,11 @@ describe('control: the same vectors with the canaries allowed', () => {
   let t: TestApp;
   beforeAll(async () => {
     const canaryHosts = [...canaries.values()].flatMap((c) => [`127.0.0.1:${c.port}`, `localhost:${c.port}`]);
-    t = await startTestApp({ allowPrivateHosts: [pages.hostPort, ...canaryHosts], screenshotConcurrency: 2 });
+    t = await startTestApp({
+      allowPrivateHosts: [pages.hostPort, ...canaryHosts],
+      screenshotConcurrency: 3,
+      screenshotTimeoutMs: 60_000,
+    });
   });
   afterAll(async () => {
     await t?.close();
@@ -138,8 +148,10 @@ describe('control: the same vectors with the canaries allowed', () => {
 
   it('reaches every canary, so each vector above really sends a request', async () => {
     const results = await runAll(t);
-    for (const { v, connections } of results) {
-      expect({ vector: v.name, reached: connections > 0 }).toEqual({ vector: v.name, reached: true });
+    for (const { v, connections, res } of results) {
+      const outcome = { vector: v.name, reached: connections > 0, status: res.statusCode, body: '' };
+      if (!outcome.reached) outcome.body = res.body.slice(0, 200);
+      expect(outcome).toMatchObject({ vector: v.name, reached: true });
     }
   });
 });

@@ -7,39 +7,15 @@
  * measured here, notes/screenshot-latency.md), so it is moved off the request path. Isolation is
  * unchanged: a context is handed to exactly one request and closed after it.
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { AppError } from '../../errors.js';
 import type { EgressProxy, EgressSession } from '../../net/proxy.js';
-import {
-  findProcessByArgument,
-  killGroup,
-  listProcesses,
-  liveGroupMembers,
-  type ProcessInfo,
-} from './processes.js';
-import { userAgentFor, type Viewport } from './viewports.js';
+import { type CaptureContext, type LaunchedBrowser, launchBrowser, openCaptureContext } from './browser.js';
+import { killGroup, listProcesses, liveGroupMembers, type ProcessInfo } from './processes.js';
+import type { Viewport } from './viewports.js';
 
-/**
- * Flags verified in notes/chromium-egress.md: Chromium resolves no names itself (the proxy does),
- * WebRTC sends nothing outside the proxy, no QUIC, no background traffic. The JS heap cap turns a
- * page that allocates without end into a crashed tab instead of a starved machine.
- */
-const CHROMIUM_FLAGS = [
-  '--no-sandbox',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1',
-  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
-  '--disable-quic',
-  '--js-flags=--max-old-space-size=512',
-];
-
-const LAUNCH_TIMEOUT_MS = 30_000;
 const CLOSE_TIMEOUT_MS = 5_000;
 /** A browser that failed to start is not tried again for this long (each try costs a process spawn). */
 const LAUNCH_RETRY_MS = 5_000;
@@ -97,11 +73,8 @@ export interface BrowserPool {
   close(): Promise<void>;
 }
 
-interface Instance {
+interface Instance extends LaunchedBrowser {
   generation: number;
-  browser: Browser;
-  version: string;
-  pid: number | undefined;
   jobs: number;
   /** Open contexts, spares included. */
   open: number;
@@ -146,26 +119,11 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
         },
       );
     }
-    // Chromium's own background traffic ignores per-context proxies, so the browser-wide proxy
-    // stays even though every context has its own.
     background ??= await opts.proxy.openSession('browser');
-    const marker = `--cardshot-browser=${randomBytes(8).toString('hex')}`;
-    const browser = await chromium.launch({
-      executablePath: opts.executablePath,
-      headless: true,
-      proxy: { server: background.server },
-      args: [...CHROMIUM_FLAGS, marker],
-      timeout: LAUNCH_TIMEOUT_MS,
-      // Shutdown is ours (modules close in order); Playwright must not kill it on a signal first.
-      handleSIGINT: false,
-      handleSIGTERM: false,
-      handleSIGHUP: false,
-    });
+    const launched = await launchBrowser(opts.executablePath, background.server);
     const instance: Instance = {
+      ...launched,
       generation: ++generation,
-      browser,
-      version: browser.version(),
-      pid: findProcessByArgument(marker),
       jobs: 0,
       open: 0,
       retiring: false,
@@ -174,7 +132,7 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
     };
     instances.add(instance);
     launches++;
-    browser.on('disconnected', () => onDisconnected(instance));
+    launched.browser.on('disconnected', () => onDisconnected(instance));
     log.info(
       { pid: instance.pid, generation: instance.generation, version: instance.version },
       'browser started',
@@ -243,67 +201,37 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
   async function createLease(instance: Instance, viewport: Viewport, launchMs: number): Promise<LeaseImpl> {
     const started = performance.now();
     instance.open++;
-    let egress: EgressSession | undefined;
-    let context: BrowserContext | undefined;
+    let prepared: CaptureContext;
     try {
-      egress = await opts.proxy.openSession(`b${instance.generation}`);
-      context = await instance.browser.newContext({
-        viewport: { width: viewport.width, height: viewport.height },
-        screen: { width: viewport.width, height: viewport.height },
-        deviceScaleFactor: viewport.scale,
-        isMobile: viewport.mobile,
-        hasTouch: viewport.mobile,
-        userAgent: userAgentFor(viewport, instance.version),
-        locale: 'en-US',
-        proxy: { server: egress.server },
-        // register() still resolves, but the worker never fetches (notes/chromium-egress.md).
-        serviceWorkers: 'block',
-        acceptDownloads: false,
-      });
-      const page = await context.newPage();
-      const cdp = await context.newCDPSession(page);
-      let pageCrashed = false;
-      page.on('crash', () => {
-        pageCrashed = true;
-      });
-      // Hostile pages: alerts and confirms never block, popups are closed as they open.
-      page.on('dialog', (d) => void d.dismiss().catch(() => {}));
-      context.on('page', (p) => {
-        if (p !== page) void p.close().catch(() => {});
-      });
-      let released = false;
-      const ctx = context;
-      const session = egress;
-      return {
-        context: ctx,
-        page,
-        cdp,
-        egress: session,
-        viewport,
-        get browserLost() {
-          return instance.lost;
-        },
-        get pageCrashed() {
-          return pageCrashed;
-        },
-        timings: { launch: launchMs, context: performance.now() - started },
-        release() {
-          if (released) return;
-          released = true;
-          // The replacement spare is made after the capture, not during it: on a small machine
-          // creating a context alongside a navigation doubled the navigation time (measured).
-          void closeContext(instance, ctx, session).then(() => topUp(viewport));
-        },
-      };
+      prepared = await openCaptureContext(instance, viewport, opts.proxy, `b${instance.generation}`);
     } catch (err) {
-      if (context) void closeContext(instance, context, egress);
-      else {
-        await egress?.close();
-        instance.open--;
-        drainIfDone(instance);
-      }
+      instance.open--;
+      drainIfDone(instance);
       throw err;
     }
+    const { context, page, cdp, egress } = prepared;
+    let released = false;
+    return {
+      context,
+      page,
+      cdp,
+      egress,
+      viewport,
+      get browserLost() {
+        return instance.lost;
+      },
+      get pageCrashed() {
+        return prepared.pageCrashed();
+      },
+      timings: { launch: launchMs, context: performance.now() - started },
+      release() {
+        if (released) return;
+        released = true;
+        // The replacement spare is made after the capture, not during it: on a small machine
+        // creating a context alongside a navigation doubled the navigation time (measured).
+        void closeContext(instance, context, egress).then(() => topUp(viewport));
+      },
+    };
   }
 
   async function closeContext(instance: Instance, context: BrowserContext, egress?: EgressSession) {
