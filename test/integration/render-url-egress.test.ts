@@ -107,7 +107,9 @@ describe('Chromium egress: a canary on a loopback port that is not allowed', () 
     await t?.close();
   });
 
-  it('sees zero connections from any vector; refused top-level URLs get 400, pages with refused parts 200', async () => {
+  it('sees zero connections from any vector; refused top-level URLs get 400, pages with refused parts 200', {
+    timeout: 90_000,
+  }, async () => {
     const results = await runAll(t);
     for (const { v, res, connections } of results) {
       expect({ vector: v.name, connections }).toEqual({ vector: v.name, connections: 0 });
@@ -146,7 +148,7 @@ describe('control: the same vectors with the canaries allowed', () => {
     await t?.close();
   });
 
-  it('reaches every canary, so each vector above really sends a request', async () => {
+  it('reaches every canary, so each vector above really sends a request', { timeout: 90_000 }, async () => {
     const results = await runAll(t);
     for (const { v, connections, res } of results) {
       const outcome = { vector: v.name, reached: connections > 0, status: res.statusCode, body: '' };
