@@ -114,13 +114,13 @@ function ensureChromium() {
       env,
       stdio: ['ignore', quiet ? 'ignore' : 'inherit', 'inherit'],
     });
-  const install = ['install', '-y', '-q', '--no-install-recommends', ...wanted];
+  const install = ['install', '-y', '-qq', '--no-install-recommends', ...wanted];
   try {
     apt(install);
   } catch {
     // A fresh machine has empty or stale package lists: refresh once, then try again.
     try {
-      apt(['update', '-q']);
+      apt(['update', '-qq']);
       apt(install);
     } catch (err) {
       say(`warning: apt-get failed (${err.message}); templates work, GET /render/url answers 503`);
