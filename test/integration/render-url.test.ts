@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseScreenshotRequest } from '../../src/render/screenshot/request.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { type PageServer, startPageServer } from '../helpers/pages.js';
 import { pixelAt, pngSize } from '../helpers/png.js';
@@ -143,6 +144,19 @@ describe('GET /render/url: caching', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['x-target-status']).toBe('503');
     expect(res.headers['cache-control']).toBe('public, max-age=60, s-maxage=60');
+  });
+});
+
+describe('the capture function for other layers', () => {
+  it('takes a screenshot without reading or filling the cache', async () => {
+    const { screenshots } = t.modules;
+    const req = parseScreenshotRequest({ url: `${pages.url}/split?direct=1` }, screenshots.viewports);
+    const out = await screenshots.capture(req);
+    expect(pngSize(out.png)).toEqual({ width: 1200, height: 630 });
+    expect(out.targetStatus).toBe(200);
+    expect(out.timings.navigate).toBeGreaterThan(0);
+    const viaHttp = await shot({ url: `${pages.url}/split?direct=1` });
+    expect(viaHttp.headers['x-cache']).toBe('MISS');
   });
 });
 

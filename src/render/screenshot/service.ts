@@ -35,6 +35,11 @@ export interface ScreenshotService {
    * identical concurrent requests, so a client that goes away does not cancel it.
    */
   resolve(req: ScreenshotRequest, opts?: { ifNoneMatch?: string }): Promise<ShotResult>;
+  /**
+   * Takes the screenshot now: queue, browser, one retry after a crash; no cache, no coalescing.
+   * For layers that add their own (cross-node single-flight, metrics).
+   */
+  capture(req: ScreenshotRequest): Promise<Omit<Capture, 'timings'> & { timings: ShotTimings }>;
   /** Presets a request may name: og, desktop, mobile and the configured ones. */
   readonly viewports: ReadonlyMap<string, Viewport>;
   readonly pool: BrowserPool;
@@ -93,12 +98,17 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
     maxWaiting: config.screenshotQueueSize,
   });
   const flight = createSingleFlight<{
-    capture: Capture;
+    capture: Omit<Capture, 'timings'>;
     etag: string;
     maxAge: number;
     timings: ShotTimings;
   }>();
   const timeoutMs = config.screenshotTimeoutMs;
+
+  const notInstalled = () =>
+    new AppError('unavailable', 'Screenshots are not available on this server: Chromium is not installed', {
+      detail: `no executable at ${config.chromiumPath} (CARDSHOT_CHROMIUM_PATH)`,
+    });
 
   /** Refuses a private or unresolvable top-level URL before a browser is involved. */
   async function preflight(url: string): Promise<void> {
@@ -196,10 +206,42 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
     }
   }
 
+  /** One capture in a queue slot; waiting for the slot counts against the request's deadline. */
+  async function queuedCapture(req: ScreenshotRequest, deadline: number) {
+    const t: ShotTimings = {};
+    const queued = performance.now();
+    // A request that cannot get a slot in time is told the service is busy (503), not that
+    // the page was slow (504).
+    const expire = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
+    let started = false;
+    const capture = await queue
+      .run(async () => {
+        started = true;
+        t.queue = performance.now() - queued;
+        return captureWithRetry(req, deadline, t);
+      }, expire)
+      .catch((err) => {
+        if (!started && expire.aborted) {
+          throw new AppError('unavailable', 'The screenshot renderer is busy; retry shortly', {
+            retryAfter: 2,
+            detail: `no slot within ${timeoutMs} ms`,
+          });
+        }
+        throw err;
+      });
+    return { ...capture, timings: { ...t, ...capture.timings } };
+  }
+
   return {
     viewports,
     pool,
     queue,
+
+    async capture(req) {
+      if (!pool.available()) throw notInstalled();
+      await preflight(req.url);
+      return queuedCapture(req, Date.now() + timeoutMs);
+    },
 
     async resolve(req, opts = {}) {
       const deadline = Date.now() + timeoutMs;
@@ -224,38 +266,10 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
       }
 
       // Cached screenshots are served even without a browser; a new one needs Chromium first.
-      if (!pool.available()) {
-        throw new AppError(
-          'unavailable',
-          'Screenshots are not available on this server: Chromium is not installed',
-          {
-            detail: `no executable at ${config.chromiumPath} (CARDSHOT_CHROMIUM_PATH)`,
-          },
-        );
-      }
+      if (!pool.available()) throw notInstalled();
       await preflight(req.url);
       const { value } = await flight.do(key, async () => {
-        const t: ShotTimings = {};
-        const queued = performance.now();
-        // Waiting for a slot counts against the request's total time; a request that cannot get
-        // one in time is told the service is busy (503), not that the page was slow (504).
-        const expire = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
-        let started = false;
-        const capture = await queue
-          .run(async () => {
-            started = true;
-            t.queue = performance.now() - queued;
-            return captureWithRetry(req, deadline, t);
-          }, expire)
-          .catch((err) => {
-            if (!started && expire.aborted) {
-              throw new AppError('unavailable', 'The screenshot renderer is busy; retry shortly', {
-                retryAfter: 2,
-                detail: `no slot within ${timeoutMs} ms`,
-              });
-            }
-            throw err;
-          });
+        const { timings: t, ...capture } = await queuedCapture(req, deadline);
         const etag = createHash('sha256').update(capture.png).digest('hex').slice(0, 40);
         // A 4xx/5xx page is rendered (it is what a visitor sees) but kept only briefly.
         const maxAge =
@@ -272,7 +286,6 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
             })
             .catch((err) => log.warn({ err }, 'screenshot cache store failed'));
         }
-        Object.assign(t, capture.timings);
         return { capture, etag, maxAge, timings: t };
       });
       const base = {
