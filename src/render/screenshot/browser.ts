@@ -1,7 +1,7 @@
 /**
  * Starting Chromium and preparing one browser context for one capture. The pool (pool.ts)
  * decides when; this file knows how, with the flags and context options that keep a page off
- * the network except through the egress proxy (verified: shared notes on Chromium egress).
+ * the network except through the egress proxy (each flag verified on Debian's Chromium 156).
  */
 import { randomBytes } from 'node:crypto';
 import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from 'playwright-core';

@@ -1,7 +1,7 @@
 /**
  * What a failed page load means for the client. Chromium reports https refusals and unreachable
  * https hosts with the same net::ERR_TUNNEL_CONNECTION_FAILED, so the egress proxy's own record
- * of what it decided for that host is consulted first (notes/chromium-egress.md).
+ * of what it decided for that host is consulted first.
  */
 import { AppError } from '../../errors.js';
 import type { EgressDecision } from '../../net/proxy.js';

@@ -3,9 +3,10 @@
  * egress proxy session) for every capture, a few such contexts created ahead of demand, a
  * replacement browser after N captures or a crash, and no process left behind.
  *
- * Why spares: creating a context and page is the largest single cost of a warm capture (~220 ms
- * measured here, notes/screenshot-latency.md), so it is moved off the request path. Isolation is
- * unchanged: a context is handed to exactly one request and closed after it.
+ * Why spares: creating a context and page is the largest single cost of a warm capture (~200 ms
+ * measured here, ~100 ms of it CPU in Chromium's browser process), so it is moved off the
+ * request path. Isolation is unchanged: a context is handed to exactly one request and closed
+ * after it.
  */
 import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
