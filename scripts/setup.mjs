@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // One idempotent set-up for `npm start`, `npm test` and `npx cardshot`: dependencies from the
-// lockfile, the TypeScript build, the data directory. Each step is skipped when already done,
+// lockfile, the TypeScript build, the data directory, and Debian's Chromium with the fonts pages
+// need (for GET /render/url). Each step is skipped when already done,
 // so a second run costs well under a second. Plain JavaScript: it runs before anything is built.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -70,6 +71,72 @@ function ensureBuild() {
   writeFileSync(stamp, new Date().toISOString());
 }
 
+// Chromium plus the fonts a page expects to find: Liberation (metric-compatible Arial, Times New
+// Roman and Courier New, so pages that name them keep their layout), Noto for non-Latin
+// scripts, Noto CJK, and Noto Color Emoji. Without them a screenshot shows boxes where a
+// visitor's browser shows text. `--no-install-recommends` skips ~100 desktop packages Chromium
+// never uses headless. Each font is checked by one file it ships, so a present set costs a few
+// stat calls.
+const FONT_PACKAGES = [
+  ['fonts-liberation', '/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf'],
+  ['fonts-noto-core', '/usr/share/fonts/truetype/noto/NotoSansArabic-Regular.ttf'],
+  ['fonts-noto-cjk', '/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc'],
+  ['fonts-noto-color-emoji', '/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf'],
+];
+
+/** The Chromium the service will launch: CARDSHOT_CHROMIUM_PATH, the config file, or Debian's. */
+function chromiumPath() {
+  if (process.env.CARDSHOT_CHROMIUM_PATH) return process.env.CARDSHOT_CHROMIUM_PATH;
+  const file = process.env.CARDSHOT_CONFIG || path.join(process.cwd(), 'cardshot.config.json');
+  try {
+    const fromFile = JSON.parse(readFileSync(file, 'utf8')).chromiumPath;
+    if (typeof fromFile === 'string' && fromFile !== '') return fromFile;
+  } catch {
+    // No file or not JSON: the service itself reports a bad config file at start.
+  }
+  return '/usr/bin/chromium';
+}
+
+function ensureChromium() {
+  const wanted = [];
+  const browser = chromiumPath();
+  if (!existsSync(browser)) {
+    // A custom path that is missing is the operator's to fix; apt only provides Debian's.
+    if (browser !== '/usr/bin/chromium') {
+      say(`warning: CARDSHOT_CHROMIUM_PATH=${browser} does not exist; screenshots will answer 503`);
+    } else wanted.push('chromium');
+  }
+  for (const [pkg, file] of FONT_PACKAGES) if (!existsSync(file)) wanted.push(pkg);
+  if (wanted.length === 0) return;
+  if (!existsSync('/usr/bin/apt-get') || process.getuid?.() !== 0) {
+    say(
+      `warning: cannot install ${wanted.join(', ')} (needs Debian's apt-get as root); ` +
+        'templates work, GET /render/url answers 503 until Chromium is installed',
+    );
+    return;
+  }
+  say(`installing ${wanted.join(', ')} with apt-get (one time, about a minute)…`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const apt = (args) =>
+    execFileSync('apt-get', args, {
+      cwd: root,
+      env,
+      stdio: ['ignore', quiet ? 'ignore' : 'inherit', 'inherit'],
+    });
+  const install = ['install', '-y', '-qq', '--no-install-recommends', ...wanted];
+  try {
+    apt(install);
+  } catch {
+    // A fresh machine has empty or stale package lists: refresh once, then try again.
+    try {
+      apt(['update', '-qq']);
+      apt(install);
+    } catch (err) {
+      say(`warning: apt-get failed (${err.message}); templates work, GET /render/url answers 503`);
+    }
+  }
+}
+
 function ensureDataDir() {
   const dir = path.resolve(root, process.env.CARDSHOT_DATA_DIR || 'data');
   mkdirSync(dir, { recursive: true });
@@ -80,6 +147,7 @@ try {
   ensureDependencies();
   ensureBuild();
   ensureDataDir();
+  ensureChromium();
 } catch (err) {
   process.stderr.write(`[setup] failed: ${err.message}\n`);
   process.exit(1);

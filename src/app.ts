@@ -7,8 +7,10 @@ import { installAccessControl } from './http/access.js';
 import { installErrorHandling } from './http/errors.js';
 import { redactUrl } from './http/redact.js';
 import { registerTemplateRoutes } from './http/routes/render-template.js';
+import { registerScreenshotRoutes } from './http/routes/render-url.js';
 import type { Clock } from './lib/clock.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
+import type { ScreenshotService } from './render/screenshot/service.js';
 import type { TemplateService } from './render/template/service.js';
 import type { UsageRecorder } from './usage/recorder.js';
 
@@ -16,6 +18,7 @@ export interface AppDeps {
   config: Config;
   log: Logger;
   templates: TemplateService;
+  screenshots: ScreenshotService;
   authenticator: Authenticator;
   limiter: RateLimiter;
   usage: UsageRecorder;
@@ -66,5 +69,6 @@ export function createApp(deps: AppDeps): FastifyInstance {
   // Before any route: its onRoute hook protects every /render/ route registered after it.
   installAccessControl(app, deps);
   registerTemplateRoutes(app, deps);
+  registerScreenshotRoutes(app, deps);
   return app;
 }

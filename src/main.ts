@@ -45,6 +45,16 @@ async function main(): Promise<void> {
     );
   }
   log.info({ port }, `Cardshot is serving on ${baseUrl}`);
+  // Chromium starts after the port is open so templates are served meanwhile; a missing or
+  // broken Chromium leaves GET /render/url answering 503 and everything else working.
+  modules.screenshots.warm().then(
+    () => log.info('screenshots ready'),
+    (err) =>
+      log.warn(
+        { detail: err?.detail ?? String(err) },
+        `screenshots unavailable: ${err?.message ?? err} (GET /render/url answers 503)`,
+      ),
+  );
 
   let stopping = false;
   const stop = async (signal: string) => {

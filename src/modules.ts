@@ -13,6 +13,7 @@ import type { RateLimiter } from './ratelimit/limiter.js';
 import { createMemoryLimiter } from './ratelimit/memory.js';
 import { createRedisLimiter } from './ratelimit/redis.js';
 import { type ArtworkFetcher, createArtworkFetcher } from './render/image/artwork.js';
+import { createScreenshotService, type ScreenshotService } from './render/screenshot/service.js';
 import { createTemplateRenderer, type TemplateRenderer } from './render/template/renderer.js';
 import { createTemplateService, type TemplateService } from './render/template/service.js';
 import { createUsageRecorder, type UsageRecorder } from './usage/recorder.js';
@@ -29,6 +30,8 @@ export interface Modules {
   cache: PngCache;
   renderQueue: WorkQueue;
   templates: TemplateService;
+  /** GET /render/url; launches Chromium on first use (or on `warm()`), never at creation. */
+  screenshots: ScreenshotService;
   close(): Promise<void>;
 }
 
@@ -109,6 +112,9 @@ export async function createModules(
     started.push({ name: 'render queue', close: () => renderQueue.close() });
 
     const templates = createTemplateService({ renderer, artwork, cache, queue: renderQueue, log });
+    const screenshots = createScreenshotService(config, { cache, log });
+    started.push({ name: 'screenshots', close: () => screenshots.close() });
+
     return {
       accounts,
       authenticator,
@@ -119,6 +125,7 @@ export async function createModules(
       cache,
       renderQueue,
       templates,
+      screenshots,
       close: closeAll,
     };
   } catch (err) {

@@ -16,6 +16,8 @@ export interface LoadOptions {
   body?: string;
   /** A fresh body for every request (distinct cards); overrides `body`. */
   nextBody?: () => string;
+  /** A fresh path (and query) for every request, e.g. distinct screenshot URLs. */
+  nextPath?: () => string;
 }
 
 /** What came back: throughput, latency of every response, and status counts. */
@@ -42,6 +44,7 @@ export interface LoadResult {
 // autocannon ships no types; this is the slice of its API used here.
 interface AcRequest {
   method?: string;
+  path?: string;
   headers?: Record<string, string>;
   body?: string;
   setupRequest?: (req: AcRequest) => AcRequest;
@@ -99,12 +102,20 @@ function result(
 export function runLoad(opts: LoadOptions): Promise<LoadResult> {
   const latencies: number[] = [];
   const status: Record<number, number> = {};
-  const nextBody = opts.nextBody;
+  const { nextBody, nextPath } = opts;
   const request: AcRequest = {
     method: opts.method ?? 'GET',
     headers: { ...(opts.body || nextBody ? { 'content-type': 'application/json' } : {}), ...opts.headers },
     ...(opts.body ? { body: opts.body } : {}),
-    ...(nextBody ? { setupRequest: (req: AcRequest) => ({ ...req, body: nextBody() }) } : {}),
+    ...(nextBody || nextPath
+      ? {
+          setupRequest: (req: AcRequest) => ({
+            ...req,
+            ...(nextBody ? { body: nextBody() } : {}),
+            ...(nextPath ? { path: nextPath() } : {}),
+          }),
+        }
+      : {}),
   };
   return new Promise((resolve, reject) => {
     const started = performance.now();

@@ -12,7 +12,7 @@ export function configTableMarkdown(): string {
 }
 
 function formatDefault(key: SettingKey, s: Setting): string {
-  if (key === 'renderConcurrency') return 'number of cores';
+  if (key === 'renderConcurrency' || key === 'screenshotConcurrency') return 'number of cores';
   switch (s.kind) {
     case 'list':
       return s.default.length ? `\`${s.default.join(',')}\`` : '(empty)';

@@ -75,7 +75,10 @@ function parseValue(key: SettingKey, raw: unknown, where: string): unknown {
     }
     case 'list': {
       const items = Array.isArray(raw) ? raw.map(String) : String(raw).split(',');
-      return Object.freeze(items.map((x) => x.trim()).filter((x) => x !== ''));
+      const list = Object.freeze(items.map((x) => x.trim()).filter((x) => x !== ''));
+      const problem = s.check?.(list);
+      if (problem) throw new ConfigError(`${where}: ${problem}`);
+      return list;
     }
     case 'enum': {
       const v = String(raw).trim();

@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { presetProblem } from '../render/screenshot/viewports.js';
 
 /**
  * The one configuration schema. Every setting has a default, a description and an
@@ -24,10 +25,14 @@ interface IntSetting extends SettingBase<'int', number> {
 interface EnumSetting extends SettingBase<'enum', string> {
   values: readonly string[];
 }
+interface ListSetting extends SettingBase<'list', readonly string[]> {
+  /** Why the items are unusable, or undefined; checked once at start. */
+  check?: (items: readonly string[]) => string | undefined;
+}
 export type Setting =
   | SettingBase<'string', string>
   | SettingBase<'bool', boolean>
-  | SettingBase<'list', readonly string[]>
+  | ListSetting
   | IntSetting
   | EnumSetting;
 
@@ -204,6 +209,73 @@ export const settings = {
     min: 0,
     max: 86_400,
     description: 'How long fetched imageUrl bytes are reused before they are fetched again.',
+  },
+  chromiumPath: {
+    kind: 'string',
+    default: '/usr/bin/chromium',
+    description:
+      "Chromium executable for GET /render/url. `npm start` installs Debian's chromium when this default is missing; if it cannot be started, screenshots answer 503 and templates keep working.",
+  },
+  screenshotConcurrency: {
+    kind: 'int',
+    default: Math.max(1, os.availableParallelism()),
+    min: 1,
+    max: 64,
+    description:
+      'Screenshots captured at once, each in its own browser context (default: the number of cores).',
+  },
+  screenshotQueueSize: {
+    kind: 'int',
+    default: 32,
+    min: 0,
+    max: 10_000,
+    description: 'Screenshots that may wait for a slot; past it requests get 503 with Retry-After.',
+  },
+  screenshotTimeoutMs: {
+    kind: 'int',
+    default: 15_000,
+    min: 500,
+    max: 120_000,
+    description:
+      'Total time for one screenshot request (waiting for a slot, loading the page to waitUntil, capturing); past it 504.',
+  },
+  screenshotCacheTtlSeconds: {
+    kind: 'int',
+    default: 86_400,
+    min: 0,
+    max: 31_536_000,
+    description:
+      'How long a screenshot is served from the cache and may be cached downstream (max-age, s-maxage); 0 turns caching off.',
+  },
+  screenshotErrorTtlSeconds: {
+    kind: 'int',
+    default: 60,
+    min: 0,
+    max: 86_400,
+    description:
+      'Cache lifetime of a screenshot whose page answered HTTP 4xx or 5xx (it is rendered, not refused).',
+  },
+  screenshotViewports: {
+    kind: 'list',
+    default: [],
+    check: presetProblem,
+    description:
+      'Custom viewport presets besides og, desktop and mobile, as name=WIDTHxHEIGHT[@SCALE][:mobile], for example square=1080x1080,retina=1440x900@2.',
+  },
+  screenshotSpareContexts: {
+    kind: 'int',
+    default: 2,
+    min: 0,
+    max: 16,
+    description:
+      'Fresh browser contexts created ahead of demand (each used once, then closed), so a request skips the ~200 ms set-up.',
+  },
+  browserRecycleAfter: {
+    kind: 'int',
+    default: 500,
+    min: 1,
+    max: 1_000_000,
+    description: 'Screenshots after which the browser is replaced by a fresh one (bounds slow leaks).',
   },
 } as const satisfies Record<string, Setting>;
 

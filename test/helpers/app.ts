@@ -72,8 +72,10 @@ export async function startTestApp(
     count++;
     return realRender(...args);
   };
+  // Chromium is launched by the first screenshot request only, so template tests stay fast.
   const app = createApp({ config, log, ...modules, ...(opts.clock ? { clock: opts.clock } : {}) });
   await app.ready();
+  let closing: Promise<void> | undefined;
   return {
     app,
     modules,
@@ -89,10 +91,14 @@ export async function startTestApp(
       if (auth !== false && !hasKey) headers['x-api-key'] = key.key;
       return app.inject({ ...req, headers });
     },
-    async close() {
-      await app.close();
-      await modules.close();
-      await rm(dataDir, { recursive: true, force: true });
+    close() {
+      // Idempotent: a test that checks shutdown closes early, and afterAll closes again.
+      closing ??= (async () => {
+        await app.close();
+        await modules.close();
+        await rm(dataDir, { recursive: true, force: true });
+      })();
+      return closing;
     },
   };
 }

@@ -1,7 +1,7 @@
+import { startPageServer } from '../helpers/pages.js';
 import { describeAuthSuite } from './auth-suite.js';
 
-// Every protected route, one line each. The screenshot route joins with:
-// describeAuthSuite({ name: 'GET /render/url', method: 'GET', path: '/render/url', setup: … });
+// Every protected route, one line each.
 const card = { template: 'blog', title: 'Auth suite' };
 
 describeAuthSuite({
@@ -16,4 +16,18 @@ describeAuthSuite({
   method: 'GET',
   path: '/render/template',
   setup: async () => ({ query: card }),
+});
+
+describeAuthSuite({
+  name: 'GET /render/url',
+  method: 'GET',
+  path: '/render/url',
+  setup: async () => {
+    const pages = await startPageServer();
+    return {
+      query: { url: `${pages.url}/split` },
+      overrides: { allowPrivateHosts: [pages.hostPort] },
+      close: () => pages.close(),
+    };
+  },
 });

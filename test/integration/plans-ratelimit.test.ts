@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { type FakeClock, fakeClock } from '../helpers/clock.js';
+import { type PageServer, startPageServer } from '../helpers/pages.js';
 
 // A plans file with a tiny budget, a fake clock for the window, the real app otherwise.
 let dir: string;
@@ -67,6 +68,49 @@ describe('plans', () => {
     });
     expect(res.statusCode).toBe(200);
     await t.modules.accounts.accounts.setPlan(t.account.id, 'free');
+  });
+});
+
+describe('plans and screenshots', () => {
+  let free: TestApp;
+  let tiny: TestApp;
+  let pages: PageServer;
+  beforeAll(async () => {
+    pages = await startPageServer();
+    const allow = { allowPrivateHosts: [pages.hostPort] };
+    free = await startTestApp(allow, { plan: 'free' });
+    tiny = await startTestApp({ ...allow, plansFile }, { plan: 'tiny' });
+  });
+  afterAll(async () => {
+    await free?.close();
+    await tiny?.close();
+    await pages?.close();
+  });
+  const shot = (t: TestApp, viewport?: string) =>
+    t.inject({
+      method: 'GET',
+      url: `/render/url?${new URLSearchParams({ url: `${pages.url}/split`, ...(viewport ? { viewport } : {}) })}`,
+    });
+
+  it('403s a viewport the plan does not include, naming the ones it does, before any capture', async () => {
+    const res = await shot(free, 'desktop');
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toEqual({ error: 'Viewport "desktop" is not available on your plan; use og' });
+    expect(pages.hits('/split')).toBe(0);
+  });
+
+  it('403s every screenshot on a plan without screenshots', async () => {
+    const res = await shot(tiny);
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toEqual({ error: 'Screenshots are not available on your plan' });
+    expect(pages.hits('/split')).toBe(0);
+  });
+
+  it('takes the screenshot with a viewport the plan includes (og, the default)', async () => {
+    const res = await shot(free);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('image/png');
+    expect(res.headers['ratelimit-policy']).toBe('"free";q=60;w=60');
   });
 });
 

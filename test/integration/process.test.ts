@@ -169,7 +169,7 @@ describe('the server process', () => {
     // Usage is flushed on shutdown.
     const after = await run([cli, 'usage', '--account', account.id, '--days', '1', '--json'], env());
     expect(JSON.parse(after.stdout).total).toMatchObject({ template: 1, error: 1 }); // the 403; a 401 belongs to no account
-  });
+  }, 90_000); // eight process starts (server and CLI) on a shared 2-core machine
 
   it('refuses to start with a bad setting, naming the variable', async () => {
     const r = await run([path.join(root, 'dist/src/main.js')], { PORT: 'eighty' });

@@ -1,0 +1,111 @@
+/**
+ * Starting Chromium and preparing one browser context for one capture. The pool (pool.ts)
+ * decides when; this file knows how, with the flags and context options that keep a page off
+ * the network except through the egress proxy (each flag verified on Debian's Chromium 156).
+ */
+import { randomBytes } from 'node:crypto';
+import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from 'playwright-core';
+import type { EgressProxy, EgressSession } from '../../net/proxy.js';
+import { findProcessByArgument } from './processes.js';
+import { userAgentFor, type Viewport } from './viewports.js';
+
+/**
+ * Chromium resolves no names itself (the proxy does; 127.0.0.1 is excluded so it can reach
+ * the proxy), WebRTC sends nothing outside the proxy, no QUIC, no background traffic. The JS
+ * heap cap turns a page that allocates without end into a crashed tab, not a starved machine.
+ */
+const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1',
+  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--disable-quic',
+  '--js-flags=--max-old-space-size=512',
+];
+
+const LAUNCH_TIMEOUT_MS = 30_000;
+
+export interface LaunchedBrowser {
+  browser: Browser;
+  version: string;
+  /** The browser's pid, which is also its process group id; undefined if /proc is unreadable. */
+  pid: number | undefined;
+}
+
+/**
+ * Starts Chromium with every request sent to `proxyServer`. Playwright adds
+ * `--proxy-bypass-list=<-loopback>` itself, without which Chromium would go direct to loopback
+ * and link-local addresses. The browser-wide proxy stays although every context has its own:
+ * Chromium's background traffic ignores per-context proxies.
+ */
+export async function launchBrowser(executablePath: string, proxyServer: string): Promise<LaunchedBrowser> {
+  // A unique, harmless switch: how the browser's pid is found in /proc afterwards.
+  const marker = `--cardshot-browser=${randomBytes(8).toString('hex')}`;
+  const browser = await chromium.launch({
+    executablePath,
+    headless: true,
+    proxy: { server: proxyServer },
+    args: [...CHROMIUM_FLAGS, marker],
+    timeout: LAUNCH_TIMEOUT_MS,
+    // Shutdown is ours (modules close in order); Playwright must not kill it on a signal first.
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
+  });
+  return { browser, version: browser.version(), pid: findProcessByArgument(marker) };
+}
+
+/** A context ready for one capture: its page, a CDP session on it, and its own proxy session. */
+export interface CaptureContext {
+  context: BrowserContext;
+  page: Page;
+  cdp: CDPSession;
+  egress: EgressSession;
+  /** True once the page's renderer process crashed. */
+  pageCrashed(): boolean;
+}
+
+/** Opens a fresh context for `viewport` whose every request goes through a new proxy session. */
+export async function openCaptureContext(
+  browser: LaunchedBrowser,
+  viewport: Viewport,
+  proxy: EgressProxy,
+  label: string,
+): Promise<CaptureContext> {
+  const egress = await proxy.openSession(label);
+  let context: BrowserContext | undefined;
+  try {
+    context = await browser.browser.newContext({
+      viewport: { width: viewport.width, height: viewport.height },
+      screen: { width: viewport.width, height: viewport.height },
+      deviceScaleFactor: viewport.scale,
+      isMobile: viewport.mobile,
+      hasTouch: viewport.mobile,
+      userAgent: userAgentFor(viewport, browser.version),
+      locale: 'en-US',
+      proxy: { server: egress.server },
+      // register() still resolves, but the worker never fetches.
+      serviceWorkers: 'block',
+      acceptDownloads: false,
+    });
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    let crashed = false;
+    page.on('crash', () => {
+      crashed = true;
+    });
+    // Hostile pages: alerts and confirms never block, popups are closed as they open.
+    page.on('dialog', (d) => void d.dismiss().catch(() => {}));
+    context.on('page', (p) => {
+      if (p !== page) void p.close().catch(() => {});
+    });
+    return { context, page, cdp, egress, pageCrashed: () => crashed };
+  } catch (err) {
+    await context?.close().catch(() => {});
+    await egress.close();
+    throw err;
+  }
+}

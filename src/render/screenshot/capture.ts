@@ -1,0 +1,232 @@
+import { errors, type Request, type Response } from 'playwright-core';
+import sharp from 'sharp';
+import { AppError } from '../../errors.js';
+import { EGRESS_HEADER } from '../../net/proxy.js';
+import { describeNetError, egressError } from './failures.js';
+import type { Lease } from './pool.js';
+
+export const WAIT_UNTIL = ['load', 'domcontentloaded', 'networkidle'] as const;
+export type WaitUntil = (typeof WAIT_UNTIL)[number];
+
+export interface CaptureInput {
+  /** Normalised absolute URL (no fragment). */
+  url: string;
+  waitUntil: WaitUntil;
+  /** `Date.now()` after which the request has run out of time. */
+  deadline: number;
+  /** The configured total, for the 504 message. */
+  timeoutMs: number;
+}
+
+export interface Capture {
+  png: Buffer;
+  /** HTTP status of the page's main document (after redirects). */
+  targetStatus: number;
+  finalUrl: string;
+  timings: { navigate: number; fonts: number; capture: number; encode: number };
+}
+
+/** The browser or the page's renderer died mid-capture: worth one retry on a fresh one. */
+export class BrowserCrashError extends Error {
+  /** `browser`: the whole browser went away; `page`: only the tab's renderer died. */
+  readonly scope: 'browser' | 'page';
+
+  constructor(scope: 'browser' | 'page', message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'BrowserCrashError';
+    this.scope = scope;
+  }
+}
+
+/** Web fonts get at most this long after the waitUntil event (a font that never loads must not cost 15 s). */
+const FONTS_WAIT_MS = 3_000;
+
+/**
+ * Loads `input.url` in the lease's fresh page, waits for `waitUntil` and web fonts, and returns
+ * the visible viewport as PNG. Throws AppError for anything the client should hear about and
+ * BrowserCrashError when the browser died, so the caller can retry once.
+ */
+export async function capturePage(lease: Lease, input: CaptureInput): Promise<Capture> {
+  const { page } = lease;
+  const main = page.mainFrame();
+  const isMainNav = (r: Request) => r.isNavigationRequest() && r.frame() === main;
+  let lastFailed: { url: string; error: string } | undefined;
+  let lastResponse: Response | undefined;
+  const onFailed = (r: Request) => {
+    if (isMainNav(r)) lastFailed = { url: r.url(), error: r.failure()?.errorText ?? 'unknown' };
+  };
+  const onResponse = (r: Response) => {
+    if (isMainNav(r.request())) lastResponse = r;
+  };
+  page.on('requestfailed', onFailed);
+  page.on('response', onResponse);
+  const remaining = () => Math.max(1, input.deadline - Date.now());
+  const timings = { navigate: 0, fonts: 0, capture: 0, encode: 0 };
+
+  try {
+    let mark = performance.now();
+    let response: Response | null;
+    let showsErrorPage = false;
+    try {
+      response = await page.goto(input.url, { waitUntil: input.waitUntil, timeout: remaining() });
+    } catch (err) {
+      const failed = lastFailed ?? { url: input.url, error: netCode(err) ?? '' };
+      // An error status with an empty body: Chromium shows its own "HTTP ERROR 404" page. That is
+      // what a visitor sees, so it is rendered like any other 4xx/5xx answer.
+      if (
+        failed.error === 'net::ERR_HTTP_RESPONSE_CODE_FAILURE' &&
+        lease.egress.decisionFor(failed.url)?.kind === 'allowed' &&
+        lastResponse &&
+        lastResponse.headers()[EGRESS_HEADER] !== lease.egress.token
+      ) {
+        response = lastResponse;
+        showsErrorPage = true;
+        await page.waitForLoadState(input.waitUntil, { timeout: remaining() }).catch(() => {});
+      } else throw navigationFailure(err, failed, lease, input);
+    }
+    if (response && response.headers()[EGRESS_HEADER] === lease.egress.token) {
+      throw (
+        egressError(lease.egress.decisionFor(response.url()), response.url(), input.url) ??
+        new AppError('internal', 'Internal server error', { detail: `proxy answered ${response.url()}` })
+      );
+    }
+    timings.navigate = performance.now() - mark;
+
+    mark = performance.now();
+    await waitForFonts(lease, Math.min(FONTS_WAIT_MS, remaining()));
+    timings.fonts = performance.now() - mark;
+
+    // A late navigation (meta refresh, location=…) to a refused or dead host leaves Chromium's
+    // own error page: answer as if the first navigation had failed, never screenshot it.
+    if (page.url().startsWith('chrome-error://') && lastFailed && !showsErrorPage) {
+      throw (
+        egressError(lease.egress.decisionFor(lastFailed.url), lastFailed.url, input.url) ??
+        describeNetError(lastFailed.error, lastFailed.url)
+      );
+    }
+
+    mark = performance.now();
+    const raw = await withDeadline(screenshotViewport(lease), remaining(), input);
+    timings.capture = performance.now() - mark;
+
+    mark = performance.now();
+    const png = await encode(raw, lease);
+    timings.encode = performance.now() - mark;
+    return { png, targetStatus: response?.status() ?? 200, finalUrl: page.url(), timings };
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    if (lease.pageCrashed && !lease.browserLost) {
+      throw new BrowserCrashError('page', 'page crashed', { cause: err });
+    }
+    if (lease.browserLost || /crash|closed/i.test((err as Error)?.message ?? '')) {
+      throw new BrowserCrashError('browser', lease.browserLost ? 'browser disconnected' : String(err), {
+        cause: err,
+      });
+    }
+    if (err instanceof errors.TimeoutError) throw timeoutError(input);
+    throw err;
+  } finally {
+    page.off('requestfailed', onFailed);
+    page.off('response', onResponse);
+  }
+}
+
+function navigationFailure(
+  err: unknown,
+  failed: { url: string; error: string },
+  lease: Lease,
+  input: CaptureInput,
+): unknown {
+  if (lease.browserLost || lease.pageCrashed) return err; // classified as a crash by the caller
+  if (err instanceof errors.TimeoutError) return timeoutError(input);
+  const message = (err as Error)?.message ?? '';
+  if (/Download is starting/i.test(message)) {
+    return new AppError('unprocessable', 'url answered with a file download, not a page', {
+      detail: failed.url,
+    });
+  }
+  const decided = egressError(lease.egress.decisionFor(failed.url), failed.url, input.url);
+  if (decided) return decided;
+  const code = netCode(err) ?? failed.error;
+  if (code) return describeNetError(code, failed.url);
+  return err;
+}
+
+function timeoutError(input: CaptureInput): AppError {
+  const seconds = Number((input.timeoutMs / 1000).toFixed(1));
+  return new AppError('gateway_timeout', `The page did not reach "${input.waitUntil}" within ${seconds} s`);
+}
+
+function netCode(err: unknown): string | undefined {
+  return /net::ERR_[A-Z0-9_]+/.exec((err as Error)?.message ?? '')?.[0];
+}
+
+async function waitForFonts(lease: Lease, ms: number): Promise<void> {
+  // A string, not a function: this code is type-checked without the DOM library.
+  // A navigation in the meantime destroys the context the promise lived in: nothing to wait for.
+  const ready = lease.page.evaluate('document.fonts.ready.then(() => true)').catch(() => {});
+  let timer: NodeJS.Timeout | undefined;
+  // A font that is still loading after the wait is drawn with its fallback, as a visitor would see it.
+  await Promise.race([ready, new Promise<void>((r) => (timer = setTimeout(r, ms)))]).finally(() =>
+    clearTimeout(timer),
+  );
+}
+
+/**
+ * The visible viewport via CDP with optimizeForSpeed: Chromium's default PNG encoder spends most
+ * of a capture compressing (~100 ms of a ~150 ms capture, measured here), so it sends a fast PNG that sharp
+ * re-encodes off the event loop. The clip is the visual viewport scaled by the device scale
+ * factor, which is what makes a mobile capture 1170×2532 rather than 390×844.
+ */
+async function screenshotViewport(lease: Lease): Promise<Buffer> {
+  const metrics = await lease.cdp.send('Page.getLayoutMetrics');
+  const vv = metrics.cssVisualViewport;
+  const shot = await lease.cdp.send('Page.captureScreenshot', {
+    format: 'png',
+    optimizeForSpeed: true,
+    captureBeyondViewport: false,
+    clip: {
+      x: vv.pageX,
+      y: vv.pageY,
+      width: vv.clientWidth,
+      height: vv.clientHeight,
+      scale: vv.scale * lease.viewport.scale,
+    },
+  });
+  return Buffer.from(shot.data, 'base64');
+}
+
+/** Above this many PNG bytes per pixel the page is photographic and re-encoding only costs time. */
+const REENCODE_BELOW_BYTES_PER_PIXEL = 0.25;
+
+/**
+ * Chromium's fast PNG is kept for photographic pages (re-encoding a 530 KB capture took 30 ms and
+ * came out larger unless adaptive filtering, 50 ms, was on). Flat pages, the common case for
+ * sites and cards, re-encode in ~6–12 ms to a third or less of the size, and the smaller wins.
+ */
+async function encode(raw: Buffer, lease: Lease): Promise<Buffer> {
+  const width = Math.round(lease.viewport.width * lease.viewport.scale);
+  const height = Math.round(lease.viewport.height * lease.viewport.scale);
+  const size = { width: raw.readUInt32BE(16), height: raw.readUInt32BE(20) };
+  // Rounding in the visual viewport can give a pixel too many or too few: the size is a promise.
+  if (size.width !== width || size.height !== height) {
+    return sharp(raw).resize(width, height, { fit: 'fill' }).png({ compressionLevel: 6 }).toBuffer();
+  }
+  if (raw.length / (width * height) >= REENCODE_BELOW_BYTES_PER_PIXEL) return raw;
+  const small = await sharp(raw)
+    .removeAlpha()
+    .png({ compressionLevel: 6, adaptiveFiltering: false })
+    .toBuffer();
+  return small.length < raw.length ? small : raw;
+}
+
+async function withDeadline<T>(p: Promise<T>, ms: number, input: CaptureInput): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  p.catch(() => {});
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(timeoutError(input)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}

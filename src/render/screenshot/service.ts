@@ -1,0 +1,315 @@
+import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { PngCache } from '../../cache/cache.js';
+import type { Config } from '../../config/schema.js';
+import { AppError } from '../../errors.js';
+import { createSingleFlight } from '../../lib/single-flight.js';
+import { createWorkQueue, type WorkQueue } from '../../lib/work-queue.js';
+import { createEgressProxy, type EgressProxy } from '../../net/proxy.js';
+import { createUrlGuard, type UrlGuard, UrlRefusedError } from '../../net/url-guard.js';
+import { etagMatches } from '../template/service.js';
+import { BrowserCrashError, type Capture, capturePage } from './capture.js';
+import { type BrowserPool, createBrowserPool } from './pool.js';
+import type { ScreenshotRequest } from './request.js';
+import { DEFAULT_VIEWPORT, type Viewport, viewportCatalogue } from './viewports.js';
+
+/** Milliseconds per phase, for Server-Timing. */
+export type ShotTimings = Partial<
+  Record<'cache' | 'queue' | 'launch' | 'context' | 'navigate' | 'fonts' | 'capture' | 'encode', number>
+>;
+
+/** What a screenshot request resolves to. `maxAge` and `age` are seconds, for Cache-Control and Age. */
+export type ShotResult = {
+  etag: string;
+  cache: 'HIT' | 'MISS';
+  maxAge: number;
+  age: number;
+  /** HTTP status of the screenshotted page (4xx/5xx pages are rendered, and cached briefly). */
+  targetStatus: number;
+  timings: ShotTimings;
+} & ({ kind: 'not-modified' } | { kind: 'png'; body: Buffer });
+
+export interface ScreenshotService {
+  /**
+   * Cache, 304 decision, coalescing, queue and capture, in that order. A capture is shared by
+   * identical concurrent requests, so a client that goes away does not cancel it.
+   */
+  resolve(req: ScreenshotRequest, opts?: { ifNoneMatch?: string }): Promise<ShotResult>;
+  /**
+   * Takes the screenshot now: queue, browser, one retry after a crash; no cache, no coalescing.
+   * For layers that add their own (cross-node single-flight, metrics).
+   */
+  capture(req: ScreenshotRequest): Promise<Omit<Capture, 'timings'> & { timings: ShotTimings }>;
+  /** Presets a request may name: og, desktop, mobile and the configured ones. */
+  readonly viewports: ReadonlyMap<string, Viewport>;
+  readonly pool: BrowserPool;
+  readonly queue: WorkQueue;
+  /** Starts Chromium and fills the spare contexts now (the server calls it after listening). */
+  warm(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ScreenshotDeps {
+  cache: PngCache;
+  log: Logger;
+  /** Name resolution for the URL guard (tests inject failures); the system resolver by default. */
+  guard?: UrlGuard;
+}
+
+/** Bump when a change to capturing makes old cached screenshots wrong. */
+const CAPTURE_VERSION = 1;
+
+/**
+ * The cache key of a screenshot: the normalised URL plus everything about the viewport that
+ * changes pixels (a redefined custom preset must not serve the old size). Hex, safe as a file name.
+ */
+export function screenshotCacheKey(url: string, viewport: Viewport): string {
+  const identity = [
+    'cardshot-screenshot',
+    CAPTURE_VERSION,
+    url,
+    viewport.name,
+    viewport.width,
+    viewport.height,
+    viewport.scale,
+    viewport.mobile,
+  ];
+  return createHash('sha256').update(JSON.stringify(identity)).digest('hex');
+}
+
+/** Creates the screenshot service: guard, egress proxy, browser pool, queue and cache wiring. */
+export function createScreenshotService(config: Config, deps: ScreenshotDeps): ScreenshotService {
+  const log = deps.log;
+  const viewports = viewportCatalogue(config.screenshotViewports);
+  // The same policy as imageUrl fetches: one allow-list setting for both.
+  const guard = deps.guard ?? createUrlGuard({ allowPrivateHosts: config.allowPrivateHosts });
+  const proxy: EgressProxy = createEgressProxy({ guard, log });
+  const pool = createBrowserPool({
+    executablePath: config.chromiumPath,
+    proxy,
+    spareContexts: config.screenshotSpareContexts,
+    recycleAfter: config.browserRecycleAfter,
+    defaultViewport: viewports.get(DEFAULT_VIEWPORT)!,
+    log,
+  });
+  const queue = createWorkQueue({
+    name: 'screenshot renderer',
+    concurrency: config.screenshotConcurrency,
+    maxWaiting: config.screenshotQueueSize,
+  });
+  const flight = createSingleFlight<{
+    capture: Omit<Capture, 'timings'>;
+    etag: string;
+    maxAge: number;
+    timings: ShotTimings;
+  }>();
+  const timeoutMs = config.screenshotTimeoutMs;
+
+  const notInstalled = () =>
+    new AppError('unavailable', 'Screenshots are not available on this server: Chromium is not installed', {
+      detail: `no executable at ${config.chromiumPath} (CARDSHOT_CHROMIUM_PATH)`,
+    });
+
+  /** Refuses a private or unresolvable top-level URL before a browser is involved. */
+  async function preflight(url: string): Promise<void> {
+    try {
+      await guard.check(url);
+    } catch (err) {
+      if (!(err instanceof UrlRefusedError)) throw err;
+      const host = new URL(url).hostname;
+      if (err.reason === 'dns') {
+        throw new AppError('bad_gateway', `Could not resolve the host name ${host}`, { detail: err.detail });
+      }
+      throw new AppError('bad_request', 'url points to an address that is not allowed', {
+        detail: `${err.reason}: ${err.detail}`,
+      });
+    }
+  }
+
+  /** A fresh context, or a 503 when the browser cannot give one before the deadline. */
+  async function acquire(req: ScreenshotRequest, deadline: number) {
+    const pending = pool.acquire(req.viewport);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new AppError('unavailable', 'Screenshots are temporarily unavailable: the browser is not ready', {
+              retryAfter: 5,
+              detail: `no browser context within ${timeoutMs} ms`,
+            }),
+          ),
+        Math.max(1, deadline - Date.now()),
+      );
+    });
+    try {
+      return await Promise.race([pending, late]);
+    } catch (err) {
+      // A context that arrives after we gave up is handed straight back.
+      pending.then((lease) => lease.release()).catch(() => {});
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function captureWithRetry(req: ScreenshotRequest, deadline: number, timings: ShotTimings) {
+    for (let attempt = 1; ; attempt++) {
+      let lease: Awaited<ReturnType<typeof acquire>>;
+      try {
+        lease = await acquire(req, deadline);
+      } catch (err) {
+        if (err instanceof AppError) throw err;
+        // The browser went away between handing out the context and using it: same as a crash.
+        if (attempt === 1) {
+          log.warn({ err: (err as Error).message }, 'could not open a browser context; retrying once');
+          continue;
+        }
+        throw new AppError(
+          'unavailable',
+          'Screenshots are temporarily unavailable: the browser is not ready',
+          {
+            retryAfter: 5,
+            detail: (err as Error).message,
+            cause: err,
+          },
+        );
+      }
+      if (lease.timings.launch > 0) timings.launch = (timings.launch ?? 0) + lease.timings.launch;
+      timings.context = (timings.context ?? 0) + lease.timings.context;
+      try {
+        return await capturePage(lease, { url: req.url, waitUntil: req.waitUntil, deadline, timeoutMs });
+      } catch (err) {
+        if (!(err instanceof BrowserCrashError)) throw err;
+        if (attempt === 1 && Date.now() < deadline) {
+          log.warn({ url: req.url, reason: err.message }, 'browser crashed during a capture; retrying once');
+          continue;
+        }
+        throw new AppError(
+          'bad_gateway',
+          err.scope === 'page'
+            ? 'The page crashed its browser tab (it may use too much memory)'
+            : 'The browser crashed while rendering the page; retry later',
+          { detail: `${err.message} (after ${attempt} attempts)`, cause: err },
+        );
+      } finally {
+        // Blocked sub-resources fail quietly for the page; operators still see what was tried.
+        const refused = lease.egress.refused;
+        if (refused.length > 0) {
+          log.info(
+            { url: req.url, refused: refused.slice(0, 5), count: refused.length },
+            'page requests refused',
+          );
+        }
+        lease.release();
+      }
+    }
+  }
+
+  /** One capture in a queue slot; waiting for the slot counts against the request's deadline. */
+  async function queuedCapture(req: ScreenshotRequest, deadline: number) {
+    const t: ShotTimings = {};
+    const queued = performance.now();
+    // A request that cannot get a slot in time is told the service is busy (503), not that
+    // the page was slow (504).
+    const expire = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
+    let started = false;
+    const capture = await queue
+      .run(async () => {
+        started = true;
+        t.queue = performance.now() - queued;
+        return captureWithRetry(req, deadline, t);
+      }, expire)
+      .catch((err) => {
+        if (!started && expire.aborted) {
+          throw new AppError('unavailable', 'The screenshot renderer is busy; retry shortly', {
+            retryAfter: 2,
+            detail: `no slot within ${timeoutMs} ms`,
+          });
+        }
+        throw err;
+      });
+    return { ...capture, timings: { ...t, ...capture.timings } };
+  }
+
+  return {
+    viewports,
+    pool,
+    queue,
+
+    async capture(req) {
+      if (!pool.available()) throw notInstalled();
+      await preflight(req.url);
+      return queuedCapture(req, Date.now() + timeoutMs);
+    },
+
+    async resolve(req, opts = {}) {
+      const deadline = Date.now() + timeoutMs;
+      const key = screenshotCacheKey(req.url, req.viewport);
+      const timings: ShotTimings = {};
+      const lookup = performance.now();
+      const hit = await deps.cache.get(key);
+      timings.cache = performance.now() - lookup;
+      if (hit) {
+        const base = {
+          etag: hit.etag,
+          cache: 'HIT' as const,
+          maxAge: Math.round(((hit.expiresAt ?? hit.storedAt) - hit.storedAt) / 1000),
+          age: Math.max(0, Math.floor((Date.now() - hit.storedAt) / 1000)),
+          targetStatus: Number(hit.meta?.targetStatus ?? 200),
+          timings,
+        };
+        if (opts.ifNoneMatch !== undefined && etagMatches(opts.ifNoneMatch, hit.etag)) {
+          return { ...base, kind: 'not-modified' };
+        }
+        return { ...base, kind: 'png', body: hit.body };
+      }
+
+      // Cached screenshots are served even without a browser; a new one needs Chromium first.
+      if (!pool.available()) throw notInstalled();
+      await preflight(req.url);
+      const { value } = await flight.do(key, async () => {
+        const { timings: t, ...capture } = await queuedCapture(req, deadline);
+        const etag = createHash('sha256').update(capture.png).digest('hex').slice(0, 40);
+        // A 4xx/5xx page is rendered (it is what a visitor sees) but kept only briefly.
+        const maxAge =
+          capture.targetStatus >= 400 ? config.screenshotErrorTtlSeconds : config.screenshotCacheTtlSeconds;
+        if (maxAge > 0) {
+          const now = Date.now();
+          deps.cache
+            .set(key, {
+              body: capture.png,
+              etag,
+              storedAt: now,
+              expiresAt: now + maxAge * 1000,
+              meta: { targetStatus: String(capture.targetStatus), finalUrl: capture.finalUrl.slice(0, 2048) },
+            })
+            .catch((err) => log.warn({ err }, 'screenshot cache store failed'));
+        }
+        return { capture, etag, maxAge, timings: t };
+      });
+      const base = {
+        etag: value.etag,
+        cache: 'MISS' as const,
+        maxAge: value.maxAge,
+        age: 0,
+        targetStatus: value.capture.targetStatus,
+        timings: { ...timings, ...value.timings },
+      };
+      if (opts.ifNoneMatch !== undefined && etagMatches(opts.ifNoneMatch, value.etag)) {
+        return { ...base, kind: 'not-modified' };
+      }
+      return { ...base, kind: 'png', body: value.capture.png };
+    },
+
+    async warm() {
+      await pool.warm();
+    },
+
+    async close() {
+      await queue.close();
+      await pool.close();
+      await proxy.close();
+    },
+  };
+}

@@ -1,0 +1,189 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo, Socket } from 'node:net';
+
+/**
+ * HTML fixture pages for screenshot tests, on 127.0.0.1:0. Colours are flat so tests can assert
+ * pixels: `/split` is red on the left half and blue on the right half of any viewport.
+ *
+ * Routes: /split, /split-mobile (same, with a device-width meta viewport), /late (turns green
+ * only after a request that finishes 1.5 s after load: visible with networkidle, not load),
+ * /never (an image that never finishes: load never fires), /spin (a script that never returns),
+ * /hog (allocates memory until the tab crashes), /hold?ms=N (answers after N ms),
+ * /status/<code> (an HTML page with that status), /empty/<code> (that status, no body),
+ * /download (an attachment), /dialog (alert, confirm, prompt on load), /popup (window.open on
+ * load), /remember (blue on a first visit, red when cookies or storage survived), /tall (100,000 px high), /font (text in a web font served after 500 ms, font-display:
+ * block), /attack/<vector>?target=<url> (a page that aims one request at target),
+ * /redirect?to=<url> (302).
+ */
+export interface PageServer {
+  url: string;
+  port: number;
+  hostPort: string;
+  /** Requests seen per path (query excluded). */
+  hits(path: string): number;
+  /** Resolves when the next request for `path` arrives. */
+  nextRequest(path: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+const require = createRequire(import.meta.url);
+const FONT = readFileSync(require.resolve('@fontsource/inter/files/inter-latin-900-normal.woff2'));
+
+const html = (body: string, head = '') =>
+  `<!doctype html><html><head><meta charset="utf-8"><title>fixture</title>${head}<style>html,body{margin:0;height:100%}</style></head><body>${body}</body></html>`;
+
+const SPLIT = `<div style="position:fixed;inset:0 50% 0 0;background:#ff0000"></div><div style="position:fixed;inset:0 0 0 50%;background:#0000ff"></div>`;
+
+/** The attack vectors of the egress suite: each page aims exactly one kind of request at `target`. */
+export const ATTACKS: Record<string, (target: string) => string> = {
+  img: (t) => html(`<img src="${t}/img.png" width="10" height="10">`),
+  iframe: (t) => html(`<iframe src="${t}/frame"></iframe>`),
+  fetch: (t) => html(`<script>fetch(${JSON.stringify(`${t}/fetch`)}).catch(() => {})</script>`),
+  websocket: (t) =>
+    html(
+      `<script>try { new WebSocket(${JSON.stringify(`${t.replace(/^http/, 'ws')}/ws`)}) } catch (e) {}</script>`,
+    ),
+  'meta-refresh': (t) => html('<p>moving</p>', `<meta http-equiv="refresh" content="0;url=${t}/meta">`),
+  location: (t) => html(`<script>location.href = ${JSON.stringify(`${t}/location`)}</script>`),
+};
+
+/** Starts the page server. */
+export async function startPageServer(): Promise<PageServer> {
+  const counts = new Map<string, number>();
+  const waiters = new Map<string, Array<() => void>>();
+  const sockets = new Set<Socket>();
+  const timers = new Set<NodeJS.Timeout>();
+  const later = (ms: number, fn: () => void) => {
+    const t = setTimeout(() => {
+      timers.delete(t);
+      fn();
+    }, ms);
+    timers.add(t);
+  };
+
+  const server: Server = createServer((req, res) => {
+    const u = new URL(req.url ?? '/', 'http://fixture');
+    const path = u.pathname;
+    counts.set(path, (counts.get(path) ?? 0) + 1);
+    for (const w of waiters.get(path)?.splice(0) ?? []) w();
+    const send = (body: string | Buffer, type = 'text/html; charset=utf-8', status = 200) => {
+      res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+    };
+    const [, first, second] = path.split('/');
+
+    if (path === '/split') return send(html(SPLIT));
+    if (path === '/split-mobile') {
+      return send(html(SPLIT, '<meta name="viewport" content="width=device-width, initial-scale=1">'));
+    }
+    if (path === '/late') {
+      return send(
+        html(
+          '<p>waiting</p>',
+          `<script>addEventListener('load', () => setTimeout(() => fetch('/late-data').then(() => { document.body.style.background = '#00ff00' }), 0))</script>`,
+        ),
+      );
+    }
+    if (path === '/late-data') return later(1500, () => send('{}', 'application/json'));
+    if (path === '/never') return send(html('<img src="/never-image">'));
+    if (path === '/never-image') {
+      res.writeHead(200, { 'content-type': 'image/png' });
+      return res.write(Buffer.from([0x89, 0x50]));
+    }
+    if (path === '/hold') {
+      return later(Number(u.searchParams.get('ms') ?? 1000), () => send(html(SPLIT)));
+    }
+    if (first === 'status') return send(html(`<h1>Status ${second}</h1>`), undefined, Number(second));
+    if (first === 'empty') {
+      res.writeHead(Number(second), { 'content-length': '0' });
+      return res.end();
+    }
+    if (path === '/download') {
+      res.writeHead(200, {
+        'content-type': 'application/octet-stream',
+        'content-disposition': 'attachment; filename="report.bin"',
+      });
+      return res.end('binary');
+    }
+    if (path === '/dialog') {
+      return send(
+        html(
+          SPLIT,
+          `<script>addEventListener('load', () => { alert('hi'); confirm('sure?'); prompt('name?'); })</script>`,
+        ),
+      );
+    }
+    if (path === '/popup') {
+      return send(
+        html(SPLIT, `<script>addEventListener('load', () => window.open('/split?popup=1'))</script>`),
+      );
+    }
+    if (path === '/remember') {
+      // Blue for a first visit; red if any cookie or storage from an earlier visit is still there.
+      return send(
+        html(
+          '',
+          `<script>const seen = document.cookie.includes('seen=1') || localStorage.getItem('seen') === '1';
+document.documentElement.style.background = seen ? '#ff0000' : '#0000ff';
+document.cookie = 'seen=1; max-age=3600'; localStorage.setItem('seen', '1');</script>`,
+        ),
+      );
+    }
+    if (path === '/spin') {
+      // Blocks the renderer's main thread for good: load never fires, evaluate never returns.
+      return send(html('<p>spinning</p><script>for (;;) {}</script>'));
+    }
+    if (path === '/hog') {
+      // Allocates until the tab's JS heap cap kills the renderer.
+      return send(
+        html('<script>const a = []; for (;;) a.push(new Array(1e6).fill(Math.random()));</script>'),
+      );
+    }
+    if (path === '/tall') {
+      return send(
+        html('<div style="height:100000px;background:linear-gradient(#ff0000 0 50%,#0000ff 50%)"></div>'),
+      );
+    }
+    if (path === '/font') {
+      const face = `@font-face{font-family:Slow;src:url(/slow-font.woff2) format("woff2");font-display:block}`;
+      return send(
+        html(
+          '<p style="font:900 400px/1 Slow;margin:0;color:#000">HH</p>',
+          `<style>${face} body{background:#fff}</style>`,
+        ),
+      );
+    }
+    if (path === '/slow-font.woff2') return later(500, () => send(FONT, 'font/woff2'));
+    if (first === 'attack' && second && ATTACKS[second]) {
+      return send(ATTACKS[second]!(u.searchParams.get('target') ?? ''));
+    }
+    if (path === '/redirect') {
+      res.writeHead(302, { location: u.searchParams.get('to') ?? '/' });
+      return res.end();
+    }
+    send('not found', 'text/plain', 404);
+  });
+  server.on('connection', (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    hostPort: `127.0.0.1:${port}`,
+    hits: (path) => counts.get(path) ?? 0,
+    nextRequest: (path) =>
+      new Promise<void>((resolve) => {
+        waiters.set(path, [...(waiters.get(path) ?? []), resolve]);
+      }),
+    async close() {
+      for (const t of timers) clearTimeout(t);
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,219 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listProcesses, liveGroupMembers } from '../../src/render/screenshot/processes.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { type PageServer, startPageServer } from '../helpers/pages.js';
+import { pngSize } from '../helpers/png.js';
+
+// The browser pool under stress: a missing Chromium, a full queue, a page that never loads,
+// a browser killed mid-request, recycling and shutdown, with the process table checked after.
+let pages: PageServer;
+
+beforeAll(async () => {
+  pages = await startPageServer();
+});
+afterAll(async () => {
+  await pages?.close();
+});
+
+const get = (t: TestApp, query: Record<string, string>) =>
+  t.inject({ method: 'GET', url: `/render/url?${new URLSearchParams(query)}` });
+
+/** Zombies whose parent is this process: the ones it would be our job to reap. */
+const ownZombies = () => listProcesses().filter((p) => p.ppid === process.pid && p.state === 'Z');
+
+const waitFor = async (check: () => boolean, ms = 10_000) => {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+describe('without Chromium', () => {
+  it('answers 503 with a clear message and keeps serving templates', async () => {
+    const t = await startTestApp({ chromiumPath: '/nonexistent/chromium' });
+    try {
+      const res = await get(t, { url: 'https://example.com/' });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toEqual({
+        error: 'Screenshots are not available on this server: Chromium is not installed',
+      });
+      expect(res.headers['cache-control']).toBe('no-store');
+      const card = await t.inject({
+        method: 'GET',
+        url: '/render/template?template=blog&title=Still%20here',
+      });
+      expect(card.statusCode).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('a Chromium that will not start', () => {
+  it('answers 503 with Retry-After and does not try to launch on every request', async () => {
+    const t = await startTestApp({ chromiumPath: '/bin/false', allowPrivateHosts: [pages.hostPort] });
+    try {
+      const first = await get(t, { url: `${pages.url}/split?nostart=1` });
+      expect({ status: first.statusCode, body: first.json() }).toEqual({
+        status: 503,
+        body: { error: 'Screenshots are temporarily unavailable: the browser could not be started' },
+      });
+      expect(first.headers['retry-after']).toBe('5');
+      const second = await get(t, { url: `${pages.url}/split?nostart=2` });
+      expect(second.statusCode).toBe(503);
+      expect(t.modules.screenshots.pool.status().launches).toBe(0);
+      expect(t.logs.filter((l) => l.msg === 'browser launch failed')).toHaveLength(1);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('a full queue', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({
+      allowPrivateHosts: [pages.hostPort],
+      screenshotConcurrency: 1,
+      screenshotQueueSize: 0,
+      screenshotSpareContexts: 0,
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('503 with Retry-After when every slot is busy and the queue is full', async () => {
+    const arrived = pages.nextRequest('/hold');
+    const slow = get(t, { url: `${pages.url}/hold?ms=1200&queue=1` });
+    await arrived;
+    const refused = await get(t, { url: `${pages.url}/split?queue=2` });
+    expect(refused.statusCode).toBe(503);
+    expect(refused.json()).toEqual({ error: 'The screenshot renderer is busy; retry shortly' });
+    expect(refused.headers['retry-after']).toBe('1');
+    expect((await slow).statusCode).toBe(200);
+  });
+});
+
+describe('a short time-out', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ allowPrivateHosts: [pages.hostPort], screenshotTimeoutMs: 2000 });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('504 naming waitUntil and the time-out when the page never finishes loading', async () => {
+    const started = Date.now();
+    const res = await get(t, { url: `${pages.url}/never` });
+    expect(res.json()).toEqual({ error: 'The page did not reach "load" within 2 s' });
+    expect(res.statusCode).toBe(504);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(Date.now() - started).toBeLessThan(3500);
+    const idle = await get(t, { url: `${pages.url}/never?idle`, waitUntil: 'networkidle' });
+    expect(idle.json()).toEqual({ error: 'The page did not reach "networkidle" within 2 s' });
+    // The hung page's context is gone and the next request is served normally.
+    expect((await get(t, { url: `${pages.url}/split?after-timeout` })).statusCode).toBe(200);
+  });
+
+  it('504 for a page whose script never returns, and the browser stays usable', async () => {
+    const res = await get(t, { url: `${pages.url}/spin` });
+    expect({ status: res.statusCode, body: res.json() }).toEqual({
+      status: 504,
+      body: { error: 'The page did not reach "load" within 2 s' },
+    });
+    expect((await get(t, { url: `${pages.url}/split?after-spin` })).statusCode).toBe(200);
+  });
+});
+
+describe('crashes, recycling and shutdown', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ allowPrivateHosts: [pages.hostPort], browserRecycleAfter: 12 });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+  const pool = () => t.modules.screenshots.pool;
+
+  it('keeps the process count flat over many captures', async () => {
+    expect((await get(t, { url: `${pages.url}/split?warm` })).statusCode).toBe(200);
+    await waitFor(() => pool().status().spares === 2);
+    await new Promise((r) => setTimeout(r, 300));
+    const before = pool().processes().length;
+    for (let i = 0; i < 8; i++) {
+      expect((await get(t, { url: `${pages.url}/split?flat=${i}` })).statusCode).toBe(200);
+    }
+    await waitFor(() => pool().status().spares === 2);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(pool().processes().length).toBe(before);
+    expect(ownZombies()).toEqual([]);
+  });
+
+  it('retries once on a fresh browser when the browser is killed mid-request', async () => {
+    const old = pool().status();
+    expect(old.pid).toBeGreaterThan(0);
+    const arrived = pages.nextRequest('/hold');
+    const pending = get(t, { url: `${pages.url}/hold?ms=800&crash=1` });
+    await arrived;
+    process.kill(old.pid!, 'SIGKILL');
+    const res = await pending;
+    expect(res.statusCode).toBe(200);
+    expect(pngSize(res.rawPayload)).toEqual({ width: 1200, height: 630 });
+    expect(t.logs.some((l) => l.msg === 'browser crashed during a capture; retrying once')).toBe(true);
+    expect(pool().status().generation).toBeGreaterThan(old.generation);
+    // Nothing of the killed browser keeps running.
+    await waitFor(() => liveGroupMembers(old.pid!).length === 0);
+  });
+
+  it('answers 502 when the browser dies on the retry too, and serves the next request', async () => {
+    const first = pages.nextRequest('/hold');
+    const pending = get(t, { url: `${pages.url}/hold?ms=800&crash=2` });
+    await first;
+    const killed = [pool().status().pid!];
+    const second = pages.nextRequest('/hold');
+    process.kill(killed[0]!, 'SIGKILL');
+    await second;
+    killed.push(pool().status().pid!);
+    expect(killed[1]).not.toBe(killed[0]);
+    process.kill(killed[1]!, 'SIGKILL');
+    const res = await pending;
+    expect(res.json()).toEqual({ error: 'The browser crashed while rendering the page; retry later' });
+    expect(res.statusCode).toBe(502);
+    expect(res.headers['cache-control']).toBe('no-store');
+
+    const next = await get(t, { url: `${pages.url}/split?after-crash` });
+    expect(next.statusCode).toBe(200);
+    for (const pid of killed) await waitFor(() => liveGroupMembers(pid).length === 0);
+    expect(ownZombies()).toEqual([]);
+  });
+
+  it('502 for a page that eats memory until its tab crashes (retried once), then serves the next', async () => {
+    const res = await get(t, { url: `${pages.url}/hog` });
+    expect({ status: res.statusCode, body: res.json() }).toEqual({
+      status: 502,
+      body: { error: 'The page crashed its browser tab (it may use too much memory)' },
+    });
+    expect((await get(t, { url: `${pages.url}/split?after-hog` })).statusCode).toBe(200);
+  });
+
+  it('replaces the browser after browserRecycleAfter captures and ends the old one', async () => {
+    const old = pool().status();
+    for (let i = old.jobs; i <= 12; i++) {
+      expect((await get(t, { url: `${pages.url}/split?recycle=${i}` })).statusCode).toBe(200);
+    }
+    expect(pool().status().generation).toBeGreaterThan(old.generation);
+    await waitFor(() => liveGroupMembers(old.pid!).length === 0);
+    expect(t.logs.some((l) => l.msg === 'recycling browser')).toBe(true);
+  });
+
+  it('leaves no Chromium process behind on close', async () => {
+    const pid = pool().status().pid!;
+    expect(liveGroupMembers(pid).length).toBeGreaterThan(0);
+    await t.close();
+    expect(liveGroupMembers(pid)).toEqual([]);
+    expect(ownZombies()).toEqual([]);
+  });
+});

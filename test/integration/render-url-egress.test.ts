@@ -1,0 +1,159 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { ATTACKS, type PageServer, startPageServer } from '../helpers/pages.js';
+import { type CanaryServer, startCanaryServer } from '../helpers/servers.js';
+
+/**
+ * The egress suite (issue §3): every way a page can send Chromium somewhere, aimed at a canary
+ * on a loopback port that is NOT allowed. The canary must see zero connections. A control app
+ * that does allow the canaries runs the same vectors and must reach every one of them, which
+ * proves each vector really fires (a vector that never sent anything would pass vacuously).
+ */
+type Vector = { name: string; query: (canary: string) => Record<string, string>; refused?: string };
+
+let pages: PageServer;
+
+const VECTORS: Vector[] = [
+  {
+    name: 'top-level URL',
+    query: (c) => ({ url: `${c}/top` }),
+    refused: 'url points to an address that is not allowed',
+  },
+  {
+    name: '302 from an allowed page',
+    query: (c) => ({ url: `${pages.url}/redirect?to=${encodeURIComponent(`${c}/hop`)}` }),
+    refused: 'url redirected to an address that is not allowed',
+  },
+  {
+    name: '302 to https',
+    query: (c) => ({
+      url: `${pages.url}/redirect?to=${encodeURIComponent(`${c.replace('http:', 'https:')}/hop`)}`,
+    }),
+    refused: 'url redirected to an address that is not allowed',
+  },
+  ...Object.keys(ATTACKS).map((name) => ({
+    name,
+    // networkidle: sub-resources, scripts and refreshes get their chance before the capture.
+    query: (c: string) => ({
+      url: `${pages.url}/attack/${name}?target=${encodeURIComponent(c)}`,
+      waitUntil: 'networkidle',
+    }),
+  })),
+  {
+    name: 'img over https',
+    query: (c) => ({
+      url: `${pages.url}/attack/img?target=${encodeURIComponent(c.replace('http:', 'https:'))}`,
+      waitUntil: 'networkidle',
+    }),
+  },
+  {
+    name: 'img via localhost',
+    query: (c) => ({
+      url: `${pages.url}/attack/img?target=${encodeURIComponent(c.replace('127.0.0.1', 'localhost'))}`,
+      waitUntil: 'networkidle',
+    }),
+  },
+  {
+    name: 'img via 127.1',
+    query: (c) => ({
+      url: `${pages.url}/attack/img?target=${encodeURIComponent(c.replace('127.0.0.1', '127.1'))}`,
+      waitUntil: 'networkidle',
+    }),
+  },
+];
+
+const canaries = new Map<string, CanaryServer>();
+
+async function runAll(t: TestApp) {
+  const before = new Map([...canaries].map(([name, c]) => [name, c.connections]));
+  const responses = await Promise.all(
+    VECTORS.map((v) =>
+      t.inject({
+        method: 'GET',
+        url: `/render/url?${new URLSearchParams(v.query(canaries.get(v.name)!.url))}`,
+      }),
+    ),
+  );
+  // Counted after a pause, so an attempt made late (while the context closes) is not missed.
+  await new Promise((r) => setTimeout(r, 300));
+  return VECTORS.map((v, i) => ({
+    v,
+    res: responses[i]!,
+    connections: canaries.get(v.name)!.connections - before.get(v.name)!,
+  }));
+}
+
+beforeAll(async () => {
+  pages = await startPageServer();
+  for (const v of VECTORS) canaries.set(v.name, await startCanaryServer());
+});
+afterAll(async () => {
+  await pages?.close();
+  await Promise.all([...canaries.values()].map((c) => c.close()));
+});
+
+describe('Chromium egress: a canary on a loopback port that is not allowed', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    // All vectors run at once; a long deadline keeps a slow shared machine from turning queue
+    // waits into 503s, which would say nothing about egress.
+    t = await startTestApp({
+      allowPrivateHosts: [pages.hostPort],
+      screenshotConcurrency: 3,
+      screenshotTimeoutMs: 60_000,
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('sees zero connections from any vector; refused top-level URLs get 400, pages with refused parts 200', {
+    timeout: 90_000,
+  }, async () => {
+    const results = await runAll(t);
+    for (const { v, res, connections } of results) {
+      expect({ vector: v.name, connections }).toEqual({ vector: v.name, connections: 0 });
+      if (v.refused) {
+        expect({ vector: v.name, status: res.statusCode, body: res.json() }).toEqual({
+          vector: v.name,
+          status: 400,
+          body: { error: v.refused },
+        });
+      } else {
+        expect({ vector: v.name, status: res.statusCode }).toEqual({ vector: v.name, status: 200 });
+        expect(res.headers['content-type']).toBe('image/png');
+        // The page did try: the proxy refused its request, and the log says so.
+        const pageUrl = new URL(v.query(canaries.get(v.name)!.url).url!).href;
+        const logged = t.logs.find((l) => l.msg === 'page requests refused' && l.url === pageUrl);
+        expect({ vector: v.name, logged: Number(logged?.count ?? 0) > 0 }).toEqual({
+          vector: v.name,
+          logged: true,
+        });
+      }
+    }
+  });
+});
+
+describe('control: the same vectors with the canaries allowed', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    const canaryHosts = [...canaries.values()].flatMap((c) => [`127.0.0.1:${c.port}`, `localhost:${c.port}`]);
+    t = await startTestApp({
+      allowPrivateHosts: [pages.hostPort, ...canaryHosts],
+      screenshotConcurrency: 3,
+      screenshotTimeoutMs: 60_000,
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('reaches every canary, so each vector above really sends a request', { timeout: 90_000 }, async () => {
+    const results = await runAll(t);
+    for (const { v, connections, res } of results) {
+      const outcome = { vector: v.name, reached: connections > 0, status: res.statusCode, body: '' };
+      if (!outcome.reached) outcome.body = res.body.slice(0, 200);
+      expect(outcome).toMatchObject({ vector: v.name, reached: true });
+    }
+  });
+});

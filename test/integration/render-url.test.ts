@@ -1,0 +1,300 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseScreenshotRequest } from '../../src/render/screenshot/request.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { type PageServer, startPageServer } from '../helpers/pages.js';
+import { pixelAt, pngSize } from '../helpers/png.js';
+import { closedPort } from '../helpers/servers.js';
+
+// Real Chromium (Debian's, installed by the set-up) loading loopback fixture pages that the
+// allow-list setting lets through; everything else is the production path.
+let t: TestApp;
+let pages: PageServer;
+let deadPort: number;
+
+const shot = (query: Record<string, string>, headers: Record<string, string> = {}) =>
+  t.inject({ method: 'GET', url: `/render/url?${new URLSearchParams(query)}`, headers });
+
+beforeAll(async () => {
+  pages = await startPageServer();
+  deadPort = await closedPort();
+  t = await startTestApp({
+    allowPrivateHosts: [pages.hostPort, `127.0.0.1:${deadPort}`],
+    screenshotViewports: ['square=300x200@2'],
+  });
+});
+afterAll(async () => {
+  await t?.close();
+  await pages?.close();
+});
+
+describe('GET /render/url: the PNG', () => {
+  it.each([
+    ['og', 1200, 630],
+    ['desktop', 1280, 800],
+    ['mobile', 1170, 2532],
+    ['square', 600, 400],
+  ])('viewport %s gives a %i×%i PNG (width × scale) of the visible page', async (viewport, w, h) => {
+    const res = await shot({ url: `${pages.url}/split-mobile?v=${viewport}`, viewport });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('image/png');
+    const png = res.rawPayload;
+    expect(pngSize(png)).toEqual({ width: w, height: h });
+    expect(await pixelAt(png, Math.round(w * 0.25), Math.round(h / 2))).toEqual([255, 0, 0, 255]);
+    expect(await pixelAt(png, Math.round(w * 0.75), Math.round(h / 2))).toEqual([0, 0, 255, 255]);
+  });
+
+  it('uses the og viewport and waitUntil=load when none is given', async () => {
+    const res = await shot({ url: `${pages.url}/split?defaults` });
+    expect(res.statusCode).toBe(200);
+    expect(pngSize(res.rawPayload)).toEqual({ width: 1200, height: 630 });
+  });
+
+  it('shows content that appears only after networkidle, and not with load', async () => {
+    const early = await shot({ url: `${pages.url}/late?w=load`, waitUntil: 'load' });
+    const idle = await shot({ url: `${pages.url}/late?w=idle`, waitUntil: 'networkidle' });
+    expect(early.statusCode).toBe(200);
+    expect(idle.statusCode).toBe(200);
+    expect(await pixelAt(early.rawPayload, 600, 400)).toEqual([255, 255, 255, 255]);
+    expect(await pixelAt(idle.rawPayload, 600, 400)).toEqual([0, 255, 0, 255]);
+  });
+
+  it('waits for web fonts after the event, so text in a slow font is drawn', async () => {
+    const res = await shot({ url: `${pages.url}/font`, waitUntil: 'domcontentloaded' });
+    expect(res.statusCode).toBe(200);
+    // 400 px black "H" strokes: with font-display:block and no wait they would still be invisible.
+    const { data, info } = await (await import('sharp'))
+      .default(res.rawPayload)
+      .greyscale()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    let dark = 0;
+    for (let i = 0; i < info.width * info.height; i++) if (data[i]! < 64) dark++;
+    expect(dark / (info.width * info.height)).toBeGreaterThan(0.05);
+  });
+
+  it('caps the height at the viewport: a 100,000 px page still gives 1200×630', async () => {
+    const res = await shot({ url: `${pages.url}/tall` });
+    expect(res.statusCode).toBe(200);
+    expect(pngSize(res.rawPayload)).toEqual({ width: 1200, height: 630 });
+    expect(await pixelAt(res.rawPayload, 600, 600)).toEqual([255, 0, 0, 255]);
+  });
+});
+
+describe('GET /render/url: caching', () => {
+  it('answers MISS with cache headers, then HIT with the same bytes, then 304 without capturing', async () => {
+    const url = `${pages.url}/split?cache=1`;
+    const first = await shot({ url });
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['x-cache']).toBe('MISS');
+    expect(first.headers['cache-control']).toBe('public, max-age=86400, s-maxage=86400');
+    expect(first.headers.age).toBe('0');
+    expect(first.headers['x-target-status']).toBe('200');
+    const etag = first.headers.etag as string;
+    expect(etag).toMatch(/^"[0-9a-f]{40}"$/);
+    expect(first.headers['server-timing']).toMatch(/navigate;dur=[\d.]+.*capture;dur=[\d.]+.*total;dur=/);
+
+    const hits = pages.hits('/split');
+    const again = await shot({ url });
+    expect(again.statusCode).toBe(200);
+    expect(again.headers['x-cache']).toBe('HIT');
+    expect(again.headers.etag).toBe(etag);
+    expect(again.rawPayload.equals(first.rawPayload)).toBe(true);
+    expect(again.headers['cache-control']).toBe('public, max-age=86400, s-maxage=86400');
+
+    const revalidated = await shot({ url }, { 'if-none-match': etag });
+    expect(revalidated.statusCode).toBe(304);
+    expect(revalidated.rawPayload.length).toBe(0);
+    expect(revalidated.headers.etag).toBe(etag);
+    expect(revalidated.headers['cache-control']).toBe('public, max-age=86400, s-maxage=86400');
+    expect(pages.hits('/split')).toBe(hits);
+  });
+
+  it('keys the cache by the normalised URL: case of scheme and host, default port and fragment do not matter', async () => {
+    const first = await shot({ url: `${pages.url}/split?norm=1#top` });
+    expect(first.headers['x-cache']).toBe('MISS');
+    const same = await shot({ url: `HTTP://127.0.0.1:${pages.port}/split?norm=1#elsewhere` });
+    expect(same.headers['x-cache']).toBe('HIT');
+    const otherViewport = await shot({ url: `${pages.url}/split?norm=1`, viewport: 'desktop' });
+    expect(otherViewport.headers['x-cache']).toBe('MISS');
+  });
+
+  it('shares one capture between identical concurrent requests', async () => {
+    const before = pages.hits('/hold');
+    const url = `${pages.url}/hold?ms=300&flight=1`;
+    const [a, b, c] = await Promise.all([shot({ url }), shot({ url }), shot({ url })]);
+    expect([a.statusCode, b.statusCode, c.statusCode]).toEqual([200, 200, 200]);
+    expect(pages.hits('/hold') - before).toBe(1);
+    expect(b.headers.etag).toBe(a.headers.etag);
+  });
+
+  it('renders a page that answers 404, says so in X-Target-Status, and caches it for 60 s only', async () => {
+    const res = await shot({ url: `${pages.url}/status/404` });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-target-status']).toBe('404');
+    expect(res.headers['cache-control']).toBe('public, max-age=60, s-maxage=60');
+    expect(pngSize(res.rawPayload)).toEqual({ width: 1200, height: 630 });
+    const again = await shot({ url: `${pages.url}/status/404` });
+    expect(again.headers['x-cache']).toBe('HIT');
+    expect(again.headers['x-target-status']).toBe('404');
+    expect(again.headers['cache-control']).toBe('public, max-age=60, s-maxage=60');
+  });
+
+  it("renders an empty 503 as the browser's own error page, with X-Target-Status 503", async () => {
+    const res = await shot({ url: `${pages.url}/empty/503` });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-target-status']).toBe('503');
+    expect(res.headers['cache-control']).toBe('public, max-age=60, s-maxage=60');
+  });
+});
+
+describe('the capture function for other layers', () => {
+  it('takes a screenshot without reading or filling the cache', async () => {
+    const { screenshots } = t.modules;
+    const req = parseScreenshotRequest({ url: `${pages.url}/split?direct=1` }, screenshots.viewports);
+    const out = await screenshots.capture(req);
+    expect(pngSize(out.png)).toEqual({ width: 1200, height: 630 });
+    expect(out.targetStatus).toBe(200);
+    expect(out.timings.navigate).toBeGreaterThan(0);
+    const viaHttp = await shot({ url: `${pages.url}/split?direct=1` });
+    expect(viaHttp.headers['x-cache']).toBe('MISS');
+  });
+});
+
+describe('GET /render/url: errors', () => {
+  const expectError = async (
+    res: Awaited<ReturnType<typeof shot>>,
+    status: number,
+    error: string,
+  ): Promise<void> => {
+    expect({ status: res.statusCode, body: res.json() }).toEqual({ status, body: { error } });
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+  };
+
+  it.each([
+    ['no url', {}, 'url is required (an absolute http or https URL)'],
+    [
+      'no scheme',
+      { url: 'example.com' },
+      'url must be an absolute http or https URL (for example https://example.com/)',
+    ],
+    [
+      'file: URL',
+      { url: 'file:///etc/passwd' },
+      'url must be an absolute http or https URL (for example https://example.com/)',
+    ],
+    ['credentials', { url: 'http://user:pw@example.com/' }, 'url must not contain a user name or password'],
+    [
+      'a 2059-character url',
+      { url: `http://example.com/${'a'.repeat(2040)}` },
+      'url must be at most 2048 characters (got 2059)',
+    ],
+    [
+      'an unknown viewport',
+      { url: 'http://example.com/', viewport: 'tablet' },
+      'viewport must be one of: og, desktop, mobile, square (got "tablet")',
+    ],
+    [
+      'an unknown waitUntil',
+      { url: 'http://example.com/', waitUntil: 'idle' },
+      'waitUntil must be one of: load, domcontentloaded, networkidle (got "idle")',
+    ],
+    [
+      'a misspelt parameter',
+      { url: 'http://example.com/', waituntil: 'load' },
+      'Unknown query parameter "waituntil" (did you mean "waitUntil"?). Allowed: url, viewport, waitUntil',
+    ],
+  ])('400 for %s', async (_label, query, error) => {
+    await expectError(await shot(query as Record<string, string>), 400, error);
+  });
+
+  it('400 when a parameter is given twice', async () => {
+    const res = await t.inject({
+      method: 'GET',
+      url: '/render/url?url=http://a.example/&url=http://b.example/',
+    });
+    await expectError(res, 400, 'url must be given once');
+  });
+
+  it('400 with a generic message for a private address; the reason goes to the log only', async () => {
+    const res = await shot({ url: 'http://169.254.169.254/latest/meta-data/' });
+    await expectError(res, 400, 'url points to an address that is not allowed');
+    const line = t.logs.find((l) => l.msg === 'url points to an address that is not allowed');
+    expect(String(line?.detail)).toContain('link-local');
+  });
+
+  it('502 naming the cause when the port is closed (http and https)', async () => {
+    await expectError(
+      await shot({ url: `http://127.0.0.1:${deadPort}/` }),
+      502,
+      `127.0.0.1:${deadPort} refused the connection`,
+    );
+    await expectError(
+      await shot({ url: `https://127.0.0.1:${deadPort}/` }),
+      502,
+      `127.0.0.1:${deadPort} refused the connection`,
+    );
+  });
+
+  it('502 when the host name does not resolve, directly or after a redirect', async () => {
+    await expectError(
+      await shot({ url: 'http://no-such-host.invalid/' }),
+      502,
+      'Could not resolve the host name no-such-host.invalid',
+    );
+    await expectError(
+      await shot({ url: `${pages.url}/redirect?to=${encodeURIComponent('http://no-such-host.invalid/x')}` }),
+      502,
+      'Could not resolve the host name no-such-host.invalid',
+    );
+  });
+
+  it('502 when the TLS handshake fails', async () => {
+    // An https URL aimed at a plain-http server: the handshake cannot succeed.
+    await expectError(
+      await shot({ url: `https://127.0.0.1:${pages.port}/split` }),
+      502,
+      'TLS handshake with 127.0.0.1 failed (ERR_SSL_PROTOCOL_ERROR)',
+    );
+  });
+
+  it('422 when the url is a file download', async () => {
+    await expectError(
+      await shot({ url: `${pages.url}/download` }),
+      422,
+      'url answered with a file download, not a page',
+    );
+  });
+});
+
+describe('GET /render/url: hostile pages', () => {
+  it('dismisses alert, confirm and prompt', async () => {
+    const res = await shot({ url: `${pages.url}/dialog` });
+    expect(res.statusCode).toBe(200);
+    expect(await pixelAt(res.rawPayload, 900, 300)).toEqual([0, 0, 255, 255]);
+  });
+
+  it('closes popups and captures the page itself', async () => {
+    const res = await shot({ url: `${pages.url}/popup` });
+    expect(res.statusCode).toBe(200);
+    expect(await pixelAt(res.rawPayload, 100, 300)).toEqual([255, 0, 0, 255]);
+  });
+
+  it('uses a fresh context per request: no cookie or storage survives', async () => {
+    for (const visit of [1, 2, 3]) {
+      const res = await shot({ url: `${pages.url}/remember?visit=${visit}` });
+      expect(res.statusCode).toBe(200);
+      expect(await pixelAt(res.rawPayload, 600, 300)).toEqual([0, 0, 255, 255]);
+    }
+  });
+
+  it('answers HEAD with the headers only', async () => {
+    const res = await t.inject({
+      method: 'HEAD',
+      url: `/render/url?url=${encodeURIComponent(`${pages.url}/split?head`)}`,
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('image/png');
+    expect(res.rawPayload.length).toBe(0);
+  });
+});

@@ -1,0 +1,154 @@
+import { createServer, request, type Server } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createEgressProxy,
+  EGRESS_HEADER,
+  type EgressProxy,
+  type EgressSession,
+} from '../../src/net/proxy.js';
+import { createUrlGuard } from '../../src/net/url-guard.js';
+import { type CanaryServer, closedPort, startCanaryServer } from '../helpers/servers.js';
+
+// The proxy spoken to directly, as Chromium speaks to it: absolute-form GETs and CONNECT.
+let upstream: Server;
+let upstreamPort: number;
+let canary: CanaryServer;
+let proxy: EgressProxy;
+let session: EgressSession;
+let dead: number;
+const seen: Array<Record<string, string | string[] | undefined>> = [];
+
+beforeAll(async () => {
+  upstream = createServer((req, res) => {
+    seen.push(req.headers);
+    res.writeHead(200, {
+      'content-type': 'text/plain',
+      [EGRESS_HEADER]: 'forged',
+      'set-cookie': ['a=1', 'b=2'],
+      connection: 'keep-alive',
+    });
+    res.end(`hello ${req.url}`);
+  });
+  await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
+  upstreamPort = (upstream.address() as AddressInfo).port;
+  canary = await startCanaryServer();
+  dead = await closedPort();
+  const guard = createUrlGuard({ allowPrivateHosts: [`127.0.0.1:${upstreamPort}`, `127.0.0.1:${dead}`] });
+  proxy = createEgressProxy({ guard });
+  session = await proxy.openSession('test');
+});
+afterAll(async () => {
+  await proxy?.close();
+  await canary?.close();
+  await new Promise<void>((r) => upstream?.close(() => r()));
+});
+
+const port = () => Number(new URL(session.server).port);
+
+function viaProxy(target: string, headers: Record<string, string> = {}) {
+  return new Promise<{ status: number; headers: Record<string, unknown>; body: string }>(
+    (resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: port(), path: target, headers }, (res) => {
+        let body = '';
+        res.on('data', (d) => {
+          body += d;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    },
+  );
+}
+
+/** Sends CONNECT and returns the proxy's status line. */
+function tunnel(authority: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const s = connect(port(), '127.0.0.1', () =>
+      s.write(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n\r\n`),
+    );
+    s.once('data', (d) => {
+      resolve(String(d).split('\r\n')[0]!);
+      s.destroy();
+    });
+    s.once('close', () => resolve('(closed without an answer)'));
+    s.on('error', reject);
+  });
+}
+
+describe('egress proxy', () => {
+  it('forwards an allowed absolute-form request, without hop-by-hop headers either way', async () => {
+    const res = await viaProxy(`http://127.0.0.1:${upstreamPort}/page?x=1`, {
+      'proxy-authorization': 'Basic c2VjcmV0',
+      'proxy-connection': 'keep-alive',
+      'x-custom': 'kept',
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toBe('hello /page?x=1');
+    const got = seen.at(-1)!;
+    expect(got['x-custom']).toBe('kept');
+    expect(got['proxy-authorization']).toBeUndefined();
+    expect(got['proxy-connection']).toBeUndefined();
+    expect(got.host).toBe(`127.0.0.1:${upstreamPort}`);
+    // A target cannot forge the proxy's own marker; repeated headers survive.
+    expect(res.headers[EGRESS_HEADER]).toBeUndefined();
+    expect(res.headers['set-cookie']).toEqual(['a=1', 'b=2']);
+    expect(session.decisionFor(`http://127.0.0.1:${upstreamPort}/`)).toEqual({
+      kind: 'allowed',
+      address: '127.0.0.1',
+    });
+  });
+
+  it('answers a refused plain-http target itself with 204 and records why; the target sees nothing', async () => {
+    const res = await viaProxy(`${canary.url}/steal`);
+    expect(res.status).toBe(204);
+    expect(res.headers[EGRESS_HEADER]).toBe(session.token);
+    expect(session.decisionFor(canary.url)).toMatchObject({ kind: 'refused', reason: 'port' });
+    expect(canary.connections).toBe(0);
+  });
+
+  it('refuses a request that is not in absolute form (a page aiming at the proxy itself)', async () => {
+    const res = await viaProxy('/internal');
+    expect(res.status).toBe(400);
+    expect(session.refused.some((r) => r.detail === 'not absolute-form')).toBe(true);
+  });
+
+  it('checks every CONNECT, whatever the port, and records refusals and unreachable hosts', async () => {
+    expect(await tunnel(`127.0.0.1:${canary.port}`)).toBe('HTTP/1.1 403 Forbidden');
+    expect(await tunnel('169.254.169.254:443')).toBe('HTTP/1.1 403 Forbidden');
+    expect(session.decisionFor('https://169.254.169.254/')).toMatchObject({
+      kind: 'refused',
+      reason: 'address',
+    });
+    expect(await tunnel(`127.0.0.1:${dead}`)).toBe('HTTP/1.1 502 Bad Gateway');
+    expect(session.decisionFor(`https://127.0.0.1:${dead}/`)).toMatchObject({
+      kind: 'unreachable',
+      code: 'ECONNREFUSED',
+    });
+    expect(await tunnel(`127.0.0.1:${upstreamPort}`)).toBe('HTTP/1.1 200 Connection Established');
+    expect(await tunnel('example.com:99999')).toBe('HTTP/1.1 400 Bad Request');
+    expect(await tunnel('user@example.com:443')).toBe('HTTP/1.1 400 Bad Request');
+    expect(await tunnel('not a host')).toBe('HTTP/1.1 400 Bad Request');
+    expect(canary.connections).toBe(0);
+  });
+
+  it('records an upstream that refuses the connection for plain http', async () => {
+    const res = await viaProxy(`http://127.0.0.1:${dead}/`);
+    expect(res.status).toBe(204);
+    expect(session.decisionFor(`http://127.0.0.1:${dead}/`)).toMatchObject({
+      kind: 'unreachable',
+      code: 'ECONNREFUSED',
+    });
+  });
+
+  it('keeps one record per session', async () => {
+    const other = await proxy.openSession('other');
+    try {
+      expect(other.decisionFor(canary.url)).toBeUndefined();
+      expect(other.token).not.toBe(session.token);
+    } finally {
+      await other.close();
+    }
+  });
+});
