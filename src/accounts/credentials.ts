@@ -41,7 +41,9 @@ export function createCredentials(deps: {
 
   const findAccount = async (idOrEmail: string): Promise<Account> => {
     const v = idOrEmail.trim();
-    const account = isId(v, 'acc') ? await store.getAccount(v) : await store.getAccountByEmail(v.toLowerCase());
+    const account = isId(v, 'acc')
+      ? await store.getAccount(v)
+      : await store.getAccountByEmail(v.toLowerCase());
     if (!account) throw new AppError('not_found', `No account ${v}`);
     return account;
   };

@@ -17,7 +17,14 @@ const FORMAT = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d{1,2})\$([A-Za-z0-9+/]{
 export const PASSWORD_MIN = 10;
 export const PASSWORD_MAX = 200;
 
-function derive(password: string, salt: Buffer, ln: number, r: number, p: number, len: number): Promise<Buffer> {
+function derive(
+  password: string,
+  salt: Buffer,
+  ln: number,
+  r: number,
+  p: number,
+  len: number,
+): Promise<Buffer> {
   const N = 2 ** ln;
   const opts: ScryptOptions = { N, r, p, maxmem: 256 * N * r + 1024 * 1024 };
   return new Promise((resolve, reject) => {

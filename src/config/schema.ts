@@ -167,7 +167,8 @@ export const settings = {
     default: 72,
     min: 1,
     max: 720,
-    description: 'How long a one-time invite link (printed by `accounts create` and `accounts invite`) works.',
+    description:
+      'How long a one-time invite link (printed by `accounts create` and `accounts invite`) works.',
   },
   signInLimitPerEmail: {
     kind: 'int',

@@ -42,7 +42,8 @@ function load(): Map<string, Asset> {
     'logo.svg': 'src/dashboard/static/logo.svg',
   };
   for (const weight of [400, 500, 600, 700]) {
-    files[`inter-${weight}.woff2`] = `node_modules/@fontsource/inter/files/inter-latin-${weight}-normal.woff2`;
+    files[`inter-${weight}.woff2`] =
+      `node_modules/@fontsource/inter/files/inter-latin-${weight}-normal.woff2`;
   }
   const assets = new Map<string, Asset>();
   for (const [name, rel] of Object.entries(files)) {

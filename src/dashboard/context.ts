@@ -54,10 +54,7 @@ export function sessionOf(req: FastifyRequest): ActiveSession {
 
 /** Sends a full HTML page. */
 export function sendPage(reply: FastifyReply, page: Html, status = 200): FastifyReply {
-  return reply
-    .code(status)
-    .type('text/html; charset=utf-8')
-    .send(`<!doctype html>\n${page.value}`);
+  return reply.code(status).type('text/html; charset=utf-8').send(`<!doctype html>\n${page.value}`);
 }
 
 /** 303 See Other: after a POST the browser follows with a GET, so a reload never re-submits. */

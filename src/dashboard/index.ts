@@ -8,8 +8,8 @@ import { registerAuthRoutes } from './routes/auth.js';
 import { registerKeyRoutes } from './routes/keys.js';
 import { registerOverviewRoutes } from './routes/overview.js';
 import { registerPlaygroundRoutes } from './routes/playground.js';
-import { randomId } from './sessions.js';
 import { clearCookie, isSecure, readCookie, sameOrigin, setCookie, setSecurityHeaders } from './security.js';
+import { randomId } from './sessions.js';
 import { errorPage, headingFor } from './views/errors.js';
 
 /** Forms are small; the limit keeps a form post from costing more than a card request. */
@@ -71,11 +71,7 @@ function installHooks(scope: FastifyInstance, deps: DashboardDeps): void {
       preId = randomId();
       setCookie(reply, 'pre', preId, PRE_MAX_AGE_S, secure);
     }
-    const csrf = session
-      ? sessions.csrfToken(session.id)
-      : preId
-        ? sessions.csrfToken(`pre:${preId}`)
-        : '';
+    const csrf = session ? sessions.csrfToken(session.id) : preId ? sessions.csrfToken(`pre:${preId}`) : '';
     req.dash = { session, expired: resolved.state === 'expired', preId, csrf, secure };
 
     if ((kind === 'page' || kind === 'api') && !session) {

@@ -1,7 +1,7 @@
-import { type Plan, assertTemplateAllowed } from '../auth/plans.js';
+import { keyStatus } from '../accounts/manager.js';
+import { assertTemplateAllowed, type Plan } from '../auth/plans.js';
 import type { ServerSecrets } from '../auth/secret.js';
 import { encodeRfc3986, signUrl } from '../auth/signing.js';
-import { keyStatus } from '../accounts/manager.js';
 import { AppError } from '../errors.js';
 import { parseTemplateRequest, type TemplateRequest } from '../render/template/request.js';
 import type { ApiKeyRecord } from '../storage/store.js';
@@ -58,7 +58,8 @@ export function buildPlayground(opts: {
 }): PlaygroundResult {
   const { input } = opts;
   const fields: Record<string, string> = { template: input.template, title: input.title };
-  for (const name of ['subtitle', 'brand', 'imageUrl'] as const) if (input[name] !== '') fields[name] = input[name];
+  for (const name of ['subtitle', 'brand', 'imageUrl'] as const)
+    if (input[name] !== '') fields[name] = input[name];
   const parsed = parseTemplateRequest(fields, 'query');
   assertTemplateAllowed(opts.plan, parsed.template);
   const usable = signingKeys(opts.keys, opts.now);
@@ -75,7 +76,11 @@ export function buildPlayground(opts: {
   const cap = (t: number) => (key.expiresAt === null ? t : Math.min(t, key.expiresAt));
   const previewExp = Math.ceil((opts.now + PREVIEW_MS) / PREVIEW_ROUND_MS) * PREVIEW_ROUND_MS;
   const ogExp = Math.ceil((opts.now + OG_MS) / DAY_MS) * DAY_MS;
-  const previewUrl = signUrl(path, { keyId: key.id, signingSecret: secret, expiresAt: cap(previewExp) / 1000 });
+  const previewUrl = signUrl(path, {
+    keyId: key.id,
+    signingSecret: secret,
+    expiresAt: cap(previewExp) / 1000,
+  });
   const ogUrl = signUrl(`${opts.baseUrl}${path}`, {
     keyId: key.id,
     signingSecret: secret,

@@ -55,7 +55,11 @@ export function createDashboardStore(db: Kysely<Tables>): DashboardStore {
         .where('expires_at', '>', now)
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) === 0) return undefined;
-      const r = await db.selectFrom('invites').select('account_id').where('hash', '=', hash).executeTakeFirst();
+      const r = await db
+        .selectFrom('invites')
+        .select('account_id')
+        .where('hash', '=', hash)
+        .executeTakeFirst();
       return r?.account_id;
     },
 

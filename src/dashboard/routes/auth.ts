@@ -13,7 +13,9 @@ const NEXT = /^\/dashboard(?:\/[A-Za-z0-9\-._~/%]*)?(?:\?[A-Za-z0-9\-._~%&=+]*)?
 
 /** Where to go after signing in: a dashboard path only, never another site. */
 function safeNext(next: string): string | undefined {
-  return NEXT.test(next) && !next.includes('//') ? next : undefined;
+  return NEXT.test(next) && !next.includes('//') && !next.includes('..') && !/%2e/i.test(next)
+    ? next
+    : undefined;
 }
 
 /** Sign-in, sign-out and invite links. */

@@ -35,7 +35,8 @@ export function registerKeyRoutes(scope: FastifyInstance, deps: DashboardDeps): 
     const { account } = sessionOf(req);
     const id = req.params.id;
     const found = isId(id, 'key') ? await store.findKey({ id }) : undefined;
-    if (!found || found.key.accountId !== account.id) throw new AppError('not_found', 'There is no such key.');
+    if (!found || found.key.accountId !== account.id)
+      throw new AppError('not_found', 'There is no such key.');
     return found.key;
   };
 
@@ -71,7 +72,8 @@ export function registerKeyRoutes(scope: FastifyInstance, deps: DashboardDeps): 
     if (once === '' || !(await deps.sessions.useFormToken(once))) {
       return seeOther(reply, '/dashboard/keys?notice=shown-once');
     }
-    const invalid = (error: string) => renderList(req, reply, { form: { ...form, error } }, STATUS.bad_request);
+    const invalid = (error: string) =>
+      renderList(req, reply, { form: { ...form, error } }, STATUS.bad_request);
     if (form.name === '') return invalid('Give the key a name, such as “Website” or “CI”.');
     const env =
       form.environment === 'custom'
@@ -151,7 +153,10 @@ export function registerKeyRoutes(scope: FastifyInstance, deps: DashboardDeps): 
       return seeOther(reply, '/dashboard/keys?notice=shown-once');
     }
     const { created, old } = await accounts.rotateKey(key.id, grace.ms);
-    req.log.info({ account: key.accountId, keyId: key.id, newKeyId: created.record.id }, 'dashboard: key rotated');
+    req.log.info(
+      { account: key.accountId, keyId: key.id, newKeyId: created.record.id },
+      'dashboard: key rotated',
+    );
     return renderList(req, reply, { created, rotatedFrom: old }, 201);
   });
 }

@@ -44,13 +44,10 @@ export function registerPlaygroundRoutes(scope: FastifyInstance, deps: Dashboard
     const { account, plan, keys, now } = await context(req);
     const first = plan && plan.templates !== '*' ? (plan.templates[0] ?? 'blog') : 'saas';
     const hasQuery = Object.keys((req.query ?? {}) as object).length > 0;
-    const input = readInput(hasQuery ? req.query : {}, {
-      template: first,
-      ...DEFAULTS,
-      brand: account.name,
-      imageUrl: '',
-      key: '',
-    });
+    // A submitted form (query present) means exactly what it says; a first visit gets an example.
+    const input = hasQuery
+      ? readInput(req.query, { template: first, title: '', subtitle: '', brand: '', imageUrl: '', key: '' })
+      : { template: first, ...DEFAULTS, brand: account.name, imageUrl: '', key: '' };
     let result = null;
     let error: string | null = null;
     if (plan && keys.length > 0) {
@@ -70,8 +67,16 @@ export function registerPlaygroundRoutes(scope: FastifyInstance, deps: Dashboard
 
   scope.post('/playground/preview', { config: { dashboard: 'api' } }, async (req, reply) => {
     const { plan, keys, now } = await context(req);
-    if (!plan) throw new AppError('forbidden', 'Your plan is not configured on this server; contact its operator');
-    const input = readInput(req.body, { template: '', title: '', subtitle: '', brand: '', imageUrl: '', key: '' });
+    if (!plan)
+      throw new AppError('forbidden', 'Your plan is not configured on this server; contact its operator');
+    const input = readInput(req.body, {
+      template: '',
+      title: '',
+      subtitle: '',
+      brand: '',
+      imageUrl: '',
+      key: '',
+    });
     const result = buildPlayground({ input, plan, keys, secrets, baseUrl: baseUrl(req, deps.config), now });
     return reply.send(result);
   });

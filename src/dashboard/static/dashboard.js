@@ -1,6 +1,5 @@
 // Cardshot dashboard: progressive enhancement only. Every page works without this file; it adds
 // copy buttons, the custom-environment toggle and the playground's live preview.
-'use strict';
 
 /** Copies text to the clipboard, falling back to a selection where the Clipboard API is missing. */
 async function copyText(text) {
@@ -90,7 +89,8 @@ function initPlayground() {
     const u = uses[form.elements.template.value] || { brand: true, artwork: true };
     const brandHint = root.querySelector('[data-uses="brand"]');
     const artHint = root.querySelector('[data-uses="artwork"]');
-    if (brandHint) brandHint.textContent = u.brand ? 'Drawn by this template.' : 'Not drawn by this template.';
+    if (brandHint)
+      brandHint.textContent = u.brand ? 'Drawn by this template.' : 'Not drawn by this template.';
     if (artHint) {
       artHint.textContent = u.artwork
         ? 'Drawn by this template (public http or https address).'

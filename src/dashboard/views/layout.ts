@@ -62,7 +62,8 @@ ${head(opts.title)}
     <nav aria-label="Dashboard">
       <ul class="nav">
         ${NAV.map(
-          (n) => html`<li><a href="${n.href}" ${n.id === opts.section ? html`aria-current="page"` : ''}>${n.icon}<span>${n.label}</span></a></li>`,
+          (n) =>
+            html`<li><a href="${n.href}" ${n.id === opts.section ? html`aria-current="page"` : ''}>${n.icon}<span>${n.label}</span></a></li>`,
         )}
       </ul>
     </nav>

@@ -1,7 +1,7 @@
 import type { UsageDay } from '../../accounts/manager.js';
 import type { Plan } from '../../auth/plans.js';
-import { TEMPLATE_NAMES } from '../../render/template/request.js';
 import type { RateDecision } from '../../ratelimit/limiter.js';
+import { TEMPLATE_NAMES } from '../../render/template/request.js';
 import type { Account } from '../../storage/store.js';
 import { type Html, html } from '../html.js';
 import { alertBox } from './auth.js';
@@ -22,7 +22,10 @@ export interface OverviewData {
 
 /** Usage, plan and the rate-limit budget left now. */
 export function overviewPage(d: OverviewData): Html {
-  const sums = Object.fromEntries(SERIES.map((s) => [s.id, 0])) as Record<(typeof SERIES)[number]['id'], number>;
+  const sums = Object.fromEntries(SERIES.map((s) => [s.id, 0])) as Record<
+    (typeof SERIES)[number]['id'],
+    number
+  >;
   for (const day of d.days) {
     const s = seriesOf(day);
     for (const k of SERIES) sums[k.id] += s[k.id];

@@ -1,6 +1,6 @@
 import type { Plan } from '../../auth/plans.js';
-import { TEMPLATES } from '../../render/template/templates/index.js';
 import { TEMPLATE_NAMES } from '../../render/template/request.js';
+import { TEMPLATES } from '../../render/template/templates/index.js';
 import type { Account, ApiKeyRecord } from '../../storage/store.js';
 import { type Html, html } from '../html.js';
 import type { PlaygroundInput, PlaygroundResult } from '../playground.js';
@@ -17,7 +17,8 @@ export function playgroundPage(opts: {
   error: string | null;
 }): Html {
   const { input, result } = opts;
-  const allowed = (t: string) => !!opts.plan && (opts.plan.templates === '*' || opts.plan.templates.includes(t));
+  const allowed = (t: string) =>
+    !!opts.plan && (opts.plan.templates === '*' || opts.plan.templates.includes(t));
   const uses = TEMPLATES[input.template as keyof typeof TEMPLATES]?.uses ?? { brand: true, artwork: true };
   const noKeys = opts.keys.length === 0;
   return appPage({

@@ -48,6 +48,7 @@ export const dashboard = {
       .execute();
   },
   async down(db: Kysely<unknown>): Promise<void> {
-    for (const t of ['form_tokens', 'sessions', 'invites', 'passwords']) await db.schema.dropTable(t).execute();
+    for (const t of ['form_tokens', 'sessions', 'invites', 'passwords'])
+      await db.schema.dropTable(t).execute();
   },
 };
