@@ -24,8 +24,9 @@ export function setSecurityHeaders(reply: FastifyReply, secure: boolean, asset: 
   reply.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
   reply.header('X-Content-Type-Options', 'nosniff');
   reply.header('X-Frame-Options', 'DENY');
-  // An invite token is in the sign-up page's URL; no page should hand its URL to another site.
-  reply.header('Referrer-Policy', 'no-referrer');
+  // An invite token is in the invite page's URL: no page hands its URL to another site.
+  // (Not no-referrer: with it, browsers send `Origin: null` on form posts and the origin check fails.)
+  reply.header('Referrer-Policy', 'same-origin');
   reply.header('Cross-Origin-Opener-Policy', 'same-origin');
   reply.header('Cross-Origin-Resource-Policy', 'same-origin');
   reply.header('Permissions-Policy', 'camera=(), microphone=(), geolocation=(), payment=()');

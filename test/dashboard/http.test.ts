@@ -41,7 +41,7 @@ describe('pages and headers', () => {
       expect(res.headers['content-security-policy'], url).toBe(CONTENT_SECURITY_POLICY);
       expect(res.headers['x-frame-options']).toBe('DENY');
       expect(res.headers['x-content-type-options']).toBe('nosniff');
-      expect(res.headers['referrer-policy']).toBe('no-referrer');
+      expect(res.headers['referrer-policy']).toBe('same-origin');
     }
     expect(CONTENT_SECURITY_POLICY).toContain("frame-ancestors 'none'");
     expect(CONTENT_SECURITY_POLICY).toContain("script-src 'self';");
