@@ -8,6 +8,12 @@ export function shortDate(ms: number): string {
   return `${MONTHS[d.getUTCMonth()]} ${d.getUTCDate()}, ${d.getUTCFullYear()}`;
 }
 
+/** "Jan 15" in the current year, "Jan 15, 2025" otherwise: compact for tables. */
+export function tableDate(ms: number, now: number): string {
+  const full = shortDate(ms);
+  return new Date(ms).getUTCFullYear() === new Date(now).getUTCFullYear() ? full.replace(/, \d{4}$/, '') : full;
+}
+
 /** "Jan 15, 2026, 14:05 UTC". */
 export function dateTime(ms: number): string {
   const d = new Date(ms);

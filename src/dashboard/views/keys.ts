@@ -2,7 +2,7 @@ import { type CreatedKey, keyStatus } from '../../accounts/manager.js';
 import type { Account, ApiKeyRecord } from '../../storage/store.js';
 import { type Html, html } from '../html.js';
 import { alertBox } from './auth.js';
-import { dateTime, relative, shortDate, timeTag } from './format.js';
+import { dateTime, relative, shortDate, tableDate, timeTag } from './format.js';
 import { appPage } from './layout.js';
 
 export const ENVIRONMENTS = ['production', 'staging', 'development'] as const;
@@ -75,22 +75,21 @@ function statusBadge(k: ApiKeyRecord, now: number): Html {
 function keyRow(k: ApiKeyRecord, now: number): Html {
   const active = keyStatus(k, now) === 'active';
   return html`<tr class="${active ? '' : 'inactive'}">
-  <th scope="row"><span class="key-name">${k.name}</span><span class="key-id">${k.id}</span></th>
-  <td><span class="badge env">${k.environment}</span></td>
+  <th scope="row"><span class="key-name">${k.name} <span class="badge env"><span class="visually-hidden">Environment: </span>${k.environment}</span></span><span class="key-id">${k.id}</span></th>
   <td><code class="key-hint">${k.prefix}…${k.last4}</code></td>
-  <td>${timeTag(k.createdAt, shortDate(k.createdAt))}</td>
+  <td>${timeTag(k.createdAt, tableDate(k.createdAt, now))}</td>
   <td>${k.lastUsedAt === null ? html`<span class="subtle">Never</span>` : timeTag(k.lastUsedAt, relative(k.lastUsedAt, now))}</td>
   <td>${
     k.revokedAt !== null
-      ? html`<span class="subtle">Revoked ${timeTag(k.revokedAt, shortDate(k.revokedAt))}</span>`
+      ? html`<span class="subtle">Revoked ${timeTag(k.revokedAt, tableDate(k.revokedAt, now))}</span>`
       : k.expiresAt === null
         ? html`<span class="subtle">Never</span>`
         : timeTag(k.expiresAt, relative(k.expiresAt, now))
   }</td>
   <td>${statusBadge(k, now)}</td>
-  <td class="row-actions">${
+  <td>${
     active
-      ? html`<a class="button small" href="/dashboard/keys/${k.id}/rotate" aria-label="Rotate ${k.name}">Rotate</a><a class="button small danger-ghost" href="/dashboard/keys/${k.id}/revoke" aria-label="Revoke ${k.name}">Revoke</a>`
+      ? html`<div class="row-actions"><a class="button small" href="/dashboard/keys/${k.id}/rotate" aria-label="Rotate ${k.name}">Rotate</a><a class="button small danger-ghost" href="/dashboard/keys/${k.id}/revoke" aria-label="Revoke ${k.name}">Revoke</a></div>`
       : ''
   }</td>
 </tr>`;
@@ -117,16 +116,16 @@ function createForm(csrf: string, once: string, form: CreateForm | undefined): H
         <option value="custom" ${env === 'custom' ? html`selected` : ''}>Custom label…</option>
       </select>
     </div>
-    <div class="field" id="key-custom-field" data-custom-field>
-      <label for="key-custom">Custom label</label>
-      <input id="key-custom" name="custom" type="text" maxlength="16" pattern="[a-z][a-z0-9]{0,15}" placeholder="ci" value="${form?.custom ?? ''}" aria-describedby="key-custom-hint">
-      <p class="field-hint" id="key-custom-hint">Used when the environment is “Custom label”: 1–16 lower-case letters and digits (ci, preview, eu1).</p>
-    </div>
     <div class="field">
       <label for="key-expires">Expires</label>
       <select id="key-expires" name="expires">
         ${EXPIRY_CHOICES.map((c) => html`<option value="${c.value}" ${form?.expires === c.value ? html`selected` : ''}>${c.label}</option>`)}
       </select>
+    </div>
+    <div class="field" id="key-custom-field" data-custom-field>
+      <label for="key-custom">Custom label</label>
+      <input id="key-custom" name="custom" type="text" maxlength="16" pattern="[a-z][a-z0-9]{0,15}" placeholder="ci" value="${form?.custom ?? ''}" aria-describedby="key-custom-hint">
+      <p class="field-hint" id="key-custom-hint">Used when the environment is “Custom label”: 1–16 lower-case letters and digits (ci, preview, eu1).</p>
     </div>
     <div class="form-actions"><button class="button primary" type="submit">Create key</button></div>
   </form>
@@ -168,7 +167,7 @@ ${alertBox('success', opts.notice)}
     keys.length === 0
       ? html`<p class="empty-state">No keys yet. Create one below to start rendering cards.</p>`
       : html`<div class="table-wrap"><table class="keys">
-    <thead><tr><th scope="col">Name</th><th scope="col">Environment</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+    <thead><tr><th scope="col">Name and environment</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
     <tbody>${keys.map((k) => keyRow(k, now))}</tbody>
   </table></div>`
   }
