@@ -46,9 +46,17 @@ describe.runIf(run)('dashboard in Chromium', () => {
     await credentials.setPassword(account.id, PASSWORD);
     const now = Date.now();
     await seedUsage(store, account.id, now);
-    const website = await accounts.createKey({ accountId: account.id, name: 'Marketing site', environment: 'production' });
+    const website = await accounts.createKey({
+      accountId: account.id,
+      name: 'Marketing site',
+      environment: 'production',
+    });
     await store.touchKeys([{ id: website.record.id, at: now - 4 * 60_000 }]);
-    const staging = await accounts.createKey({ accountId: account.id, name: 'Staging', environment: 'staging' });
+    const staging = await accounts.createKey({
+      accountId: account.id,
+      name: 'Staging',
+      environment: 'staging',
+    });
     await store.touchKeys([{ id: staging.record.id, at: now - 26 * 3_600_000 }]);
     const ci = await accounts.createKey({ accountId: account.id, name: 'Old CI runner', environment: 'ci' });
     await accounts.revokeKey(ci.record.id);
@@ -59,10 +67,12 @@ describe.runIf(run)('dashboard in Chromium', () => {
     // A CSP violation, a script error or a failed asset shows up here and fails the last test.
     // (Pages answered 4xx on purpose log "Failed to load resource"; those are not problems.)
     page.on('console', (m) => {
-      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(`console: ${m.text()}`);
+      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource'))
+        problems.push(`console: ${m.text()}`);
     });
     page.on('response', (r) => {
-      if (r.url().includes('/dashboard/assets/') && r.status() >= 400) problems.push(`asset ${r.status()}: ${r.url()}`);
+      if (r.url().includes('/dashboard/assets/') && r.status() >= 400)
+        problems.push(`asset ${r.status()}: ${r.url()}`);
     });
     page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
 
@@ -90,7 +100,10 @@ describe.runIf(run)('dashboard in Chromium', () => {
     await shot('sign-in');
     await page.getByLabel('Email').fill('ops@acme.test');
     await page.getByLabel('Password').fill('not my password');
-    const [res] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.getByRole('button', { name: 'Sign in' }).click()]);
+    const [res] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.getByRole('button', { name: 'Sign in' }).click(),
+    ]);
     expect(res.status()).toBe(401);
     await expect.poll(() => page.getByRole('alert').textContent()).toBe('Email or password is incorrect');
     expect(new URL(page.url()).pathname).toBe('/dashboard/sign-in');
@@ -99,7 +112,10 @@ describe.runIf(run)('dashboard in Chromium', () => {
 
   it('signs in with the right password and lands where the visitor was going', async () => {
     await page.getByLabel('Password').fill(PASSWORD);
-    await Promise.all([page.waitForURL(`${base}/dashboard/keys`), page.getByLabel('Password').press('Enter')]);
+    await Promise.all([
+      page.waitForURL(`${base}/dashboard/keys`),
+      page.getByLabel('Password').press('Enter'),
+    ]);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('API keys');
     const cookies = await context.cookies();
     const session = cookies.find((c) => c.name === 'cardshot_session');
@@ -121,13 +137,22 @@ describe.runIf(run)('dashboard in Chromium', () => {
     await shot('keys');
     await page.getByLabel('Name').fill('Production server');
     await page.getByLabel('Environment').selectOption('production');
-    await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Create key' }).click()]);
+    await Promise.all([
+      page.waitForLoadState('load'),
+      page.getByRole('button', { name: 'Create key' }).click(),
+    ]);
     createdKey = (await page.locator('#new-key').textContent()) ?? '';
     expect(createdKey).toMatch(/^cs_production_[0-9A-Za-z]{28}$/);
     expect(await page.locator('#new-secret').textContent()).toMatch(/^cssig_[\w-]{43}$/);
     const panel = page.locator('#new-key-panel');
-    expect(await panel.getByText('Never put a key in front-end scripts, mobile apps or public repositories').count()).toBe(1);
-    expect(await panel.getByText('This is the only time the key and its signing secret are shown.').count()).toBe(1);
+    expect(
+      await panel
+        .getByText('Never put a key in front-end scripts, mobile apps or public repositories')
+        .count(),
+    ).toBe(1);
+    expect(
+      await panel.getByText('This is the only time the key and its signing secret are shown.').count(),
+    ).toBe(1);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
     await page.locator('button[data-copy="new-key"]').click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(createdKey);
@@ -157,8 +182,13 @@ describe.runIf(run)('dashboard in Chromium', () => {
     await row.getByRole('link', { name: 'Revoke Production server' }).click();
     await page.waitForURL(/\/revoke$/);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Revoke “Production server”?');
-    await Promise.all([page.waitForURL(`${base}/dashboard/keys?notice=revoked`), page.getByRole('button', { name: 'Revoke key' }).click()]);
-    expect(await page.locator('tr', { hasText: 'Production server' }).locator('.badge.revoked').count()).toBe(1);
+    await Promise.all([
+      page.waitForURL(`${base}/dashboard/keys?notice=revoked`),
+      page.getByRole('button', { name: 'Revoke key' }).click(),
+    ]);
+    expect(await page.locator('tr', { hasText: 'Production server' }).locator('.badge.revoked').count()).toBe(
+      1,
+    );
 
     const refused = await fetch(card, { headers: { 'x-api-key': createdKey } });
     expect(refused.status).toBe(401);
@@ -195,16 +225,22 @@ describe.runIf(run)('dashboard in Chromium', () => {
   it('the playground renders the card live from the real endpoint (a 1200×630 PNG)', async () => {
     await page.goto(`${base}/dashboard/playground`);
     const img = page.locator('#pg-preview');
-    await expect.poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth)).toBe(1200);
+    await expect
+      .poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth))
+      .toBe(1200);
     await page.getByLabel('Template').selectOption('product');
     await page.getByLabel('Title', { exact: true }).fill('Meet the new Aurora headphones');
-    await page.getByLabel('Subtitle').fill('40-hour battery, spatial audio and a case that fits in your pocket.');
+    await page
+      .getByLabel('Subtitle')
+      .fill('40-hour battery, spatial audio and a case that fits in your pocket.');
     await page.getByLabel('Brand').fill('Acme Audio');
     await expect
       .poll(() => img.getAttribute('src'), { timeout: 10_000 })
       .toContain('title=Meet%20the%20new%20Aurora%20headphones');
     await expect
-      .poll(() => img.evaluate((el: HTMLImageElement) => [el.complete, el.naturalWidth, el.naturalHeight]), { timeout: 10_000 })
+      .poll(() => img.evaluate((el: HTMLImageElement) => [el.complete, el.naturalWidth, el.naturalHeight]), {
+        timeout: 10_000,
+      })
       .toEqual([true, 1200, 630]);
     // The <img> bytes are the real endpoint's PNG.
     const src = (await img.getAttribute('src'))!;
@@ -213,8 +249,12 @@ describe.runIf(run)('dashboard in Chromium', () => {
     expect(res.headers()['content-type']).toBe('image/png');
     expect(pngSize(await res.body())).toEqual({ width: 1200, height: 630 });
     const meta = (await page.locator('#pg-meta').textContent())!;
-    expect(meta).toMatch(/^<meta property="og:image" content="http:\/\/127\.0\.0\.1:\d+\/render\/template\?template=product&amp;title=Meet%20the%20new%20Aurora%20headphones&amp;/);
-    expect(await page.locator('#pg-curl').textContent()).toContain('"title":"Meet the new Aurora headphones"');
+    expect(meta).toMatch(
+      /^<meta property="og:image" content="http:\/\/127\.0\.0\.1:\d+\/render\/template\?template=product&amp;title=Meet%20the%20new%20Aurora%20headphones&amp;/,
+    );
+    expect(await page.locator('#pg-curl').textContent()).toContain(
+      '"title":"Meet the new Aurora headphones"',
+    );
     await expect.poll(() => page.locator('#pg-status').textContent()).toBe('Up to date');
     await shot('playground');
 
@@ -248,7 +288,10 @@ describe.runIf(run)('dashboard in Chromium', () => {
 
   it('signs out, and had no script errors or CSP violations on any page', async () => {
     await page.goto(`${base}/dashboard`);
-    await Promise.all([page.waitForURL(/signed-out=1/), page.getByRole('button', { name: 'Sign out' }).click()]);
+    await Promise.all([
+      page.waitForURL(/signed-out=1/),
+      page.getByRole('button', { name: 'Sign out' }).click(),
+    ]);
     expect(await page.getByRole('status').textContent()).toBe('You have signed out.');
     await page.goto(`${base}/dashboard/keys`);
     expect(new URL(page.url()).pathname).toBe('/dashboard/sign-in');

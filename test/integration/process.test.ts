@@ -86,7 +86,9 @@ describe('the server process', () => {
     expect(banner).toMatch(/Signing secret: cssig_[A-Za-z0-9_-]{43}/);
     // …and how to sign in to the dashboard: a one-time invite link for the first account.
     firstInvite =
-      banner.match(new RegExp(`http://127\\.0\\.0\\.1:${port}/dashboard/invite\\?token=csinv_[\\w-]{32}`))?.[0] ?? '';
+      banner.match(
+        new RegExp(`http://127\\.0\\.0\\.1:${port}/dashboard/invite\\?token=csinv_[\\w-]{32}`),
+      )?.[0] ?? '';
     expect(firstInvite, banner).not.toBe('');
     expect(banner).toContain('works once, for 72 hours');
     // The key appears in the banner only, never in a JSON log line.
@@ -192,17 +194,26 @@ describe('the server process', () => {
       { ...env(), CARDSHOT_PUBLIC_URL: 'https://cards.acme.test' },
     );
     expect(created.code, created.stderr).toBe(0);
-    expect(created.stdout).toMatch(/Dashboard invite link \(works once, until \S+\):\n\n {2}https:\/\/cards\.acme\.test\/dashboard\/invite\?token=csinv_[\w-]{32}\n/);
+    expect(created.stdout).toMatch(
+      /Dashboard invite link \(works once, until \S+\):\n\n {2}https:\/\/cards\.acme\.test\/dashboard\/invite\?token=csinv_[\w-]{32}\n/,
+    );
 
     const short = await run([cli, 'accounts', 'set-password', 'dash@acme.test'], env(), 'short\n');
     expect(short.code).toBe(1);
     expect(short.stderr).toBe('cardshot accounts set-password: Password must be at least 10 characters\n');
-    const set = await run([cli, 'accounts', 'set-password', 'dash@acme.test'], env(), 'a long passphrase 42\n');
+    const set = await run(
+      [cli, 'accounts', 'set-password', 'dash@acme.test'],
+      env(),
+      'a long passphrase 42\n',
+    );
     expect(set.code, set.stderr).toBe(0);
     expect(set.stdout).toContain('Password set for dash@acme.test.');
 
     const page = await fetch(`${baseUrl}/dashboard/sign-in`);
-    const pre = page.headers.getSetCookie().find((c) => c.startsWith('cardshot_pre='))!.split(';')[0]!;
+    const pre = page.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('cardshot_pre='))!
+      .split(';')[0]!;
     const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())![1]!;
     const signIn = await fetch(`${baseUrl}/dashboard/sign-in`, {
       method: 'POST',
@@ -211,7 +222,10 @@ describe('the server process', () => {
       body: new URLSearchParams({ _csrf: csrf, email: 'dash@acme.test', password: 'a long passphrase 42' }),
     });
     expect(signIn.status).toBe(303);
-    const session = signIn.headers.getSetCookie().find((c) => c.startsWith('cardshot_session='))!.split(';')[0]!;
+    const session = signIn.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('cardshot_session='))!
+      .split(';')[0]!;
     const overview = await fetch(`${baseUrl}/dashboard`, { headers: { cookie: session } });
     expect(overview.status).toBe(200);
     expect(await overview.text()).toContain('dash@acme.test');

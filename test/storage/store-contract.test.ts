@@ -203,7 +203,13 @@ describe.each(targets)('store on $name', (target) => {
     await store.createAccount(a);
     const hash = `inv${n}`.padEnd(64, '0');
     await store.insertInvite({ hash, accountId: a.id, createdAt: 100, expiresAt: 1000, usedAt: null });
-    expect(await store.getInvite(hash)).toEqual({ hash, accountId: a.id, createdAt: 100, expiresAt: 1000, usedAt: null });
+    expect(await store.getInvite(hash)).toEqual({
+      hash,
+      accountId: a.id,
+      createdAt: 100,
+      expiresAt: 1000,
+      usedAt: null,
+    });
     const other = await target.open();
     try {
       const used = await Promise.all([store.useInvite(hash, 500), other.useInvite(hash, 501)]);

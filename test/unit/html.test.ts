@@ -11,7 +11,9 @@ describe('html template', () => {
 
   it('nests without double escaping, joins arrays and drops null, undefined and booleans', () => {
     const items = ['a<b', 'c'].map((x) => html`<li>${x}</li>`);
-    expect(html`<ul>${items}</ul>${null}${undefined}${false}${true}${0}`.value).toBe('<ul><li>a&lt;b</li><li>c</li></ul>0');
+    expect(html`<ul>${items}</ul>${null}${undefined}${false}${true}${0}`.value).toBe(
+      '<ul><li>a&lt;b</li><li>c</li></ul>0',
+    );
     expect(html`${raw('<br>')}`.value).toBe('<br>');
   });
 });

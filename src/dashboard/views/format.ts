@@ -11,7 +11,9 @@ export function shortDate(ms: number): string {
 /** "Jan 15" in the current year, "Jan 15, 2025" otherwise: compact for tables. */
 export function tableDate(ms: number, now: number): string {
   const full = shortDate(ms);
-  return new Date(ms).getUTCFullYear() === new Date(now).getUTCFullYear() ? full.replace(/, \d{4}$/, '') : full;
+  return new Date(ms).getUTCFullYear() === new Date(now).getUTCFullYear()
+    ? full.replace(/, \d{4}$/, '')
+    : full;
 }
 
 /** "Jan 15, 2026, 14:05 UTC". */
