@@ -13,6 +13,13 @@ import { pngSize } from '../helpers/png.js';
 // The dashboard in a real browser against the real server on 127.0.0.1. Every page is also
 // screenshotted; `npm run docs:screens` sets CARDSHOT_SCREENS_DIR=docs/img to keep them.
 const run = chromiumAvailable();
+
+/** The parts of an <img> the tests read (the project compiles without DOM types). */
+interface LoadedImage {
+  complete: boolean;
+  naturalWidth: number;
+  naturalHeight: number;
+}
 const screensDir = process.env.CARDSHOT_SCREENS_DIR;
 
 describe.runIf(run)('dashboard in Chromium', () => {
@@ -155,7 +162,7 @@ describe.runIf(run)('dashboard in Chromium', () => {
     ).toBe(1);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
     await page.locator('button[data-copy="new-key"]').click();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(createdKey);
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(createdKey);
     await expect.poll(() => page.locator('button[data-copy="new-key"]').textContent()).toBe('Copied');
     await shot('key-created');
 
@@ -226,7 +233,11 @@ describe.runIf(run)('dashboard in Chromium', () => {
     await page.goto(`${base}/dashboard/playground`);
     const img = page.locator('#pg-preview');
     await expect
-      .poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth))
+      .poll(() =>
+        img.evaluate(
+          (el) => (el as unknown as LoadedImage).complete && (el as unknown as LoadedImage).naturalWidth,
+        ),
+      )
       .toBe(1200);
     await page.getByLabel('Template').selectOption('product');
     await page.getByLabel('Title', { exact: true }).fill('Meet the new Aurora headphones');
@@ -238,9 +249,16 @@ describe.runIf(run)('dashboard in Chromium', () => {
       .poll(() => img.getAttribute('src'), { timeout: 10_000 })
       .toContain('title=Meet%20the%20new%20Aurora%20headphones');
     await expect
-      .poll(() => img.evaluate((el: HTMLImageElement) => [el.complete, el.naturalWidth, el.naturalHeight]), {
-        timeout: 10_000,
-      })
+      .poll(
+        () =>
+          img.evaluate((el) => {
+            const i = el as unknown as LoadedImage;
+            return [i.complete, i.naturalWidth, i.naturalHeight];
+          }),
+        {
+          timeout: 10_000,
+        },
+      )
       .toEqual([true, 1200, 630]);
     // The <img> bytes are the real endpoint's PNG.
     const src = (await img.getAttribute('src'))!;
@@ -266,17 +284,19 @@ describe.runIf(run)('dashboard in Chromium', () => {
   it('is keyboard-usable: the first Tab reaches the skip link, then the navigation', async () => {
     await page.goto(`${base}/dashboard`);
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    expect(await page.evaluate<string | null>('document.activeElement?.textContent')).toBe('Skip to content');
     await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('href'))).toBe('/dashboard');
+    expect(await page.evaluate<string | null>("document.activeElement?.getAttribute('href')")).toBe(
+      '/dashboard',
+    );
   });
 
   it('fits a phone screen, and unknown paths get the friendly 404 page', async () => {
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
     await phone.context().addCookies(await context.cookies());
     await phone.goto(`${base}/dashboard`);
-    const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const overflow = await phone.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
     expect(overflow).toBeLessThanOrEqual(0);
     await shot('mobile', phone);
     await phone.close();
