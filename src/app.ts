@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
+import type { AccountsModule } from './accounts/open.js';
 import type { Authenticator } from './auth/authenticate.js';
 import type { Config } from './config/schema.js';
+import { registerDashboard } from './dashboard/index.js';
+import type { Sessions } from './dashboard/sessions.js';
 import { installAccessControl } from './http/access.js';
 import { installErrorHandling } from './http/errors.js';
 import { redactUrl } from './http/redact.js';
@@ -22,6 +25,9 @@ export interface AppDeps {
   authenticator: Authenticator;
   limiter: RateLimiter;
   usage: UsageRecorder;
+  /** Accounts, keys, passwords and plans, for the dashboard. */
+  accounts: AccountsModule;
+  sessions: Sessions;
   clock?: Clock;
 }
 
@@ -34,6 +40,8 @@ export function createApp(deps: AppDeps): FastifyInstance {
     // Our own onResponse hook writes one line per request (with secrets redacted) instead.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.bodyLimitBytes,
+    // Client address and https from X-Forwarded-* only when the operator says a proxy sets them.
+    trustProxy: deps.config.trustProxy,
     // A load balancer's request id is kept so one id follows the request across hops.
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
@@ -70,5 +78,6 @@ export function createApp(deps: AppDeps): FastifyInstance {
   installAccessControl(app, deps);
   registerTemplateRoutes(app, deps);
   registerScreenshotRoutes(app, deps);
+  registerDashboard(app, deps);
   return app;
 }

@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   const baseUrl = `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
   if (first) {
     // Straight to stdout, never through the logger: the key must not reach a log line.
-    process.stdout.write(firstRunMessage(baseUrl, first.account, first.created));
+    process.stdout.write(firstRunMessage(baseUrl, first));
     log.info(
       { account: first.account.id, keyId: first.created.record.id },
       'first start: created the default account and a development key (printed above, once)',

@@ -6,6 +6,7 @@ import { createTieredCache, type PngCache } from './cache/cache.js';
 import { createDiskCache } from './cache/disk.js';
 import { createMemoryCache } from './cache/memory.js';
 import type { Config } from './config/schema.js';
+import { createSessions, type Sessions } from './dashboard/sessions.js';
 import type { Clock } from './lib/clock.js';
 import { createWorkQueue, type WorkQueue } from './lib/work-queue.js';
 import { createFailoverLimiter } from './ratelimit/failover.js';
@@ -23,6 +24,8 @@ export interface Modules {
   /** Store, secret, plans and the account manager. */
   accounts: AccountsModule;
   authenticator: Authenticator;
+  /** Dashboard sessions (in the database). */
+  sessions: Sessions;
   limiter: RateLimiter;
   usage: UsageRecorder;
   renderer: TemplateRenderer;
@@ -67,6 +70,16 @@ export async function createModules(
     });
     accounts.onKeyChanged((keyId) => authenticator.invalidate(keyId));
     started.push({ name: 'authenticator', close: () => authenticator.close() });
+
+    const sessions = createSessions({
+      store: accounts.store,
+      secrets: accounts.secrets,
+      idleMs: config.sessionIdleMinutes * 60_000,
+      maxMs: config.sessionMaxHours * 3_600_000,
+      log,
+      ...clock,
+    });
+    started.push({ name: 'sessions', close: () => sessions.close() });
 
     const usage = createUsageRecorder({
       store: accounts.store,
@@ -118,6 +131,7 @@ export async function createModules(
     return {
       accounts,
       authenticator,
+      sessions,
       limiter,
       usage,
       renderer,

@@ -6,6 +6,7 @@ import type { Config } from '../config/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { openStore } from '../storage/open.js';
 import type { Store } from '../storage/store.js';
+import { type Credentials, createCredentials } from './credentials.js';
 import { type AccountManager, createAccountManager } from './manager.js';
 
 /** The store, the server secret, the plans and the account manager: what the CLI needs, no renderer. */
@@ -14,6 +15,8 @@ export interface AccountsModule {
   secrets: ServerSecrets;
   plans: Plans;
   accounts: AccountManager;
+  /** Dashboard passwords and invite links. */
+  credentials: Credentials;
   /** Lets caches subscribe to key changes (revoke, rotate, plan change). */
   onKeyChanged(listener: (keyId?: string) => void): void;
   close(): Promise<void>;
@@ -55,11 +58,18 @@ export async function openAccounts(
       for (const l of listeners) l(keyId);
     },
   });
+  const credentials = createCredentials({
+    store,
+    secrets,
+    inviteMs: config.inviteHours * 3_600_000,
+    ...(opts.clock ? { clock: opts.clock } : {}),
+  });
   return {
     store,
     secrets,
     plans,
     accounts,
+    credentials,
     onKeyChanged: (l) => listeners.push(l),
     close: () => store.close(),
   };

@@ -13,6 +13,10 @@ export interface ServerSecrets {
   hashKey(key: string): string;
   /** The signing secret of a key id, shown once beside the key; recomputed, never stored. */
   signingSecret(keyId: string): string;
+  /** Hex HMAC-SHA-256 of a session id, invite token or form token: what the database stores. */
+  hashToken(token: string): string;
+  /** The CSRF token bound to a session id (or a pre-session id): recomputed, never stored. */
+  csrfToken(boundTo: string): string;
   /** Identifies the secret without revealing it: lets a database refuse a node with another secret. */
   readonly fingerprint: string;
 }
@@ -24,10 +28,14 @@ export function deriveSecrets(secret: string): ServerSecrets {
   const sub = (purpose: string) => createHmac('sha256', secret).update(purpose).digest();
   const hashKey = sub('cardshot/api-key-hash/v1');
   const signing = sub('cardshot/url-signing/v1');
+  const tokenHash = sub('cardshot/token-hash/v1');
+  const csrf = sub('cardshot/csrf/v1');
   const fingerprint = sub('cardshot/fingerprint/v1').toString('base64url').slice(0, 22);
   return {
     hashKey: (key) => createHmac('sha256', hashKey).update(key).digest('hex'),
     signingSecret: (keyId) => `cssig_${createHmac('sha256', signing).update(keyId).digest('base64url')}`,
+    hashToken: (token) => createHmac('sha256', tokenHash).update(token).digest('hex'),
+    csrfToken: (boundTo) => createHmac('sha256', csrf).update(boundTo).digest('base64url'),
     fingerprint,
   };
 }

@@ -1,5 +1,6 @@
 import { type AccountsModule, openAccounts } from '../accounts/open.js';
 import { ConfigError, loadConfig } from '../config/load.js';
+import type { Config } from '../config/schema.js';
 import { isAppError } from '../errors.js';
 import { createLogger } from '../log.js';
 
@@ -14,13 +15,13 @@ export class UsageError extends Error {}
 export async function withAccounts(
   name: string,
   help: string,
-  body: (mod: AccountsModule) => Promise<number>,
+  body: (mod: AccountsModule, config: Config) => Promise<number>,
 ): Promise<number> {
   let mod: AccountsModule | undefined;
   try {
     const config = loadConfig({ logLevel: 'warn' });
     mod = await openAccounts(config, createLogger(config, process.stderr as never));
-    return await body(mod);
+    return await body(mod, config);
   } catch (err) {
     return report(name, help, err);
   } finally {
@@ -75,6 +76,11 @@ export function parseExpiry(text: string, now = Date.now()): number {
     return t;
   }
   return now + parseDuration(text, '--expires');
+}
+
+/** Where people reach the server, for links the CLI prints: CARDSHOT_PUBLIC_URL or localhost. */
+export function publicBaseUrl(config: Pick<Config, 'publicUrl' | 'port'>): string {
+  return config.publicUrl !== '' ? config.publicUrl.replace(/\/+$/, '') : `http://localhost:${config.port}`;
 }
 
 /** ISO time or a dash, for tables. */

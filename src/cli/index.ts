@@ -11,7 +11,7 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<
     run: runRender,
   },
   accounts: {
-    help: 'accounts create --name … --email … --plan … | list | set-plan <id> <plan>   [--json]',
+    help: 'accounts create --name … --email … --plan … | list | set-plan <id> <plan> | invite <id|email> | set-password <id|email>   [--json]',
     run: runAccounts,
   },
   keys: {

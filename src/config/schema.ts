@@ -141,6 +141,61 @@ export const settings = {
     max: 300,
     description: 'Usage counters are written to the database in one batch this often (off the request path).',
   },
+  publicUrl: {
+    kind: 'string',
+    default: '',
+    description:
+      'The address users reach Cardshot at (https://cards.example.com), used in invite links and in the og:image tags the dashboard playground writes. Empty: taken from each request (http://localhost:3000 for the CLI).',
+  },
+  trustProxy: {
+    kind: 'bool',
+    default: false,
+    description:
+      'Believe X-Forwarded-For and X-Forwarded-Proto from the proxy in front (client address for sign-in limits, https for Secure cookies). Turn on only behind a proxy that sets them.',
+  },
+  sessionIdleMinutes: {
+    kind: 'int',
+    default: 720,
+    min: 5,
+    max: 43_200,
+    description: 'A dashboard session ends after this many minutes without a request.',
+  },
+  sessionMaxHours: {
+    kind: 'int',
+    default: 168,
+    min: 1,
+    max: 8_760,
+    description: 'A dashboard session ends this many hours after sign-in, however active.',
+  },
+  inviteHours: {
+    kind: 'int',
+    default: 72,
+    min: 1,
+    max: 720,
+    description:
+      'How long a one-time invite link (printed by `accounts create` and `accounts invite`) works.',
+  },
+  signInLimitPerEmail: {
+    kind: 'int',
+    default: 10,
+    min: 1,
+    max: 10_000,
+    description: 'Dashboard sign-in attempts allowed per email address in CARDSHOT_SIGN_IN_WINDOW_SECONDS.',
+  },
+  signInLimitPerIp: {
+    kind: 'int',
+    default: 50,
+    min: 1,
+    max: 100_000,
+    description: 'Dashboard sign-in attempts allowed per client address in CARDSHOT_SIGN_IN_WINDOW_SECONDS.',
+  },
+  signInWindowSeconds: {
+    kind: 'int',
+    default: 900,
+    min: 10,
+    max: 86_400,
+    description: 'The sliding window of the sign-in limits.',
+  },
   allowPrivateHosts: {
     kind: 'list',
     default: [],

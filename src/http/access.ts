@@ -34,6 +34,11 @@ export function isProtectedRoute(url: string): boolean {
   return url.startsWith('/render/');
 }
 
+/** The limiter key of an account's request budget (the dashboard peeks at it too). */
+export function rateLimitKey(accountId: string): string {
+  return `acct:${accountId}`;
+}
+
 /** Spec §7, word for word. */
 export const RATE_LIMITED = 'Rate limit exceeded';
 
@@ -56,7 +61,7 @@ export function installAccessControl(
   app.decorateRequest('auth', null);
   app.decorateRequest('rateCounted', false);
 
-  const limitKey = (auth: AuthContext) => `acct:${auth.accountId}`;
+  const limitKey = (auth: AuthContext) => rateLimitKey(auth.accountId);
   const windowOf = (plan: Plan) => [plan.rateLimit.requests, plan.rateLimit.windowSeconds * 1000] as const;
 
   const setHeaders = (reply: FastifyReply, plan: Plan, d: RateDecision) => {

@@ -1,5 +1,6 @@
 import { type Kysely, Migrator, type Selectable } from 'kysely';
 import { AppError } from '../errors.js';
+import { createDashboardStore } from './kysely-dashboard.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Account, ApiKeyRecord, Store, UsageKind, UsageRow } from './store.js';
 import type { Tables } from './tables.js';
@@ -32,6 +33,7 @@ export function createKyselyStore(db: Kysely<Tables>, kind: Store['kind']): Stor
 
   return {
     kind,
+    ...createDashboardStore(db),
 
     async createAccount(a) {
       try {

@@ -48,7 +48,57 @@ export interface UsageRow {
   count: number;
 }
 
-export interface Store {
+/** A dashboard session; `hash` is the HMAC of the cookie's value, never the value itself. */
+export interface SessionRecord {
+  hash: string;
+  accountId: string;
+  createdAt: number;
+  /** Raised at most once a minute; the idle timeout counts from here. */
+  lastSeenAt: number;
+  /** The absolute end of the session, whatever its activity. */
+  expiresAt: number;
+}
+
+/** A one-time invite link; `hash` is the HMAC of the link's token. */
+export interface InviteRecord {
+  hash: string;
+  accountId: string;
+  createdAt: number;
+  expiresAt: number;
+  usedAt: number | null;
+}
+
+/** Dashboard sign-in state: passwords, invites, sessions and one-time form tokens. */
+export interface DashboardStore {
+  getAccountByEmail(email: string): Promise<Account | undefined>;
+  /** Inserts or replaces the account's password hash. */
+  setPassword(accountId: string, hash: string, at: number): Promise<void>;
+  getPassword(accountId: string): Promise<string | undefined>;
+
+  insertInvite(invite: InviteRecord): Promise<void>;
+  getInvite(hash: string): Promise<InviteRecord | undefined>;
+  /**
+   * Marks the invite used if it is unused and unexpired at `now`, atomically (two nodes
+   * racing on the same link: one wins); the account id when this call used it.
+   */
+  useInvite(hash: string, now: number): Promise<string | undefined>;
+
+  insertSession(session: SessionRecord): Promise<void>;
+  getSession(hash: string): Promise<SessionRecord | undefined>;
+  touchSession(hash: string, at: number): Promise<void>;
+  deleteSession(hash: string): Promise<void>;
+  /** Signs the account out everywhere (after a password change); how many sessions ended. */
+  deleteSessionsOf(accountId: string): Promise<number>;
+  /** Removes sessions past their absolute end or idle since `idleBefore`, and invites expired before `now`. */
+  purgeExpired(now: number, idleBefore: number): Promise<void>;
+
+  /** Records a one-time form token; false when it was already used. */
+  useFormToken(hash: string, at: number): Promise<boolean>;
+  /** Forgets form tokens used before `before`. */
+  purgeFormTokens(before: number): Promise<void>;
+}
+
+export interface Store extends DashboardStore {
   readonly kind: 'sqlite' | 'postgres';
   /** Inserts an account; refuses a second account with the same email. */
   createAccount(account: Account): Promise<void>;

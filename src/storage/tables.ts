@@ -33,4 +33,27 @@ export interface Tables {
     value: string;
     updated_at: Generated<number>;
   };
+  passwords: {
+    account_id: string;
+    hash: string;
+    updated_at: number;
+  };
+  invites: {
+    hash: string;
+    account_id: string;
+    created_at: number;
+    expires_at: number;
+    used_at: number | null;
+  };
+  sessions: {
+    hash: string;
+    account_id: string;
+    created_at: number;
+    last_seen_at: number;
+    expires_at: number;
+  };
+  form_tokens: {
+    hash: string;
+    used_at: number;
+  };
 }

@@ -17,9 +17,10 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function run(args: string[], env: Record<string, string> = {}) {
+function run(args: string[], env: Record<string, string> = {}, input = '') {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     const child = spawn(process.execPath, args, { cwd: dir, env: { ...process.env, ...env } });
+    child.stdin.end(input);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => {
@@ -71,6 +72,7 @@ describe('the server process', () => {
   }
 
   let devKey = '';
+  let firstInvite = '';
 
   it('prints a development key once on the first start, serves a card with it, and shuts down cleanly', async () => {
     const { child, port, out } = await startServer();
@@ -82,6 +84,13 @@ describe('the server process', () => {
       `curl -sS -H 'x-api-key: ${devKey}' 'http://127.0.0.1:${port}/render/template?template=blog&title=Hello%20from%20Cardshot' -o card.png`,
     );
     expect(banner).toMatch(/Signing secret: cssig_[A-Za-z0-9_-]{43}/);
+    // …and how to sign in to the dashboard: a one-time invite link for the first account.
+    firstInvite =
+      banner.match(
+        new RegExp(`http://127\\.0\\.0\\.1:${port}/dashboard/invite\\?token=csinv_[\\w-]{32}`),
+      )?.[0] ?? '';
+    expect(firstInvite, banner).not.toBe('');
+    expect(banner).toContain('works once, for 72 hours');
     // The key appears in the banner only, never in a JSON log line.
     const logLines = banner.split('\n').filter((l) => l.startsWith('{'));
     expect(logLines.some((l) => l.includes('first start'))).toBe(true);
@@ -170,6 +179,58 @@ describe('the server process', () => {
     const after = await run([cli, 'usage', '--account', account.id, '--days', '1', '--json'], env());
     expect(JSON.parse(after.stdout).total).toMatchObject({ template: 1, error: 1 }); // the 403; a 401 belongs to no account
   }, 90_000); // eight process starts (server and CLI) on a shared 2-core machine
+
+  it('the CLI prints invite links and sets passwords from stdin; the dashboard then signs in', async () => {
+    const { child, port } = await startServer();
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const cli = path.join(root, 'bin/cardshot.js');
+    // The first start's invite link opens the set-password page (on this server's port).
+    const invite = await fetch(firstInvite.replace(/^http:\/\/127\.0\.0\.1:\d+/, baseUrl));
+    expect(invite.status).toBe(200);
+    expect(await invite.text()).toContain('admin@localhost');
+
+    const created = await run(
+      [cli, 'accounts', 'create', '--name', 'Dash', '--email', 'dash@acme.test', '--plan', 'pro'],
+      { ...env(), CARDSHOT_PUBLIC_URL: 'https://cards.acme.test' },
+    );
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toMatch(
+      /Dashboard invite link \(works once, until \S+\):\n\n {2}https:\/\/cards\.acme\.test\/dashboard\/invite\?token=csinv_[\w-]{32}\n/,
+    );
+
+    const short = await run([cli, 'accounts', 'set-password', 'dash@acme.test'], env(), 'short\n');
+    expect(short.code).toBe(1);
+    expect(short.stderr).toBe('cardshot accounts set-password: Password must be at least 10 characters\n');
+    const set = await run(
+      [cli, 'accounts', 'set-password', 'dash@acme.test'],
+      env(),
+      'a long passphrase 42\n',
+    );
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).toContain('Password set for dash@acme.test.');
+
+    const page = await fetch(`${baseUrl}/dashboard/sign-in`);
+    const pre = page.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('cardshot_pre='))!
+      .split(';')[0]!;
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())![1]!;
+    const signIn = await fetch(`${baseUrl}/dashboard/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: pre, origin: baseUrl },
+      body: new URLSearchParams({ _csrf: csrf, email: 'dash@acme.test', password: 'a long passphrase 42' }),
+    });
+    expect(signIn.status).toBe(303);
+    const session = signIn.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('cardshot_session='))!
+      .split(';')[0]!;
+    const overview = await fetch(`${baseUrl}/dashboard`, { headers: { cookie: session } });
+    expect(overview.status).toBe(200);
+    expect(await overview.text()).toContain('dash@acme.test');
+    expect(await stop(child)).toBe(0);
+  });
 
   it('refuses to start with a bad setting, naming the variable', async () => {
     const r = await run([path.join(root, 'dist/src/main.js')], { PORT: 'eighty' });

@@ -187,6 +187,79 @@ describe.each(targets)('store on $name', (target) => {
     }
   });
 
+  it('finds accounts by email and keeps one password per account (replaced, never duplicated)', async () => {
+    const a = account();
+    await store.createAccount(a);
+    expect(await store.getAccountByEmail(a.email)).toEqual(a);
+    expect(await store.getAccountByEmail('nobody@acme.test')).toBeUndefined();
+    expect(await store.getPassword(a.id)).toBeUndefined();
+    await store.setPassword(a.id, '$scrypt$one', 1);
+    await store.setPassword(a.id, '$scrypt$two', 2);
+    expect(await store.getPassword(a.id)).toBe('$scrypt$two');
+  });
+
+  it('uses an invite once, even when two connections race, and never after it expired', async () => {
+    const a = account();
+    await store.createAccount(a);
+    const hash = `inv${n}`.padEnd(64, '0');
+    await store.insertInvite({ hash, accountId: a.id, createdAt: 100, expiresAt: 1000, usedAt: null });
+    expect(await store.getInvite(hash)).toEqual({
+      hash,
+      accountId: a.id,
+      createdAt: 100,
+      expiresAt: 1000,
+      usedAt: null,
+    });
+    const other = await target.open();
+    try {
+      const used = await Promise.all([store.useInvite(hash, 500), other.useInvite(hash, 501)]);
+      expect(used.filter((x) => x === a.id)).toHaveLength(1);
+    } finally {
+      await other.close();
+    }
+    expect(await store.useInvite(hash, 502)).toBeUndefined();
+    const late = `late${n}`.padEnd(64, '0');
+    await store.insertInvite({ hash: late, accountId: a.id, createdAt: 100, expiresAt: 1000, usedAt: null });
+    expect(await store.useInvite(late, 1000)).toBeUndefined();
+  });
+
+  it('stores sessions, raises last-seen only forwards, deletes one or all, and purges ended ones', async () => {
+    const a = account();
+    await store.createAccount(a);
+    const s = (h: string, over: Partial<import('../../src/storage/store.js').SessionRecord> = {}) => ({
+      hash: `${h}${n}`.padEnd(64, '0'),
+      accountId: a.id,
+      createdAt: 1000,
+      lastSeenAt: 1000,
+      expiresAt: 100_000,
+      ...over,
+    });
+    const live = s('live');
+    const idle = s('idle', { lastSeenAt: 1000 });
+    const old = s('old', { expiresAt: 5000 });
+    for (const x of [live, idle, old]) await store.insertSession(x);
+    await store.touchSession(live.hash, 9000);
+    await store.touchSession(live.hash, 8000);
+    expect((await store.getSession(live.hash))?.lastSeenAt).toBe(9000);
+    await store.purgeExpired(6000, 5000); // idle before 5000, absolute end at or before 6000
+    expect(await store.getSession(live.hash)).toEqual({ ...live, lastSeenAt: 9000 });
+    expect(await store.getSession(idle.hash)).toBeUndefined();
+    expect(await store.getSession(old.hash)).toBeUndefined();
+    await store.deleteSession(live.hash);
+    expect(await store.getSession(live.hash)).toBeUndefined();
+    await store.insertSession(s('a1'));
+    await store.insertSession(s('a2'));
+    expect(await store.deleteSessionsOf(a.id)).toBe(2);
+  });
+
+  it('accepts a form token once and forgets old ones', async () => {
+    const h = `form${n++}`.padEnd(64, '0');
+    expect(await store.useFormToken(h, 10)).toBe(true);
+    expect(await store.useFormToken(h, 11)).toBe(false);
+    await store.purgeFormTokens(20);
+    expect(await store.useFormToken(h, 30)).toBe(true);
+  });
+
   it('answers ping', async () => {
     await expect(store.ping()).resolves.toBeUndefined();
   });

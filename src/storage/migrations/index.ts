@@ -1,5 +1,6 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import { initial } from './001-initial.js';
+import { dashboard } from './002-dashboard.js';
 
 /**
  * Every migration in order. Names sort lexically, so keep the numeric prefix; never edit a
@@ -7,6 +8,7 @@ import { initial } from './001-initial.js';
  */
 const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
+  '002-dashboard': dashboard,
 };
 
 /** Kysely's provider over the static list above (no file-system scanning in a bundled build). */

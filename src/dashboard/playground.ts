@@ -1,0 +1,115 @@
+import { keyStatus } from '../accounts/manager.js';
+import { assertTemplateAllowed, type Plan } from '../auth/plans.js';
+import type { ServerSecrets } from '../auth/secret.js';
+import { encodeRfc3986, signUrl } from '../auth/signing.js';
+import { AppError } from '../errors.js';
+import { parseTemplateRequest, type TemplateRequest } from '../render/template/request.js';
+import type { ApiKeyRecord } from '../storage/store.js';
+import { escapeHtml } from './html.js';
+
+/** What the playground form sends (all strings; empty means "leave out"). */
+export interface PlaygroundInput {
+  template: string;
+  title: string;
+  subtitle: string;
+  brand: string;
+  imageUrl: string;
+  key: string;
+}
+
+/** What the page shows for a valid input. */
+export interface PlaygroundResult {
+  /** Same-origin, short-lived signed URL the preview <img> loads from the real endpoint. */
+  previewUrl: string;
+  /** Absolute, long-lived signed URL for the og:image tag. */
+  ogUrl: string;
+  metaTag: string;
+  curl: string;
+  keyId: string;
+}
+
+/** Preview URLs live 15 to 25 minutes: rounded so identical inputs give identical URLs (and browser cache hits). */
+const PREVIEW_MS = 15 * 60_000;
+const PREVIEW_ROUND_MS = 10 * 60_000;
+/** og:image URLs: a year, like `npx cardshot sign`, since crawlers re-read them long after publishing. */
+const OG_MS = 365 * 86_400_000;
+const DAY_MS = 86_400_000;
+
+/** The account's keys the playground can sign with: active ones, production first. */
+export function signingKeys(keys: readonly ApiKeyRecord[], now: number): ApiKeyRecord[] {
+  const rank = (k: ApiKeyRecord) => (k.environment === 'production' ? 0 : 1);
+  return keys
+    .filter((k) => keyStatus(k, now) === 'active')
+    .sort((a, b) => rank(a) - rank(b) || b.createdAt - a.createdAt);
+}
+
+/**
+ * Validates the fields exactly as the API does (400 with the API's message; 403 when the
+ * template is not on the plan) and signs URLs with one of the account's keys. The browser
+ * never sees a key or a signing secret: the server derives the secret from the key id.
+ */
+export function buildPlayground(opts: {
+  input: PlaygroundInput;
+  plan: Plan;
+  keys: readonly ApiKeyRecord[];
+  secrets: ServerSecrets;
+  baseUrl: string;
+  now: number;
+}): PlaygroundResult {
+  const { input } = opts;
+  const fields: Record<string, string> = { template: input.template, title: input.title };
+  for (const name of ['subtitle', 'brand', 'imageUrl'] as const)
+    if (input[name] !== '') fields[name] = input[name];
+  const parsed = parseTemplateRequest(fields, 'query');
+  assertTemplateAllowed(opts.plan, parsed.template);
+  const usable = signingKeys(opts.keys, opts.now);
+  const key = usable.find((k) => k.id === input.key) ?? usable[0];
+  if (!key) {
+    throw new AppError(
+      'bad_request',
+      'Create an API key first: previews and og:image URLs are signed with one of your keys.',
+    );
+  }
+  const path = `/render/template?${query(parsed)}`;
+  const secret = opts.secrets.signingSecret(key.id);
+  // A signed URL must not outlive its key.
+  const cap = (t: number) => (key.expiresAt === null ? t : Math.min(t, key.expiresAt));
+  const previewExp = Math.ceil((opts.now + PREVIEW_MS) / PREVIEW_ROUND_MS) * PREVIEW_ROUND_MS;
+  const ogExp = Math.ceil((opts.now + OG_MS) / DAY_MS) * DAY_MS;
+  const previewUrl = signUrl(path, {
+    keyId: key.id,
+    signingSecret: secret,
+    expiresAt: cap(previewExp) / 1000,
+  });
+  const ogUrl = signUrl(`${opts.baseUrl}${path}`, {
+    keyId: key.id,
+    signingSecret: secret,
+    expiresAt: Math.floor(cap(ogExp) / 1000),
+  });
+  return {
+    previewUrl,
+    ogUrl,
+    metaTag: `<meta property="og:image" content="${escapeHtml(ogUrl)}">`,
+    curl: curlCommand(opts.baseUrl, parsed),
+    keyId: key.id,
+  };
+}
+
+function query(r: TemplateRequest): string {
+  return (['template', 'title', 'subtitle', 'brand', 'imageUrl'] as const)
+    .filter((n) => r[n] !== undefined)
+    .map((n) => `${n}=${encodeRfc3986(r[n]!)}`)
+    .join('&');
+}
+
+/** A POST with the key from the environment: the way a server renders cards. */
+function curlCommand(baseUrl: string, r: TemplateRequest): string {
+  const json = JSON.stringify(r).replace(/'/g, `'\\''`);
+  return [
+    `curl -sS -X POST '${baseUrl}/render/template' \\`,
+    `  -H "x-api-key: $CARDSHOT_KEY" \\`,
+    `  -H 'Content-Type: application/json' \\`,
+    `  -d '${json}' \\`,
+    '  -o card.png',
+  ].join('\n');
+}

@@ -1,0 +1,162 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isId } from '../../auth/keys.js';
+import { AppError, isAppError } from '../../errors.js';
+import { STATUS } from '../../http/errors.js';
+import { systemClock } from '../../lib/clock.js';
+import type { ApiKeyRecord } from '../../storage/store.js';
+import { type DashboardDeps, field, seeOther, sendPage, sessionOf } from '../context.js';
+import { randomId } from '../sessions.js';
+import {
+  type CreateForm,
+  ENVIRONMENTS,
+  EXPIRY_CHOICES,
+  GRACE_CHOICES,
+  keysPage,
+  revokePage,
+  rotatePage,
+} from '../views/keys.js';
+
+const NOTICES: Record<string, string> = {
+  revoked: 'The key is revoked. Requests with it now get 401.',
+  'shown-once':
+    'That key was already shown once and cannot be shown again. If you did not save it, rotate or revoke it.',
+};
+
+type Params = { Params: { id: string } };
+
+/** The API keys panel: list, create (shown once), revoke with confirmation, rotate with a grace period. */
+export function registerKeyRoutes(scope: FastifyInstance, deps: DashboardDeps): void {
+  const clock = deps.clock ?? systemClock;
+  const { accounts, store } = deps.accounts;
+  const page = { config: { dashboard: 'page' as const } };
+
+  /** The key with this id if it belongs to the signed-in account; a 404 page otherwise. */
+  const ownKey = async (req: FastifyRequest<Params>): Promise<ApiKeyRecord> => {
+    const { account } = sessionOf(req);
+    const id = req.params.id;
+    const found = isId(id, 'key') ? await store.findKey({ id }) : undefined;
+    if (!found || found.key.accountId !== account.id)
+      throw new AppError('not_found', 'There is no such key.');
+    return found.key;
+  };
+
+  const renderList = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    extra: Partial<Parameters<typeof keysPage>[0]> = {},
+    status = 200,
+  ) => {
+    const { account } = sessionOf(req);
+    const keys = await accounts.listKeys(account.id);
+    return sendPage(
+      reply,
+      keysPage({ account, csrf: req.dash!.csrf, keys, now: clock.now(), once: randomId(), ...extra }),
+      status,
+    );
+  };
+
+  scope.get<{ Querystring: { notice?: string } }>('/keys', page, async (req, reply) =>
+    renderList(req, reply, { notice: NOTICES[req.query.notice ?? ''] ?? null }),
+  );
+
+  scope.post('/keys', page, async (req, reply) => {
+    const { account } = sessionOf(req);
+    const form: CreateForm = {
+      name: field(req.body, 'name'),
+      environment: field(req.body, 'environment'),
+      custom: field(req.body, 'custom').toLowerCase(),
+      expires: field(req.body, 'expires'),
+    };
+    // A reloaded or re-sent form carries a token that was used: the key is never shown twice.
+    const once = field(req.body, 'once');
+    if (once === '' || !(await deps.sessions.useFormToken(once))) {
+      return seeOther(reply, '/dashboard/keys?notice=shown-once');
+    }
+    const invalid = (error: string) =>
+      renderList(req, reply, { form: { ...form, error } }, STATUS.bad_request);
+    if (form.name === '') return invalid('Give the key a name, such as “Website” or “CI”.');
+    const env =
+      form.environment === 'custom'
+        ? form.custom
+        : (ENVIRONMENTS as readonly string[]).includes(form.environment)
+          ? form.environment
+          : '';
+    if (env === '') {
+      return invalid(
+        form.environment === 'custom'
+          ? 'Enter a custom label: 1–16 lower-case letters and digits, starting with a letter.'
+          : 'Choose an environment.',
+      );
+    }
+    const expiry = EXPIRY_CHOICES.find((c) => c.value === form.expires);
+    if (!expiry) return invalid('Choose when the key expires.');
+    const days = expiry.value === '' ? 0 : Number.parseInt(expiry.value, 10);
+    try {
+      const created = await accounts.createKey({
+        accountId: account.id,
+        name: form.name,
+        environment: env,
+        expiresAt: days === 0 ? null : clock.now() + days * 86_400_000,
+      });
+      req.log.info({ account: account.id, keyId: created.record.id }, 'dashboard: key created');
+      return renderList(req, reply, { created }, 201);
+    } catch (err) {
+      if (isAppError(err, 'bad_request')) {
+        return invalid(
+          err.message.startsWith('environment')
+            ? 'The custom label must be 1–16 lower-case letters and digits, starting with a letter.'
+            : `${err.message[0]!.toUpperCase()}${err.message.slice(1)}.`,
+        );
+      }
+      throw err;
+    }
+  });
+
+  scope.get<Params>('/keys/:id/revoke', page, async (req, reply) => {
+    const key = await ownKey(req);
+    return sendPage(reply, revokePage({ account: sessionOf(req).account, csrf: req.dash!.csrf, key }));
+  });
+
+  scope.post<Params>('/keys/:id/revoke', page, async (req, reply) => {
+    const key = await ownKey(req);
+    await accounts.revokeKey(key.id);
+    req.log.info({ account: key.accountId, keyId: key.id }, 'dashboard: key revoked');
+    return seeOther(reply, '/dashboard/keys?notice=revoked');
+  });
+
+  scope.get<Params>('/keys/:id/rotate', page, async (req, reply) => {
+    const key = await ownKey(req);
+    return sendPage(
+      reply,
+      rotatePage({ account: sessionOf(req).account, csrf: req.dash!.csrf, key, once: randomId() }),
+    );
+  });
+
+  scope.post<Params>('/keys/:id/rotate', page, async (req, reply) => {
+    const key = await ownKey(req);
+    const grace = GRACE_CHOICES.find((g) => g.value === field(req.body, 'grace'));
+    if (!grace) {
+      return sendPage(
+        reply,
+        rotatePage({
+          account: sessionOf(req).account,
+          csrf: req.dash!.csrf,
+          key,
+          once: randomId(),
+          error: 'Choose when the old key stops working.',
+        }),
+        STATUS.bad_request,
+      );
+    }
+    const once = field(req.body, 'once');
+    if (once === '' || !(await deps.sessions.useFormToken(once))) {
+      return seeOther(reply, '/dashboard/keys?notice=shown-once');
+    }
+    const { created, old } = await accounts.rotateKey(key.id, grace.ms);
+    req.log.info(
+      { account: key.accountId, keyId: key.id, newKeyId: created.record.id },
+      'dashboard: key rotated',
+    );
+    return renderList(req, reply, { created, rotatedFrom: old }, 201);
+  });
+}

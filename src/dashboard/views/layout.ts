@@ -1,0 +1,107 @@
+import type { Account } from '../../storage/store.js';
+import { assetUrl } from '../assets.js';
+import { type Html, html } from '../html.js';
+
+export type Section = 'overview' | 'keys' | 'playground';
+
+const NAV: ReadonlyArray<{ id: Section; href: string; label: string; icon: Html }> = [
+  {
+    id: 'overview',
+    href: '/dashboard',
+    label: 'Overview',
+    icon: html`<svg viewBox="0 0 20 20" aria-hidden="true"><path d="M3 17V9m5 8V3m5 14v-6m4 6H2"/></svg>`,
+  },
+  {
+    id: 'keys',
+    href: '/dashboard/keys',
+    label: 'API keys',
+    icon: html`<svg viewBox="0 0 20 20" aria-hidden="true"><circle cx="6.5" cy="13.5" r="3.5"/><path d="m9 11 8-8m-3 3 2 2m-4 0 2 2"/></svg>`,
+  },
+  {
+    id: 'playground',
+    href: '/dashboard/playground',
+    label: 'Playground',
+    icon: html`<svg viewBox="0 0 20 20" aria-hidden="true"><rect x="2.5" y="4" width="15" height="12" rx="2"/><path d="m2.5 13 4-4 3 3 2-2 6 5"/><circle cx="13" cy="7.5" r="1"/></svg>`,
+  },
+];
+
+/** The <head> shared by every page. */
+function head(title: string): Html {
+  return html`<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light">
+<title>${title} · Cardshot</title>
+<link rel="icon" href="${assetUrl('logo.svg')}" type="image/svg+xml">
+<link rel="stylesheet" href="${assetUrl('dashboard.css')}">
+<script src="${assetUrl('dashboard.js')}" defer></script>
+</head>`;
+}
+
+/** The logo mark and word. */
+export function brand(): Html {
+  return html`<span class="brand"><img src="${assetUrl('logo.svg')}" alt="" width="28" height="28"><span>Cardshot</span></span>`;
+}
+
+/** A signed-in page: sidebar navigation, account box with sign-out, and the page's content. */
+export function appPage(opts: {
+  title: string;
+  section: Section | null;
+  account: Account;
+  csrf: string;
+  body: Html;
+}): Html {
+  const { account } = opts;
+  return html`<html lang="en">
+${head(opts.title)}
+<body class="app">
+<a class="skip-link" href="#main">Skip to content</a>
+<div class="shell">
+  <header class="sidebar">
+    <a class="sidebar-brand" href="/dashboard">${brand()}</a>
+    <nav aria-label="Dashboard">
+      <ul class="nav">
+        ${NAV.map(
+          (n) =>
+            html`<li><a href="${n.href}" ${n.id === opts.section ? html`aria-current="page"` : ''}>${n.icon}<span>${n.label}</span></a></li>`,
+        )}
+      </ul>
+    </nav>
+    <div class="account-box">
+      <div class="account-id">
+        <span class="avatar" aria-hidden="true">${initials(account.name)}</span>
+        <span class="account-text"><strong>${account.name}</strong><span>${account.email}</span></span>
+      </div>
+      <form method="post" action="/dashboard/sign-out">
+        <input type="hidden" name="_csrf" value="${opts.csrf}">
+        <button class="button ghost small" type="submit">Sign out</button>
+      </form>
+    </div>
+  </header>
+  <main id="main" class="main" tabindex="-1">
+    ${opts.body}
+  </main>
+</div>
+</body>
+</html>`;
+}
+
+/** A page without navigation: sign-in, invite, errors for visitors who are not signed in. */
+export function plainPage(opts: { title: string; body: Html }): Html {
+  return html`<html lang="en">
+${head(opts.title)}
+<body class="plain">
+<main id="main" class="plain-main">
+  <a class="plain-brand" href="/dashboard">${brand()}</a>
+  ${opts.body}
+  <p class="plain-foot">Cardshot · social cards and screenshots, self-hosted</p>
+</main>
+</body>
+</html>`;
+}
+
+function initials(name: string): string {
+  const parts = name.trim().split(/\s+/).filter(Boolean);
+  const letters = parts.length > 1 ? [parts[0]!, parts[parts.length - 1]!] : parts.slice(0, 1);
+  return letters.map((p) => [...p][0]!.toUpperCase()).join('') || '?';
+}

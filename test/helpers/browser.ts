@@ -1,0 +1,31 @@
+import { existsSync } from 'node:fs';
+import { type Browser, chromium } from 'playwright-core';
+
+/** Debian's Chromium, or CARDSHOT_CHROMIUM_PATH. Browser downloads do not work here (no internet). */
+export const CHROMIUM = process.env.CARDSHOT_CHROMIUM_PATH || '/usr/bin/chromium';
+
+/**
+ * True when Chromium is installed. In CI a missing browser fails the suite (it must run
+ * there); elsewhere the browser tests are skipped with a message saying how to install it.
+ */
+export function chromiumAvailable(): boolean {
+  if (existsSync(CHROMIUM)) return true;
+  const msg = `Chromium is not installed at ${CHROMIUM} (apt-get install -y chromium, or set CARDSHOT_CHROMIUM_PATH)`;
+  if (process.env.CI === 'true') throw new Error(`${msg}: CI needs it`);
+  process.stderr.write(`skipping browser tests: ${msg}\n`);
+  return false;
+}
+
+/** Headless Chromium with the flags this machine needs (root, no background traffic). */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
