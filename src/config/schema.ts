@@ -310,6 +310,14 @@ export const settings = {
     description:
       'Cache lifetime of a screenshot whose page answered HTTP 4xx or 5xx (it is rendered, not refused).',
   },
+  screenshotMaxPageBytes: {
+    kind: 'int',
+    default: 64 * MiB,
+    min: 1 * MiB,
+    max: 4096 * MiB,
+    description:
+      'Bytes one screenshotted page may download and upload in all (every request and WebSocket it makes). Past it its connections are cut and it is captured as it stands.',
+  },
   screenshotViewports: {
     kind: 'list',
     default: [],

@@ -39,13 +39,19 @@ export interface EgressSession {
   decisionFor(url: string | URL): EgressDecision | undefined;
   /** The first requests refused so far (for the log; never sent to clients). */
   readonly refused: ReadonlyArray<{ target: string; reason: RefusalReason; detail: string }>;
+  /** Bytes relayed so far, both directions, every connection of this session. */
+  readonly bytes: number;
+  /** True once the session passed its byte budget: every connection was cut, new ones are refused. */
+  readonly overBudget: boolean;
+  /** Settles when the session passes its byte budget (never, if it does not). */
+  readonly budgetSpent: Promise<void>;
   /** Stops listening and cuts every connection of this session. */
   close(): Promise<void>;
 }
 
 export interface EgressProxy {
-  /** A new listener with its own decision record. */
-  openSession(label: string): Promise<EgressSession>;
+  /** A new listener with its own decision record (and byte budget, unless overridden). */
+  openSession(label: string, opts?: { maxBytes?: number }): Promise<EgressSession>;
   /** Closes every open session. */
   close(): Promise<void>;
 }
@@ -55,6 +61,11 @@ export interface EgressProxyOptions {
   log?: Logger;
   /** Time allowed to open a TCP connection upstream. */
   connectTimeoutMs?: number;
+  /**
+   * Bytes one session may relay (request and response bodies and tunnels, both directions).
+   * A hostile page could otherwise turn a screenshot into an unbounded download on our link.
+   */
+  maxBytesPerSession?: number;
 }
 
 const MAX_REFUSALS_KEPT = 50;
@@ -80,8 +91,9 @@ export function createEgressProxy(opts: EgressProxyOptions): EgressProxy {
   const sessions = new Set<EgressSession>();
   const connectTimeoutMs = opts.connectTimeoutMs ?? 10_000;
   return {
-    async openSession(label) {
-      const session = await openSession(opts.guard, label, connectTimeoutMs, opts.log);
+    async openSession(label, sessionOpts = {}) {
+      const maxBytes = sessionOpts.maxBytes ?? opts.maxBytesPerSession ?? Number.POSITIVE_INFINITY;
+      const session = await openSession(opts.guard, label, connectTimeoutMs, maxBytes, opts.log);
       sessions.add(session);
       const close = session.close.bind(session);
       return Object.assign(session, {
@@ -107,6 +119,7 @@ async function openSession(
   guard: UrlGuard,
   label: string,
   connectTimeoutMs: number,
+  maxBytes: number,
   log?: Logger,
 ): Promise<EgressSession> {
   const token = randomBytes(12).toString('hex');
@@ -117,11 +130,30 @@ async function openSession(
   // address, and every request is checked by the guard before one is reused.
   const agent = new Agent({ keepAlive: true, maxSockets: 16 });
   let closed = false;
+  let bytes = 0;
+  let overBudget = false;
+  let markSpent!: () => void;
+  const budgetSpent = new Promise<void>((resolve) => {
+    markSpent = resolve;
+  });
 
   const track = (s: Duplex) => {
     sockets.add(s);
     s.once('close', () => sockets.delete(s));
   };
+
+  // Counted on the data path itself so a server that lies about Content-Length, or a tunnel we
+  // cannot read into, is bounded all the same; the page keeps what it already has.
+  const spend = (n: number) => {
+    bytes += n;
+    if (overBudget || bytes <= maxBytes) return;
+    overBudget = true;
+    markSpent();
+    log?.warn({ session: label, bytes, maxBytes }, 'page passed its download budget: connections cut');
+    agent.destroy();
+    for (const s of sockets) s.destroy();
+  };
+  const meter = (stream: NodeJS.ReadableStream) => stream.on('data', (chunk: Buffer) => spend(chunk.length));
 
   const check = async (url: URL): Promise<CheckedTarget | EgressDecision> => {
     const key = authorityOf(url);
@@ -194,6 +226,7 @@ async function openSession(
       }
       return proxyAnswer(res, 400);
     }
+    if (overBudget) return proxyAnswer(res, 204);
     const target = await check(url);
     if (!('url' in target)) return proxyAnswer(res, 204);
     const headers = forwardHeaders(req.headers);
@@ -214,6 +247,7 @@ async function openSession(
     upstream.on('response', (up) => {
       upstream.setTimeout(0);
       res.writeHead(up.statusCode ?? 502, up.statusMessage, responseHeaders(up.rawHeaders));
+      meter(up);
       up.pipe(res);
       up.on('error', () => res.destroy());
     });
@@ -228,6 +262,7 @@ async function openSession(
     res.on('close', () => {
       if (!res.writableFinished) upstream.destroy();
     });
+    meter(req);
     req.pipe(upstream);
   }
 
@@ -245,6 +280,7 @@ async function openSession(
       }
       return void client.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n');
     }
+    if (overBudget) return void client.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n');
     const target = await check(url);
     if (!('url' in target)) {
       const line = target.kind === 'refused' ? '403 Forbidden' : '502 Bad Gateway';
@@ -262,6 +298,8 @@ async function openSession(
       upstream.setTimeout(0);
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length > 0) upstream.write(head);
+      meter(upstream);
+      meter(client);
       upstream.pipe(client);
       client.pipe(upstream);
     });
@@ -289,6 +327,13 @@ async function openSession(
     server: `http://127.0.0.1:${port}`,
     token,
     refused,
+    get bytes() {
+      return bytes;
+    },
+    get overBudget() {
+      return overBudget;
+    },
+    budgetSpent,
     decisionFor(input) {
       try {
         return decisions.get(authorityOf(new URL(String(input))));

@@ -141,6 +141,30 @@ document.cookie = 'seen=1; max-age=3600'; localStorage.setItem('seen', '1');</sc
         html('<script>const a = []; for (;;) a.push(new Array(1e6).fill(Math.random()));</script>'),
       );
     }
+    if (path === '/heavy') {
+      // The split page plus an image far larger than a small download budget.
+      return send(html(`${SPLIT}<img src="/huge-image" width="10" height="10">`));
+    }
+    if (path === '/huge-image' || path === '/huge-doc') {
+      // 4 MiB declared and streamed in 64 KiB chunks (a document: an HTML comment that never ends).
+      const total = 4 * 1024 * 1024;
+      const type = path === '/huge-doc' ? 'text/html' : 'image/png';
+      res.writeHead(200, { 'content-type': type, 'content-length': total });
+      res.on('error', () => {});
+      const head = path === '/huge-doc' ? Buffer.from('<!doctype html><p>big</p><!--') : Buffer.alloc(0);
+      const chunk = Buffer.alloc(64 * 1024, 0x61);
+      let sent = 0;
+      const pump = (): void => {
+        while (sent < total) {
+          const part =
+            sent === 0 && head.length > 0 ? Buffer.concat([head, chunk.subarray(head.length)]) : chunk;
+          sent += part.length;
+          if (!res.write(part)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      return pump();
+    }
     if (path === '/tall') {
       return send(
         html('<div style="height:100000px;background:linear-gradient(#ff0000 0 50%,#0000ff 50%)"></div>'),

@@ -50,6 +50,28 @@ describe('without Chromium', () => {
   });
 });
 
+describe('a page that downloads more than its budget', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ allowPrivateHosts: [pages.hostPort], screenshotMaxPageBytes: 1024 * 1024 });
+  });
+  afterAll(async () => t?.close());
+
+  it('is captured as it stands when a sub-resource passes the budget', async () => {
+    const res = await get(t, { url: `${pages.url}/heavy` });
+    expect(res.statusCode).toBe(200);
+    expect(pngSize(res.rawPayload)).toEqual({ width: 1200, height: 630 });
+  });
+
+  it('is captured as it stands, without waiting for the deadline, when the document itself passes it', async () => {
+    const started = Date.now();
+    const res = await get(t, { url: `${pages.url}/huge-doc` });
+    expect(res.statusCode).toBe(200);
+    expect(pngSize(res.rawPayload)).toEqual({ width: 1200, height: 630 });
+    expect(Date.now() - started).toBeLessThan(10_000); // the deadline is 15 s
+  });
+});
+
 describe('a Chromium that will not start', () => {
   it('answers 503 with Retry-After and does not try to launch on every request', async () => {
     const t = await startTestApp({ chromiumPath: '/bin/false', allowPrivateHosts: [pages.hostPort] });

@@ -21,6 +21,19 @@ const seen: Array<Record<string, string | string[] | undefined>> = [];
 
 beforeAll(async () => {
   upstream = createServer((req, res) => {
+    if (req.url === '/big') {
+      // 4 MiB in 64 KiB chunks, more than the budget test's session may relay.
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      const chunk = Buffer.alloc(64 * 1024, 1);
+      let sent = 0;
+      const pump = () => {
+        while (sent < 64 && res.write(chunk)) sent++;
+        if (sent >= 64) res.end();
+        else res.once('drain', () => (sent++, pump()));
+      };
+      res.on('error', () => {});
+      return pump();
+    }
     seen.push(req.headers);
     res.writeHead(200, {
       'content-type': 'text/plain',
@@ -149,6 +162,80 @@ describe('egress proxy', () => {
       expect(other.token).not.toBe(session.token);
     } finally {
       await other.close();
+    }
+  });
+
+  it('cuts a session that passes its byte budget, and refuses its later requests', async () => {
+    const small = await proxy.openSession('budget', { maxBytes: 256 * 1024 });
+    try {
+      const got = await new Promise<{ bytes: number; error: boolean }>((resolve) => {
+        let bytes = 0;
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port: Number(new URL(small.server).port),
+            path: `http://127.0.0.1:${upstreamPort}/big`,
+          },
+          (res) => {
+            res.on('data', (d: Buffer) => {
+              bytes += d.length;
+            });
+            res.on('end', () => resolve({ bytes, error: false }));
+            res.on('error', () => resolve({ bytes, error: true }));
+            res.on('aborted', () => resolve({ bytes, error: true }));
+          },
+        );
+        req.on('error', () => resolve({ bytes: -1, error: true }));
+        req.end();
+      });
+      expect(got.error).toBe(true);
+      expect(got.bytes).toBeLessThan(1024 * 1024); // of the 4 MiB on offer
+      expect(small.overBudget).toBe(true);
+      const after = await new Promise<{ status: number; mark: unknown }>((resolve, reject) => {
+        request(
+          {
+            host: '127.0.0.1',
+            port: Number(new URL(small.server).port),
+            path: `http://127.0.0.1:${upstreamPort}/x`,
+          },
+          (res) => {
+            res.resume();
+            resolve({ status: res.statusCode ?? 0, mark: res.headers[EGRESS_HEADER] });
+          },
+        )
+          .on('error', reject)
+          .end();
+      });
+      expect(after).toEqual({ status: 204, mark: small.token });
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('counts bytes inside CONNECT tunnels against the same budget', async () => {
+    const small = await proxy.openSession('budget-tunnel', { maxBytes: 256 * 1024 });
+    try {
+      const bytes = await new Promise<number>((resolve, reject) => {
+        let n = 0;
+        const s = connect(Number(new URL(small.server).port), '127.0.0.1', () =>
+          s.write(`CONNECT 127.0.0.1:${upstreamPort} HTTP/1.1\r\nHost: 127.0.0.1:${upstreamPort}\r\n\r\n`),
+        );
+        let established = false;
+        s.on('data', (d: Buffer) => {
+          n += d.length;
+          if (!established && String(d).startsWith('HTTP/1.1 200')) {
+            established = true;
+            s.write(`GET /big HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+          }
+        });
+        s.on('close', () => resolve(n));
+        s.on('error', reject);
+      });
+      expect(bytes).toBeLessThan(1024 * 1024);
+      expect(small.overBudget).toBe(true);
+      expect(small.bytes).toBeGreaterThan(256 * 1024);
+    } finally {
+      await small.close();
     }
   });
 });

@@ -38,6 +38,9 @@ export class BrowserCrashError extends Error {
   }
 }
 
+/** After a page passes its download budget, how long its load may still take to settle. */
+const BUDGET_GRACE_MS = 500;
+
 /** Web fonts get at most this long after the waitUntil event (a font that never loads must not cost 15 s). */
 const FONTS_WAIT_MS = 3_000;
 
@@ -68,7 +71,16 @@ export async function capturePage(lease: Lease, input: CaptureInput): Promise<Ca
     let response: Response | null;
     let showsErrorPage = false;
     try {
-      response = await page.goto(input.url, { waitUntil: input.waitUntil, timeout: remaining() });
+      const loading = page.goto(input.url, { waitUntil: input.waitUntil, timeout: remaining() });
+      // A page past its download budget has had its connections cut; Chromium may then wait for
+      // a main document that will never complete. It is captured as it stands.
+      const cut = lease.egress.budgetSpent.then(() => pause(BUDGET_GRACE_MS)).then(() => 'cut' as const);
+      loading.catch(() => {});
+      const first = await Promise.race([loading, cut]);
+      if (first === 'cut') {
+        if (!lastResponse) throw new Error('download budget used up before the page answered');
+        response = lastResponse;
+      } else response = first;
     } catch (err) {
       const failed = lastFailed ?? { url: input.url, error: netCode(err) ?? '' };
       // An error status with an empty body: Chromium shows its own "HTTP ERROR 404" page. That is
@@ -140,6 +152,16 @@ function navigationFailure(
   if (lease.browserLost || lease.pageCrashed) return err; // classified as a crash by the caller
   if (err instanceof errors.TimeoutError) return timeoutError(input);
   const message = (err as Error)?.message ?? '';
+  if (lease.egress.overBudget) {
+    const mb = Math.round(lease.egress.bytes / 1e6);
+    return new AppError(
+      'unprocessable',
+      'url downloaded more than a page may (the download budget was used up)',
+      {
+        detail: `${mb} MB relayed for ${failed.url}`,
+      },
+    );
+  }
   if (/Download is starting/i.test(message)) {
     return new AppError('unprocessable', 'url answered with a file download, not a page', {
       detail: failed.url,
@@ -229,4 +251,8 @@ async function withDeadline<T>(p: Promise<T>, ms: number, input: CaptureInput): 
       timer = setTimeout(() => reject(timeoutError(input)), ms);
     }),
   ]).finally(() => clearTimeout(timer));
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

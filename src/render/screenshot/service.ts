@@ -83,7 +83,11 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
   const viewports = viewportCatalogue(config.screenshotViewports);
   // The same policy as imageUrl fetches: one allow-list setting for both.
   const guard = deps.guard ?? createUrlGuard({ allowPrivateHosts: config.allowPrivateHosts });
-  const proxy: EgressProxy = createEgressProxy({ guard, log });
+  const proxy: EgressProxy = createEgressProxy({
+    guard,
+    log,
+    maxBytesPerSession: config.screenshotMaxPageBytes,
+  });
   const pool = createBrowserPool({
     executablePath: config.chromiumPath,
     proxy,
