@@ -5,9 +5,18 @@ import { migrationProvider } from './migrations/index.js';
 import type { Account, ApiKeyRecord, Store, UsageKind, UsageRow } from './store.js';
 import type { Tables } from './tables.js';
 
-/** Brings the schema up to date; safe to run from several processes at once (kysely locks). */
-export async function migrate(db: Kysely<Tables>): Promise<void> {
-  const migrator = new Migrator({ db, provider: migrationProvider });
+/**
+ * Brings the schema up to date; safe to run from several processes at once (kysely locks).
+ * On PostgreSQL the migration tables are named with their schema: kysely looks for them by name
+ * across every schema of the database, so another deployment's (or test run's) schema in the
+ * same database would otherwise make it skip creating ours and then fail to find it.
+ */
+export async function migrate(db: Kysely<Tables>, schema?: string): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: migrationProvider,
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
