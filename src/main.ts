@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { firstRun, firstRunMessage } from './accounts/first-run.js';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config/load.js';
@@ -37,12 +39,22 @@ async function main(): Promise<void> {
   const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const baseUrl = `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
   if (first) {
-    // Straight to stdout, never through the logger: the key must not reach a log line.
-    process.stdout.write(firstRunMessage(baseUrl, first));
-    log.info(
-      { account: first.account.id, keyId: first.created.record.id },
-      'first start: created the default account and a development key (printed above, once)',
-    );
+    const message = firstRunMessage(baseUrl, first);
+    const facts = { account: first.account.id, keyId: first.created.record.id };
+    if (process.stdout.isTTY || config.nodeEnv !== 'production') {
+      // Straight to stdout, never through the logger: the key must not reach a log line.
+      process.stdout.write(message);
+      log.info(facts, 'first start: created the default account and a development key (printed above, once)');
+    } else {
+      // In production stdout is the log stream (journald, docker, a collector): a key and a
+      // sign-in link must not be kept there, so they go to a file only the service user can read.
+      const file = path.join(config.dataDir, 'first-run.txt');
+      await writeFile(file, message, { mode: 0o600 });
+      log.info(
+        { ...facts, file },
+        'first start: created the default account and a development key; read them once from the file, then delete it',
+      );
+    }
   }
   log.info({ port }, `Cardshot is serving on ${baseUrl}`);
   // Chromium starts after the port is open so templates are served meanwhile; a missing or

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -48,8 +48,11 @@ it('warms Chromium at start, serves a screenshot, and leaves no browser process 
   };
   try {
     const port = Number((await until(/"port":(\d+)/))[1]);
-    // The first start on an empty data dir prints a development key, once.
-    const key = (await until(/API key: +(cs_development_[0-9A-Za-z]{28})/))[1]!;
+    // The first start on an empty data dir makes a development key; in production it is
+    // written to a file, not to stdout (the log stream).
+    await until(/first-run\.txt/);
+    const banner = await readFile(path.join(dir, 'data', 'first-run.txt'), 'utf8');
+    const key = /API key: +(cs_development_[0-9A-Za-z]{28})/.exec(banner)![1]!;
     await until(/"msg":"screenshots ready"/);
     const browsers = listProcesses().filter((p) => p.ppid === child.pid && p.comm.startsWith('chromium'));
     expect(browsers).toHaveLength(1);

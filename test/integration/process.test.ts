@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,9 +75,14 @@ describe('the server process', () => {
   let devKey = '';
   let firstInvite = '';
 
-  it('prints a development key once on the first start, serves a card with it, and shuts down cleanly', async () => {
+  it('writes a development key once on the first start, serves a card with it, and shuts down cleanly', async () => {
     const { child, port, out } = await startServer();
-    const banner = out();
+    // In production stdout is the log stream: the banner goes to a file only the owner can read.
+    const file = path.join(dataDir(), 'first-run.txt');
+    expect(out()).toContain(JSON.stringify(file).slice(1, -1));
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    const banner = await readFile(file, 'utf8');
+    expect(out()).not.toContain('API key:');
     const key = banner.match(/API key: +(cs_development_[0-9A-Za-z]{28})/)?.[1];
     expect(key, banner).toBeDefined();
     devKey = key!;
@@ -91,10 +97,10 @@ describe('the server process', () => {
       )?.[0] ?? '';
     expect(firstInvite, banner).not.toBe('');
     expect(banner).toContain('works once, for 72 hours');
-    // The key appears in the banner only, never in a JSON log line.
-    const logLines = banner.split('\n').filter((l) => l.startsWith('{'));
-    expect(logLines.some((l) => l.includes('first start'))).toBe(true);
-    expect(logLines.join('\n')).not.toContain(devKey);
+    // The key appears in the banner only, never in a log line.
+    expect(out()).toContain('first start');
+    expect(out()).not.toContain(devKey);
+    await rm(file); // as the operator would, once the key is copied
 
     const url = `http://127.0.0.1:${port}/render/template?template=blog&title=From%20a%20process`;
     expect((await fetch(url)).status).toBe(401);
@@ -109,6 +115,7 @@ describe('the server process', () => {
   it('does not print a key again on the next start, and the first key still works', async () => {
     const { child, port, out } = await startServer();
     expect(out()).not.toContain('API key:');
+    expect(existsSync(path.join(dataDir(), 'first-run.txt'))).toBe(false);
     expect(out()).not.toContain('cs_development_');
     const res = await fetch(`http://127.0.0.1:${port}/render/template?template=blog&title=Again`, {
       headers: { 'x-api-key': devKey },
