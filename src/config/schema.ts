@@ -124,7 +124,7 @@ export const settings = {
     kind: 'bool',
     default: true,
     description:
-      'On the first start with an empty database, create a default account on the pro plan and print one development key. Turn off where stdout is collected into logs.',
+      'On the first start with an empty database, create a default account on the pro plan, a development key and a dashboard invite, shown once: on stdout, or in production without a terminal in CARDSHOT_DATA_DIR/first-run.txt (0600).',
   },
   keyCacheSeconds: {
     kind: 'int',
