@@ -1,19 +1,50 @@
-/** Query parameters whose values must never reach a log line. */
-const SECRET_PARAMS = new Set(['api_key', 'apikey', 'key', 'sig', 'signature', 'token']);
+/**
+ * Query parameter names whose values never reach a log line, compared with case and
+ * punctuation removed (so `api_key`, `API-KEY`, `x-api-key` and `apiKey` are all caught).
+ * Names ending in one of these are secret too (`access_token`, `client_secret`, `my_password`).
+ */
+const SECRET_NAMES = ['apikey', 'key', 'sig', 'signature', 'token', 'secret', 'password', 'passwd'];
 
-/** The request URL with secret query values replaced by `[REDACTED]`. */
+/**
+ * Values that are secret whatever they are called or wherever they appear (a key pasted into
+ * the path, or sent under a name we did not think of): Cardshot's own key, signing-secret and
+ * invite formats.
+ */
+const SECRET_VALUES =
+  /cs_[a-z][a-z0-9]{0,15}_[0-9A-Za-z]{20,}|cssig_[A-Za-z0-9_-]{20,}|csinv_[A-Za-z0-9_-]{20,}/g;
+
+const REDACTED = '[REDACTED]';
+
+/** The request URL with secret query values, and anything shaped like a Cardshot secret, replaced by `[REDACTED]`. */
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
-  if (q < 0) return url;
+  const path = q < 0 ? url : url.slice(0, q);
+  const out = redactValues(path);
+  if (q < 0) return out;
   const params = url
     .slice(q + 1)
     .split('&')
     .map((pair) => {
       const eq = pair.indexOf('=');
-      const name = decodeSafe(eq < 0 ? pair : pair.slice(0, eq)).toLowerCase();
-      return SECRET_PARAMS.has(name) && eq >= 0 ? `${pair.slice(0, eq)}=[REDACTED]` : pair;
+      if (eq >= 0 && isSecretName(decodeSafe(pair.slice(0, eq)))) return `${pair.slice(0, eq)}=${REDACTED}`;
+      return redactValues(pair);
     });
-  return `${url.slice(0, q)}?${params.join('&')}`;
+  return `${out}?${params.join('&')}`;
+}
+
+function isSecretName(name: string): boolean {
+  const flat = name.toLowerCase().replace(/[^a-z0-9]/g, '');
+  return SECRET_NAMES.some((s) => flat === s || flat.endsWith(s));
+}
+
+/** Secrets are matched decoded too, so percent-encoding a key does not smuggle it into a log. */
+function redactValues(s: string): string {
+  const decoded = decodeSafe(s);
+  if (decoded !== s) {
+    const hidden = decoded.replace(SECRET_VALUES, REDACTED);
+    if (hidden !== decoded) return hidden;
+  }
+  return s.replace(SECRET_VALUES, REDACTED);
 }
 
 function decodeSafe(s: string): string {
