@@ -47,6 +47,10 @@ export const ATTACKS: Record<string, (target: string) => string> = {
     ),
   'meta-refresh': (t) => html('<p>moving</p>', `<meta http-equiv="refresh" content="0;url=${t}/meta">`),
   location: (t) => html(`<script>location.href = ${JSON.stringify(`${t}/location`)}</script>`),
+  form: (t) =>
+    html(
+      `<form method="post" action="${t}/form"><input name="a" value="1"></form><script>document.forms[0].submit()</script>`,
+    ),
 };
 
 /** Starts the page server. */

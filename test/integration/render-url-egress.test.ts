@@ -39,6 +39,12 @@ const VECTORS: Vector[] = [
       waitUntil: 'networkidle',
     }),
   })),
+  // Regression: with the default waitUntil (load), a page that sends itself to a refused
+  // address while loading stopped its own load and the request waited for the whole deadline.
+  ...['location', 'form'].map((name) => ({
+    name: `${name} during load`,
+    query: (c: string) => ({ url: `${pages.url}/attack/${name}?target=${encodeURIComponent(c)}&load` }),
+  })),
   {
     name: 'img over https',
     query: (c) => ({

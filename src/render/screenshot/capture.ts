@@ -38,8 +38,8 @@ export class BrowserCrashError extends Error {
   }
 }
 
-/** After a page passes its download budget, how long its load may still take to settle. */
-const BUDGET_GRACE_MS = 500;
+/** After a page's load stalls (download budget, refused self-navigation), how long it may still take to settle. */
+const STALL_GRACE_MS = 500;
 
 /** Web fonts get at most this long after the waitUntil event (a font that never loads must not cost 15 s). */
 const FONTS_WAIT_MS = 3_000;
@@ -54,12 +54,19 @@ export async function capturePage(lease: Lease, input: CaptureInput): Promise<Ca
   const main = page.mainFrame();
   const isMainNav = (r: Request) => r.isNavigationRequest() && r.frame() === main;
   let lastFailed: { url: string; error: string } | undefined;
+  // The main document's last answer from a real server; the proxy's own answers are kept apart.
   let lastResponse: Response | undefined;
+  let markProxyAnswered!: () => void;
+  const proxyAnswered = new Promise<void>((resolve) => {
+    markProxyAnswered = resolve;
+  });
   const onFailed = (r: Request) => {
     if (isMainNav(r)) lastFailed = { url: r.url(), error: r.failure()?.errorText ?? 'unknown' };
   };
   const onResponse = (r: Response) => {
-    if (isMainNav(r.request())) lastResponse = r;
+    if (!isMainNav(r.request())) return;
+    if (r.headers()[EGRESS_HEADER] === lease.egress.token) markProxyAnswered();
+    else lastResponse = r;
   };
   page.on('requestfailed', onFailed);
   page.on('response', onResponse);
@@ -72,15 +79,20 @@ export async function capturePage(lease: Lease, input: CaptureInput): Promise<Ca
     let showsErrorPage = false;
     try {
       const loading = page.goto(input.url, { waitUntil: input.waitUntil, timeout: remaining() });
-      // A page past its download budget has had its connections cut; Chromium may then wait for
-      // a main document that will never complete. It is captured as it stands.
-      const cut = lease.egress.budgetSpent.then(() => pause(BUDGET_GRACE_MS)).then(() => 'cut' as const);
       loading.catch(() => {});
-      const first = await Promise.race([loading, cut]);
-      if (first === 'cut') {
-        if (!lastResponse) throw new Error('download budget used up before the page answered');
-        response = lastResponse;
-      } else response = first;
+      // Two ways a page can leave Chromium waiting for a load that never comes: its connections
+      // were cut at its download budget, or it sent itself (location=…, a form) to an address
+      // the proxy refused while it was still loading, which stops that load. Either way the
+      // page stays as it stands and is captured, after a short grace.
+      const stalled = Promise.race([lease.egress.budgetSpent, proxyAnswered])
+        .then(() => pause(STALL_GRACE_MS))
+        .then(() => 'stalled' as const);
+      const first = await Promise.race([loading, stalled]);
+      if (first !== 'stalled') response = first;
+      else if (lastResponse) response = lastResponse;
+      else if (lease.egress.overBudget) throw new Error('download budget used up before the page answered');
+      // The requested URL itself was answered by the proxy: goto settles at once with the reason.
+      else response = await loading;
     } catch (err) {
       const failed = lastFailed ?? { url: input.url, error: netCode(err) ?? '' };
       // An error status with an empty body: Chromium shows its own "HTTP ERROR 404" page. That is
