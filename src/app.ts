@@ -6,8 +6,10 @@ import type { Authenticator } from './auth/authenticate.js';
 import type { Config } from './config/schema.js';
 import { registerDashboard } from './dashboard/index.js';
 import type { Sessions } from './dashboard/sessions.js';
+import { AppError } from './errors.js';
 import { installAccessControl } from './http/access.js';
-import { installErrorHandling } from './http/errors.js';
+import { answerClientError, installErrorHandling } from './http/errors.js';
+import { installJsonBodyParser } from './http/json-body.js';
 import { redactUrl } from './http/redact.js';
 import { registerTemplateRoutes } from './http/routes/render-template.js';
 import { registerScreenshotRoutes } from './http/routes/render-url.js';
@@ -32,6 +34,8 @@ export interface AppDeps {
 }
 
 const INCOMING_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+/** Time for a whole request (headers and body) to arrive; rendering time is not counted. */
+const REQUEST_TIMEOUT_MS = 30_000;
 
 /** Builds the Fastify app from ready modules. Importing this file does no I/O. */
 export function createApp(deps: AppDeps): FastifyInstance {
@@ -49,15 +53,27 @@ export function createApp(deps: AppDeps): FastifyInstance {
         ? incoming
         : `req_${randomBytes(10).toString('hex')}`;
     },
-    return503OnClosing: true,
+    // Our own 503 (below) keeps the `{ "error" }` shape while the server closes.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
+    // A request whose headers and body have not all arrived after this long gets 408: without
+    // it a truncated body would hold its connection for ever.
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    clientErrorHandler: answerClientError,
+  });
+
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
   });
 
   // Only JSON bodies: a text/plain body is refused with 415 instead of being half-understood.
   app.removeContentTypeParser('text/plain');
+  installJsonBodyParser(app);
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
+    if (closing) throw new AppError('unavailable', 'The server is shutting down', { retryAfter: 1 });
   });
   // One line per request, with the query's secrets redacted (api_key, sig).
   app.addHook('onResponse', async (req, reply) => {

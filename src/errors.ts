@@ -10,11 +10,13 @@ export type ErrorCode =
   | 'forbidden' // 403
   | 'not_found' // 404
   | 'method_not_allowed' // 405
+  | 'request_timeout' // 408: the request did not arrive in time
   | 'conflict' // 409: the thing already exists (an account's email)
   | 'payload_too_large' // 413
   | 'unsupported_media_type' // 415
   | 'unprocessable' // 422: input is well formed but unusable (an imageUrl we cannot use)
   | 'rate_limited' // 429
+  | 'header_too_large' // 431
   | 'internal' // 500
   | 'bad_gateway' // 502
   | 'unavailable' // 503: queue full, dependency down

@@ -49,7 +49,7 @@ function readConfigFile(explicit: string | undefined): Record<string, unknown> {
     throw new ConfigError(`${path} must hold a JSON object`);
   }
   for (const key of Object.keys(parsed)) {
-    if (!(key in settings)) throw new ConfigError(`${path}: unknown setting "${key}"`);
+    if (!Object.hasOwn(settings, key)) throw new ConfigError(`${path}: unknown setting "${key}"`);
   }
   return parsed as Record<string, unknown>;
 }

@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorCode } from '../errors.js';
 
@@ -8,11 +10,13 @@ export const STATUS: Readonly<Record<ErrorCode, number>> = {
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   unprocessable: 422,
   rate_limited: 429,
+  header_too_large: 431,
   internal: 500,
   bad_gateway: 502,
   unavailable: 503,
@@ -106,4 +110,35 @@ export function formatBytes(n: number): string {
   if (n >= 1024 * 1024 && n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
   if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
   return `${n} bytes`;
+}
+
+/**
+ * Errors Node's HTTP parser reports before Fastify sees a request (malformed request line,
+ * oversized headers, a body that never arrives): answered with the same `{ "error" }` shape,
+ * written straight to the socket, which is then closed.
+ */
+export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const appErr =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? new AppError('header_too_large', 'Request headers are too large')
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new AppError('request_timeout', 'The request did not arrive in time')
+        : new AppError('bad_request', 'Malformed HTTP request');
+  const status = STATUS[appErr.code];
+  const body = JSON.stringify({ error: appErr.message });
+  socket.end(
+    [
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
+      'Content-Type: application/json; charset=utf-8',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      'Cache-Control: no-store',
+      'Connection: close',
+      '',
+      body,
+    ].join('\r\n'),
+  );
 }

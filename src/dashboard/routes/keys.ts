@@ -22,6 +22,11 @@ const NOTICES: Record<string, string> = {
     'That key was already shown once and cannot be shown again. If you did not save it, rotate or revoke it.',
 };
 
+/** The notice a redirect asked for; own keys only, so `?notice=constructor` shows nothing. */
+function noticeFor(name: string | undefined): string | null {
+  return name !== undefined && Object.hasOwn(NOTICES, name) ? NOTICES[name]! : null;
+}
+
 type Params = { Params: { id: string } };
 
 /** The API keys panel: list, create (shown once), revoke with confirmation, rotate with a grace period. */
@@ -56,7 +61,7 @@ export function registerKeyRoutes(scope: FastifyInstance, deps: DashboardDeps): 
   };
 
   scope.get<{ Querystring: { notice?: string } }>('/keys', page, async (req, reply) =>
-    renderList(req, reply, { notice: NOTICES[req.query.notice ?? ''] ?? null }),
+    renderList(req, reply, { notice: noticeFor(req.query.notice) }),
   );
 
   scope.post('/keys', page, async (req, reply) => {

@@ -50,7 +50,7 @@ export function parseTemplateRequest(
   }
   const record = input as Record<string, unknown>;
   for (const key of Object.keys(record)) {
-    if (!(key in FIELDS) && !extraAllowed.has(key)) throw bad(unknownFieldMessage(key, source));
+    if (!Object.hasOwn(FIELDS, key) && !extraAllowed.has(key)) throw bad(unknownFieldMessage(key, source));
   }
 
   const out: Partial<Record<FieldName, string>> = {};
