@@ -180,7 +180,8 @@ export const settings = {
     default: 10,
     min: 1,
     max: 10_000,
-    description: 'Dashboard sign-in attempts allowed per email address in CARDSHOT_SIGN_IN_WINDOW_SECONDS.',
+    description:
+      'Dashboard sign-in attempts allowed per email address from one client address in CARDSHOT_SIGN_IN_WINDOW_SECONDS (ten times this from all addresses together), so a stranger cannot lock the owner out.',
   },
   signInLimitPerIp: {
     kind: 'int',

@@ -61,10 +61,10 @@ function installHooks(scope: FastifyInstance, deps: DashboardDeps): void {
     const kind = kindOf(req);
     const secure = isSecure(req, config);
     if (kind === 'asset') return;
-    const resolved = await sessions.resolve(readCookie(req, 'session'));
+    const resolved = await sessions.resolve(readCookie(req, 'session', secure));
     const session = resolved.state === 'active' ? resolved.session : null;
     if (resolved.state === 'expired') clearCookie(reply, 'session', secure);
-    let preId = readCookie(req, 'pre') ?? null;
+    let preId = readCookie(req, 'pre', secure) ?? null;
     if (preId !== null && !PRE_ID.test(preId)) preId = null;
     // Visitors who are not signed in get a pre-session id, so the sign-in form has a CSRF token too.
     if (!session && preId === null && kind === 'public' && (req.method === 'GET' || req.method === 'HEAD')) {

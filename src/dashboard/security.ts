@@ -52,9 +52,16 @@ export function cookieName(kind: 'session' | 'pre', secure: boolean): string {
   return `${secure ? '__Host-' : ''}cardshot_${kind}`;
 }
 
-/** Reads a dashboard cookie under either name (a deployment may have moved to https). */
-export function readCookie(req: FastifyRequest, kind: 'session' | 'pre'): string | undefined {
-  return req.cookies[cookieName(kind, true)] ?? req.cookies[cookieName(kind, false)];
+/**
+ * Reads a dashboard cookie. Over https only the `__Host-` name counts: reading the plain name
+ * too would let a sibling subdomain plant a session cookie the prefix exists to refuse.
+ */
+export function readCookie(
+  req: FastifyRequest,
+  kind: 'session' | 'pre',
+  secure: boolean,
+): string | undefined {
+  return req.cookies[cookieName(kind, secure)];
 }
 
 /** Sets an HttpOnly, SameSite=Lax cookie for the whole site (Secure over https). */

@@ -201,6 +201,44 @@ describe('sign-in', () => {
     expect((await attempt(PASSWORD)).statusCode).toBe(303);
   });
 
+  it('does not let a guesser at another address lock the owner out', async () => {
+    const lt = await startTestApp({ signInLimitPerEmail: 3, trustProxy: true });
+    onTestFinished(() => lt.close());
+    const a = await lt.modules.accounts.accounts.createAccount({
+      name: 'O',
+      email: 'owner@rl.test',
+      plan: 'pro',
+    });
+    await lt.modules.accounts.credentials.setPassword(a.id, PASSWORD);
+    const c = dashClient(lt);
+    const attempt = async (password: string, ip: string) =>
+      c.post(
+        '/dashboard/sign-in',
+        { _csrf: await c.csrf(), email: a.email, password },
+        { 'x-forwarded-for': ip },
+      );
+    for (let i = 0; i < 3; i++)
+      expect((await attempt('wrong password!', '203.0.113.9')).statusCode).toBe(401);
+    expect((await attempt('wrong password!', '203.0.113.9')).statusCode).toBe(429);
+    expect((await attempt(PASSWORD, '198.51.100.7')).statusCode).toBe(303);
+  });
+
+  it('caps guesses at one email spread over many addresses at ten times the per-address budget', async () => {
+    const lt = await startTestApp({ signInLimitPerEmail: 1, trustProxy: true });
+    onTestFinished(() => lt.close());
+    const c = dashClient(lt);
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      const res = await c.post(
+        '/dashboard/sign-in',
+        { _csrf: await c.csrf(), email: 'spread@rl.test', password: 'whatever123' },
+        { 'x-forwarded-for': `198.51.100.${i + 1}` },
+      );
+      statuses.push(res.statusCode);
+    }
+    expect(statuses).toEqual([...Array(10).fill(401), 429]);
+  });
+
   it('limits attempts per client address across emails', async () => {
     const limiterApp = await startTestApp({ signInLimitPerIp: 4, signInLimitPerEmail: 100 });
     try {
@@ -240,6 +278,13 @@ describe('sign-in', () => {
       expect(cookie).toMatch(/; Path=\/;.*HttpOnly; Secure; SameSite=Lax|; Secure/);
       expect(cookie).toContain('Secure');
       expect((await c.get('/dashboard', https)).statusCode).toBe(200);
+      // Over https the unprefixed name is ignored, even holding a live session id: a sibling
+      // subdomain could plant that one (regression: both names used to be read).
+      const planted = dashClient(proxied);
+      planted.cookies.cardshot_session = c.cookies['__Host-cardshot_session']!;
+      const shadow = await planted.get('/dashboard', https);
+      expect(shadow.statusCode).toBe(303);
+      expect(shadow.headers.location).toMatch(/^\/dashboard\/sign-in/);
     } finally {
       await proxied.close();
     }
@@ -247,6 +292,22 @@ describe('sign-in', () => {
 });
 
 describe('sessions', () => {
+  it('signing in again while signed in ends the old session', async () => {
+    const c = await signedIn(t);
+    const old = c.cookies.cardshot_session!;
+    const again = await c.post('/dashboard/sign-in', {
+      _csrf: await c.csrf('/dashboard'),
+      email: t.account.email,
+      password: PASSWORD,
+    });
+    expect(again.statusCode).toBe(303);
+    expect(c.cookies.cardshot_session).not.toBe(old);
+    const stale = dashClient(t);
+    stale.cookies.cardshot_session = old;
+    expect((await stale.get('/dashboard')).statusCode).toBe(303);
+    expect((await c.get('/dashboard')).statusCode).toBe(200);
+  });
+
   it('end after the idle timeout: the next page asks to sign in again, and the session row is gone', async () => {
     const c = await signedIn(t);
     const session = c.cookies.cardshot_session!;

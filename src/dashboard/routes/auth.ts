@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isAppError } from '../../errors.js';
 import { STATUS } from '../../http/errors.js';
 import { type DashboardDeps, field, seeOther, sendPage, sessionOf } from '../context.js';
@@ -26,8 +26,12 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: DashboardDeps):
   const startSession = async (
     reply: Parameters<typeof seeOther>[0],
     accountId: string,
-    secure: boolean,
+    dash: NonNullable<FastifyRequest['dash']>,
   ): Promise<void> => {
+    const secure = dash.secure;
+    // Signing in again (or through an invite) while signed in replaces the old session; left
+    // alive, it would outlast the sign-out the user makes later.
+    if (dash.session) await sessions.end(dash.session.id);
     const s = await sessions.start(accountId);
     setCookie(reply, 'session', s.id, Math.floor(sessions.maxMs / 1000), secure);
     clearCookie(reply, 'pre', secure);
@@ -62,15 +66,27 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: DashboardDeps):
     if (email === '' || password === '') return render(STATUS.bad_request, 'Enter your email and password.');
 
     // Counted before the password is checked, so parallel guesses cannot all slip through.
+    // The tight per-email budget is per email AND address, so a stranger guessing from elsewhere
+    // cannot lock the owner out; a budget ten times larger across all addresses still caps a
+    // guesser who spreads out over many.
     const windowMs = config.signInWindowSeconds * 1000;
-    const byIp = await limiter.consume(`signin:ip:${req.ip}`, config.signInLimitPerIp, windowMs);
     const emailKey = createHash('sha256').update(email).digest('hex').slice(0, 32);
-    const byEmail = byIp.allowed
-      ? await limiter.consume(`signin:email:${emailKey}`, config.signInLimitPerEmail, windowMs)
-      : byIp;
-    if (!byIp.allowed || !byEmail.allowed) {
-      const wait = Math.max(1, Math.ceil((byIp.allowed ? byEmail : byIp).resetMs / 1000));
-      log.warn({ ip: req.ip, by: byIp.allowed ? 'email' : 'ip' }, 'dashboard sign-in rate limited');
+    const budgets = [
+      { by: 'ip', key: `signin:ip:${req.ip}`, limit: config.signInLimitPerIp },
+      { by: 'email+ip', key: `signin:email-ip:${emailKey}:${req.ip}`, limit: config.signInLimitPerEmail },
+      { by: 'email', key: `signin:email:${emailKey}`, limit: config.signInLimitPerEmail * 10 },
+    ];
+    let refused: { by: string; resetMs: number } | undefined;
+    for (const b of budgets) {
+      const d = await limiter.consume(b.key, b.limit, windowMs);
+      if (!d.allowed) {
+        refused = { by: b.by, resetMs: d.resetMs };
+        break;
+      }
+    }
+    if (refused) {
+      const wait = Math.max(1, Math.ceil(refused.resetMs / 1000));
+      log.warn({ ip: req.ip, by: refused.by }, 'dashboard sign-in rate limited');
       reply.header('Retry-After', String(wait));
       const minutes = Math.ceil(wait / 60);
       return render(
@@ -84,7 +100,7 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: DashboardDeps):
       log.info({ ip: req.ip }, 'dashboard sign-in refused');
       return render(STATUS.unauthorized, SIGN_IN_FAILED);
     }
-    await startSession(reply, account.id, dash.secure);
+    await startSession(reply, account.id, dash);
     log.info({ account: account.id }, 'dashboard sign-in');
     return seeOther(reply, next ?? '/dashboard');
   });
@@ -130,7 +146,7 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: DashboardDeps):
       if (isAppError(err, 'bad_request')) return render(err.message);
       throw err;
     }
-    await startSession(reply, account.id, dash.secure);
+    await startSession(reply, account.id, dash);
     log.info({ account: account.id }, 'dashboard password set from an invite link');
     return seeOther(reply, '/dashboard?welcome=1');
   });
