@@ -139,7 +139,8 @@ function ensureChromium() {
 
 function ensureDataDir() {
   const dir = path.resolve(root, process.env.CARDSHOT_DATA_DIR || 'data');
-  mkdirSync(dir, { recursive: true });
+  // Owner-only: it holds the database, the server secret and the first-run key file.
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
 }
 
 try {

@@ -73,6 +73,7 @@ export function createApp(deps: AppDeps): FastifyInstance {
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
+    reply.header('X-Content-Type-Options', 'nosniff');
     if (closing) throw new AppError('unavailable', 'The server is shutting down', { retryAfter: 1 });
   });
   // One line per request, with the query's secrets redacted (api_key, sig).

@@ -59,7 +59,7 @@ export async function loadServerSecret(
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  await mkdir(config.dataDir, { recursive: true });
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const secret = randomBytes(32).toString('base64url');
   // Written whole under a temporary name, then linked into place: when two processes start
   // together, one link wins and the other reads a complete file, never a half-written one.

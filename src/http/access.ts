@@ -73,7 +73,10 @@ export function installAccessControl(
     reply.header('X-RateLimit-Reset', String(Math.ceil((clock.now() + d.resetMs) / 1000)));
   };
 
-  const authenticate: onRequestHookHandler = async (req) => {
+  const authenticate: onRequestHookHandler = async (req, reply) => {
+    // Answers are `public`: a shared cache must not hand one caller's header-authenticated answer
+    // to a caller without the key. Signed and api_key URLs differ per key, so the URL suffices.
+    reply.header('Vary', 'x-api-key');
     const query = (req.query ?? {}) as Record<string, unknown>;
     req.auth = await deps.authenticator.authenticate({
       method: req.method,

@@ -26,6 +26,9 @@ describe('POST /render/template', () => {
     expect(res.headers.etag).toMatch(/^"[0-9a-f]{40}"$/);
     expect(res.headers['x-cache']).toBe('MISS');
     expect(res.headers['x-request-id']).toMatch(/^req_[0-9a-f]{20}$/);
+    // A shared cache keeps one answer per key header: a caller without the key gets no copy.
+    expect(res.headers.vary).toBe('x-api-key');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['server-timing']).toMatch(/render;dur=\d+(\.\d)?/);
     expect(res.headers['server-timing']).toMatch(/layout;dur=\d/);
     expect(res.headers['server-timing']).toContain('encode;desc="included in render"');

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -282,6 +282,24 @@ describe.skipIf(!pgUrl)('PostgreSQL schemas', () => {
     } finally {
       await dropSchema(pgUrl!, first);
       await dropSchema(pgUrl!, second);
+    }
+  });
+});
+
+describe('SQLite file', () => {
+  it('is readable by its owner only (it holds key and password hashes), and so are the WAL files', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'cardshot-mode-'));
+    try {
+      const dataDir = path.join(dir, 'data');
+      const store = await openStore({ databaseUrl: '', dataDir, databaseSchema: 'public' });
+      await store.createAccount(account());
+      const file = path.join(dataDir, 'cardshot.sqlite');
+      expect((await stat(dataDir)).mode & 0o777).toBe(0o700);
+      expect((await stat(file)).mode & 0o777).toBe(0o600);
+      expect((await stat(`${file}-wal`)).mode & 0o777).toBe(0o600);
+      await store.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
