@@ -166,8 +166,13 @@ export function createAccountManager(deps: {
         throw new AppError('bad_request', `Key ${keyId} is revoked; create a new key`);
       if (!(graceMs >= 0)) throw new AppError('bad_request', 'grace must be zero or more');
       const now = clock.now();
-      const created = makeKey(old.accountId, old.name, old.environment, null);
-      await deps.store.rotateKey(keyId, created.record, now + graceMs);
+      if (old.expiresAt !== null && old.expiresAt <= now)
+        throw new AppError('bad_request', `Key ${keyId} has expired; create a new key`);
+      // Rotation answers exposure, not lifetime: the new key ends when the old one would have,
+      // and the grace period never lets the old one outlive its own expiry.
+      const created = makeKey(old.accountId, old.name, old.environment, old.expiresAt);
+      const oldUntil = old.expiresAt === null ? now + graceMs : Math.min(old.expiresAt, now + graceMs);
+      await deps.store.rotateKey(keyId, created.record, oldUntil);
       changed(keyId);
       const after = (await deps.store.findKey({ id: keyId }))!.key;
       return { created, old: after };

@@ -60,6 +60,24 @@ describe('key lifecycle', () => {
     expect((await card(old.key)).statusCode).toBe(401);
     expect((await card(created.key)).statusCode).toBe(200);
   });
+
+  it("rotation keeps the old key's expiry for the new key, never extends the old one, and refuses an expired key", async () => {
+    const expiresAt = clock.now() + 1_800_000;
+    const old = await t.modules.accounts.accounts.createKey({
+      accountId: t.account.id,
+      name: 'short',
+      environment: 'production',
+      expiresAt,
+    });
+    const { created, old: after } = await t.modules.accounts.accounts.rotateKey(old.record.id, 3_600_000);
+    expect(created.record.expiresAt).toBe(expiresAt);
+    expect(after.expiresAt).toBe(expiresAt); // the 1 h grace would have outlived it
+    clock.advance(1_800_000);
+    expect((await card(created.key)).statusCode).toBe(401);
+    await expect(t.modules.accounts.accounts.rotateKey(created.record.id, 0)).rejects.toThrow(
+      `Key ${created.record.id} has expired; create a new key`,
+    );
+  });
 });
 
 describe('key store unreachable', () => {

@@ -164,6 +164,17 @@ describe('the server process', () => {
     expect(signed.code, signed.stderr).toBe(0);
     const signedUrl = signed.stdout.trim();
     expect((await fetch(signedUrl)).status).toBe(200);
+    // The secret can come from stdin instead of argv (shell history, the process list).
+    const toSign = `http://127.0.0.1:${port}/render/template?template=blog&title=Piped`;
+    const fixed = ['--key-id', key.id, '--expires', '2030-01-01'];
+    const viaArgv = await run([cli, 'sign', toSign, ...fixed, '--secret', key.signingSecret], env());
+    const viaStdin = await run(
+      [cli, 'sign', toSign, ...fixed, '--secret', '-'],
+      env(),
+      `${key.signingSecret}\n`,
+    );
+    expect(viaStdin.code, viaStdin.stderr).toBe(0);
+    expect(viaStdin.stdout).toBe(viaArgv.stdout);
     const forbidden = await fetch(`http://127.0.0.1:${port}/render/template?template=saas&title=x`, {
       headers: { 'x-api-key': key.key },
     });

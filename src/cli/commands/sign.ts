@@ -6,6 +6,10 @@ import { out, parseExpiry, report, required, UsageError } from '../admin.js';
 const HELP = `Sign a GET URL, for <meta property="og:image"> tags where no header can be sent.
 
   npx cardshot sign '<url>' --key-id key_… --secret cssig_… [--expires 365d|2027-01-01] [--json]
+  printenv SIGNING_SECRET | npx cardshot sign '<url>' --key-id key_… --secret -
+
+--secret - reads the secret from standard input, which keeps it out of shell history and of
+the process list.
 
 Adds kid, exp and sig to the URL. Anyone holding the URL gets exactly that image until it
 expires (or the key is revoked); nobody can change its parameters. Default expiry: 365 days,
@@ -33,7 +37,8 @@ export async function runSign(argv: string[]): Promise<number> {
     if (!url) throw new UsageError('give the URL to sign');
     const keyId = required(values['key-id'], '--key-id');
     if (!isId(keyId, 'key')) throw new UsageError('--key-id must be a key id (key_…)');
-    const secret = required(values.secret, '--secret');
+    const given = required(values.secret, '--secret');
+    const secret = given === '-' ? (await readStdin()).trim() : given;
     if (!secret.startsWith('cssig_')) throw new UsageError('--secret must be the signing secret (cssig_…)');
     const expiresAt = Math.floor(parseExpiry(values.expires ?? '365d') / 1000);
     const signed = signUrl(url, { keyId, signingSecret: secret, expiresAt });
@@ -48,4 +53,10 @@ export async function runSign(argv: string[]): Promise<number> {
     }
     return report('sign', HELP, err);
   }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }

@@ -85,15 +85,17 @@ export function createTemplateService(deps: Deps): TemplateService {
         const fields: TemplateFields = { title: req.title };
         if (req.subtitle !== undefined) fields.subtitle = req.subtitle;
         if (def.uses.brand && req.brand !== undefined) fields.brand = req.brand;
-        if (artworkBytes && def.artworkSize) {
-          const start = performance.now();
-          fields.artwork = await deps.artwork.prepare(artworkBytes, def.artworkSize);
-          t.image = performance.now() - start;
-        }
         const queued = performance.now();
         // No abort signal on the shared render: other callers may be waiting for the same card.
         const out = await deps.queue.run(async () => {
           t.queue = performance.now() - queued;
+          // Decoding and resizing artwork is CPU work like the render itself, so it waits for a
+          // slot too: many large images at once must not starve the renders already running.
+          if (artworkBytes && def.artworkSize) {
+            const start = performance.now();
+            fields.artwork = await deps.artwork.prepare(artworkBytes, def.artworkSize);
+            t.image = performance.now() - start;
+          }
           return deps.renderer.render(def.name, fields);
         });
         t.layout = out.timings.layout;
