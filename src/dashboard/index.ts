@@ -124,7 +124,12 @@ function installErrorPages(scope: FastifyInstance, deps: DashboardDeps): void {
     // The playground's JSON calls keep the API's `{ "error": … }` contract.
     if (kindOf(req) === 'api') return sendError(reply, appErr);
     if (appErr.retryAfter !== undefined) reply.header('Retry-After', String(Math.ceil(appErr.retryAfter)));
-    return page(req, reply, STATUS[appErr.code], appErr.message);
+    // The API's 415 message asks for JSON; dashboard forms are web forms.
+    const message =
+      appErr.code === 'unsupported_media_type'
+        ? 'This form must be sent from its dashboard page (as a web form).'
+        : appErr.message;
+    return page(req, reply, STATUS[appErr.code], message);
   });
 
   scope.setNotFoundHandler((req, reply) =>
