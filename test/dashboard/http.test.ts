@@ -291,6 +291,24 @@ describe('sign-in', () => {
   });
 });
 
+describe('form content types', () => {
+  it("a form posted as text/plain gets a dashboard page that says how to send it, not the API's JSON advice", async () => {
+    const c = dashClient(t);
+    await c.csrf();
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/dashboard/sign-in',
+      cookies: c.cookies,
+      headers: { 'content-type': 'text/plain' },
+      payload: 'email=a',
+    });
+    expect(res.statusCode).toBe(415);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.body).toContain('This form must be sent from its dashboard page (as a web form).');
+    expect(res.body).not.toContain('application/json');
+  });
+});
+
 describe('sessions', () => {
   it('signing in again while signed in ends the old session', async () => {
     const c = await signedIn(t);
