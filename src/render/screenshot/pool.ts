@@ -58,6 +58,10 @@ export interface PoolStatus {
   spares: number;
   launches: number;
   crashes: number;
+  /** True while a browser is running and connected. */
+  up: boolean;
+  /** Why the last launch failed, while it is not being retried yet (health checks). */
+  launchError: string | undefined;
 }
 
 export interface BrowserPool {
@@ -347,6 +351,11 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
         spares: spares.length,
         launches,
         crashes,
+        up: current !== undefined && !current.lost,
+        launchError:
+          launchFailure && Date.now() - launchFailure.at < LAUNCH_RETRY_MS
+            ? (launchFailure.error.detail ?? launchFailure.error.message)
+            : undefined,
       };
     },
 

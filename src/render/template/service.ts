@@ -31,6 +31,8 @@ interface Deps {
   cache: PngCache;
   queue: WorkQueue;
   log?: Logger;
+  /** Told how long each render took (metrics). */
+  onRender?: (template: string, seconds: number) => void;
 }
 
 /** Wires validation output to the renderer with caching and single-flight. */
@@ -94,7 +96,10 @@ export function createTemplateService(deps: Deps): TemplateService {
         // No abort signal on the shared render: other callers may be waiting for the same card.
         const out = await deps.queue.run(async () => {
           t.queue = performance.now() - queued;
-          return deps.renderer.render(def.name, fields);
+          const started = performance.now();
+          const rendered = await deps.renderer.render(def.name, fields);
+          deps.onRender?.(def.name, (performance.now() - started) / 1000);
+          return rendered;
         });
         t.layout = out.timings.layout;
         t.render = out.timings.render;
