@@ -7,7 +7,7 @@ import type { Config } from './config/schema.js';
  * are redacted before logging (http/redact.ts).
  */
 export function createLogger(
-  config: Pick<Config, 'logLevel' | 'nodeEnv'>,
+  config: Pick<Config, 'logLevel' | 'nodeEnv'> & Partial<Pick<Config, 'logFormat'>>,
   destination?: pino.DestinationStream,
 ): Logger {
   const options: pino.LoggerOptions = {
@@ -26,8 +26,7 @@ export function createLogger(
     },
   };
   if (destination) return pino(options, destination);
-  const pretty = config.nodeEnv !== 'production' && process.stdout.isTTY;
-  if (pretty) {
+  if (logFormat(config, process.stdout.isTTY === true) === 'pretty') {
     return pino({
       ...options,
       transport: {
@@ -37,4 +36,14 @@ export function createLogger(
     });
   }
   return pino(options);
+}
+
+/** Pretty only when asked, or (auto) on a terminal outside production: log collectors get JSON. */
+export function logFormat(
+  config: Pick<Config, 'nodeEnv'> & Partial<Pick<Config, 'logFormat'>>,
+  isTTY: boolean,
+): 'json' | 'pretty' {
+  const format = config.logFormat ?? 'auto';
+  if (format !== 'auto') return format as 'json' | 'pretty';
+  return config.nodeEnv !== 'production' && isTTY ? 'pretty' : 'json';
 }
