@@ -31,7 +31,11 @@ export function createLogger(
       ...options,
       transport: {
         target: 'pino-pretty',
-        options: { colorize: true, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname,service' },
+        options: {
+          colorize: process.stdout.isTTY === true,
+          translateTime: 'HH:MM:ss.l',
+          ignore: 'pid,hostname,service',
+        },
       },
     });
   }
