@@ -1,8 +1,10 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/schema.js';
-import { CARDSHOT_VERSION } from '../version.js';
+import { CARDSHOT_VERSION, packageRoot } from '../version.js';
 import { ErrorBody, SECURITY_SCHEMES } from './schemas/common.js';
 
 /**
@@ -92,6 +94,13 @@ export function registerOpenApi(app: FastifyInstance, config: Pick<Config, 'apiD
     routePrefix: '/docs',
     uiConfig: { deepLinking: true, tryItOutEnabled: false, displayRequestDuration: true },
     theme: { title: 'Cardshot API' },
+    // Inlined as a data: URI by swagger-ui-ui, which the CSP's img-src allows.
+    logo: {
+      type: 'image/svg+xml',
+      content: readFileSync(path.join(packageRoot(), 'src/dashboard/static/logo.svg')),
+      href: '/docs',
+      target: '_self',
+    },
     staticCSP: DOCS_CSP,
     // swagger-ui only reads the document; it never needs the dashboard's cookies or framing.
     uiHooks: {
