@@ -63,7 +63,8 @@ export async function createModules(
       }
     }
   };
-  const metrics = createMetrics({ version: CARDSHOT_VERSION });
+  // Collected only when they can be read (a metrics token is set): otherwise they cost nothing.
+  const metrics = createMetrics({ version: CARDSHOT_VERSION, enabled: config.metricsToken !== '' });
   const health = createHealth();
   try {
     const accounts = await openAccounts(config, log, clock);

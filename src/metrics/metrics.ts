@@ -68,8 +68,12 @@ function processMetrics(): Registry {
   return processRegistry;
 }
 
-/** Creates the metrics of one app. */
-export function createMetrics(opts: { version: string }): Metrics {
+/**
+ * Creates the metrics of one app. Disabled (no CARDSHOT_METRICS_TOKEN, so nobody can read them),
+ * nothing is collected and the request path pays nothing for them.
+ */
+export function createMetrics(opts: { version: string; enabled?: boolean }): Metrics {
+  if (opts.enabled === false) return disabledMetrics();
   const registry = new Registry();
   const sources = new Map<string, () => Samples>();
   const all = () => [...sources.values()].map((read) => read());
@@ -237,5 +241,24 @@ export function createMetrics(opts: { version: string }): Metrics {
     async text() {
       return `${await registry.metrics()}\n${await proc.metrics()}`;
     },
+  };
+}
+
+/** Metrics that record nothing: every call is a no-op. */
+function disabledMetrics(): Metrics {
+  const noop = () => {};
+  const registry = new Registry();
+  return {
+    registry,
+    contentType: registry.contentType,
+    observeRequest: noop,
+    observeRender: noop,
+    observeCapture: noop,
+    observeCacheLookup: noop,
+    rateLimited: noop,
+    imageFetchFailed: noop,
+    queueRejected: noop,
+    sample: noop,
+    text: async () => '',
   };
 }

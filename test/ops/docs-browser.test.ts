@@ -29,7 +29,8 @@ describe.skipIf(!chromiumAvailable())('interactive API docs in a real browser', 
     page.on('requestfailed', (r) => problems.push(`failed: ${r.url()} ${r.failure()?.errorText}`));
     page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
     page.on('console', (m) => {
-      if (m.type() === 'error' || /Content Security Policy/i.test(m.text())) problems.push(`console: ${m.text()}`);
+      if (m.type() === 'error' || /Content Security Policy/i.test(m.text()))
+        problems.push(`console: ${m.text()}`);
     });
     const res = await page.goto(`${base}/docs`, { waitUntil: 'load' });
     expect(res?.status()).toBe(200);
@@ -39,7 +40,11 @@ describe.skipIf(!chromiumAvailable())('interactive API docs in a real browser', 
       paths: Record<string, Record<string, { summary: string }>>;
     };
     const operations = Object.entries(doc.paths).flatMap(([p, ops]) =>
-      Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path: p, summary: op.summary })),
+      Object.entries(ops).map(([method, op]) => ({
+        method: method.toUpperCase(),
+        path: p,
+        summary: op.summary,
+      })),
     );
     const shown = await page.$$eval('.opblock', (blocks) =>
       blocks.map((b) => ({

@@ -40,7 +40,9 @@ describe('request log lines', () => {
     });
     expect(line.ms).toBeGreaterThan(0);
     const timings = line.timings as Record<string, number>;
-    expect(Object.keys(timings)).toEqual(expect.arrayContaining(['cache', 'queue', 'layout', 'render', 'total']));
+    expect(Object.keys(timings)).toEqual(
+      expect.arrayContaining(['cache', 'queue', 'layout', 'render', 'total']),
+    );
     expect(timings.render).toBeGreaterThan(0);
   });
 
@@ -52,9 +54,18 @@ describe('request log lines', () => {
     });
     expect(viaQuery.statusCode).toBe(200);
     const q = lineFor(String(viaQuery.headers['x-request-id']));
-    expect(q).toMatchObject({ route: '/render/template', auth: 'query', keyId: t.key.record.id, cache: 'MISS' });
+    expect(q).toMatchObject({
+      route: '/render/template',
+      auth: 'query',
+      keyId: t.key.record.id,
+      cache: 'MISS',
+    });
     expect(String(q.url)).toContain('api_key=[REDACTED]');
-    const wrong = await t.inject({ method: 'GET', url: '/render/url?url=https://example.com/', headers: { 'x-api-key': `${t.key.key}0` } });
+    const wrong = await t.inject({
+      method: 'GET',
+      url: '/render/url?url=https://example.com/',
+      headers: { 'x-api-key': `${t.key.key}0` },
+    });
     expect(wrong.statusCode).toBe(401);
     const w = lineFor(String(wrong.headers['x-request-id']));
     expect(w).toMatchObject({ route: '/render/url', status: 401, cache: null });
@@ -91,7 +102,9 @@ describe('log format', () => {
   });
 
   it('reads Server-Timing back into numbers', () => {
-    expect(parseServerTiming('cache;dur=0.1, render;dur=8.2, encode;desc="included in render", cache;desc="MISS"')).toEqual({
+    expect(
+      parseServerTiming('cache;dur=0.1, render;dur=8.2, encode;desc="included in render", cache;desc="MISS"'),
+    ).toEqual({
       cache: 0.1,
       render: 8.2,
     });
