@@ -82,7 +82,7 @@ export const settings = {
         ? 'must be at least 16 characters (openssl rand -hex 32 makes one)'
         : undefined,
     description:
-      'Bearer token that GET /metrics (Prometheus text format) requires, 16+ characters. Empty: /metrics answers 404 and exposes nothing.',
+      'Bearer token that GET /metrics (Prometheus text format) requires, 16+ characters. Empty: metrics are not collected and /metrics answers 404.',
   },
   apiDocs: {
     kind: 'bool',
