@@ -5,9 +5,18 @@ import { migrationProvider } from './migrations/index.js';
 import type { Account, ApiKeyRecord, Store, UsageKind, UsageRow } from './store.js';
 import type { Tables } from './tables.js';
 
-/** Brings the schema up to date; safe to run from several processes at once (kysely locks). */
-export async function migrate(db: Kysely<Tables>): Promise<void> {
-  const migrator = new Migrator({ db, provider: migrationProvider });
+/**
+ * Brings the schema up to date; safe to run from several processes at once (kysely locks).
+ * On PostgreSQL the migration tables are named with their schema: kysely otherwise looks for
+ * them in every schema of the database, finds another deployment's (or another test run's),
+ * skips creating its own and then fails on them.
+ */
+export async function migrate(db: Kysely<Tables>, pgSchema?: string): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: migrationProvider,
+    ...(pgSchema ? { migrationTableSchema: pgSchema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;

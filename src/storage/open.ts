@@ -34,7 +34,7 @@ export async function openStore(
       ? await openPostgres(where.location, config.databaseSchema, onIdleError)
       : openSqlite(where.location);
   try {
-    await migrate(db);
+    await migrate(db, where.kind === 'postgres' ? config.databaseSchema : undefined);
   } catch (err) {
     await db.destroy();
     throw err;

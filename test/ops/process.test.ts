@@ -44,6 +44,33 @@ function run(args: string[], opts: { cwd: string; env?: Record<string, string> }
   });
 }
 
+describe('cardshot/client', () => {
+  it('is importable by its package name, with type declarations, in plain Node', async () => {
+    expect(existsSync(path.join(root, 'dist/src/client/index.d.ts'))).toBe(true);
+    const res = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          "import { Cardshot, CardshotError } from 'cardshot/client'; const c = new Cardshot({ baseUrl: 'http://127.0.0.1:1/' }); console.log(c.baseUrl, typeof CardshotError);",
+        ],
+        { cwd: root },
+      );
+      let out = '';
+      child.stdout.on('data', (d) => {
+        out += d;
+      });
+      child.stderr.on('data', (d) => {
+        out += d;
+      });
+      child.on('close', (code) => resolve({ code, out }));
+    });
+    expect(res.out.trim()).toBe('http://127.0.0.1:1 function');
+    expect(res.code).toBe(0);
+  });
+});
+
 describe('npx cardshot config', () => {
   it('prints every setting with its source, secrets masked', async () => {
     const cwd = path.join(dir, 'config');
