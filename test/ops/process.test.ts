@@ -243,7 +243,7 @@ describe('logs', () => {
   }
 
   it.skipIf(!hasScript)(
-    'are readable coloured lines in a terminal, JSON in production or when piped',
+    'are readable coloured lines in a terminal, JSON in production, pretty without colour when forced in a pipe',
     async () => {
       const tty = await serveUntilStarted({}, true);
       const line = tty.split('\n').find((l) => l.includes('Cardshot is serving'))!;
@@ -261,10 +261,7 @@ describe('logs', () => {
         msg: expect.stringMatching(/^Cardshot is serving/),
       });
 
-      const piped = await serveUntilStarted({}, false);
-      const pipedLine = piped.split('\n').find((l) => l.includes('Cardshot is serving'))!;
-      expect(JSON.parse(pipedLine).msg).toMatch(/^Cardshot is serving/);
-
+      // (Piped output is JSON by default: the server process tests read it that way.)
       const forced = await serveUntilStarted({ CARDSHOT_LOG_FORMAT: 'pretty' }, false);
       expect(forced).toMatch(/^\[\d{2}:\d{2}:\d{2}\.\d{3}\] INFO: Cardshot is serving/m);
     },
