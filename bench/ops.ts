@@ -12,11 +12,11 @@
  * Usage: npm run bench:ops  (writes its section of docs/benchmarks.md)
  */
 import path from 'node:path';
+import { createMetrics } from '../src/metrics/metrics.js';
 import { type LoadResult, mergeLoads, runLoad } from './lib/load.js';
 import { machineFacts, markdownTable, type Table, textTable, writeSection } from './lib/report.js';
 import { type ServerHandle, startServer } from './lib/server.js';
 import { summarize } from './lib/stats.js';
-import { createMetrics } from '../src/metrics/metrics.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const entry = path.join(root, 'dist/src/main.js');
@@ -134,12 +134,17 @@ async function main(): Promise<void> {
     const nsOff = perRequest(false);
     const share = (nsOn / 1e6 / merged.on.latency.p50) * 100;
     const bookTable: Table = [
-      ['metrics calls of one cache-hit request, in process', 'ns per request (median of 5 × 200k)', 'share of that request\'s p50'],
+      [
+        'metrics calls of one cache-hit request, in process',
+        'ns per request (median of 5 × 200k)',
+        "share of that request's p50",
+      ],
       ['metrics on', fmt(nsOn, 0), `${fmt(share, 3)} %`],
       ['metrics off (no-op)', fmt(nsOff, 0), ''],
     ];
 
-    for (const t of [metricsTable, probeTable, scrapeTable, bookTable]) process.stdout.write(`\n${textTable(t)}\n`);
+    for (const t of [metricsTable, probeTable, scrapeTable, bookTable])
+      process.stdout.write(`\n${textTable(t)}\n`);
     const md = [
       '## Operability: metrics, probes and scrapes (`npm run bench:ops`)',
       '',
