@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, stat, statfs, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, statfs, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
@@ -278,7 +278,6 @@ async function checkSecret(
           : {}),
       };
     }
-    const { readFile } = await import('node:fs/promises');
     secret = (await readFile(file, 'utf8')).trim();
     const mode = (await stat(file)).mode & 0o777;
     if (mode & 0o077) {
@@ -358,11 +357,11 @@ export async function checkUrlGuard(
     'http://[::1]/',
     'http://10.0.0.1/',
   ];
-  const let_through: string[] = [];
+  const letThrough: string[] = [];
   for (const url of mustRefuse) {
     try {
       await guard.check(url);
-      let_through.push(url);
+      letThrough.push(url);
     } catch (err) {
       if (!(err instanceof UrlRefusedError)) throw err;
     }
@@ -381,7 +380,7 @@ export async function checkUrlGuard(
   });
   const fix =
     'remove those entries from CARDSHOT_ALLOW_PRIVATE_HOSTS: anyone with a key could make Cardshot fetch from them';
-  if (dangerous.length > 0 || let_through.length > 0) {
+  if (dangerous.length > 0 || letThrough.length > 0) {
     return {
       name,
       status: 'fail',
@@ -389,7 +388,7 @@ export async function checkUrlGuard(
         dangerous.length
           ? `CARDSHOT_ALLOW_PRIVATE_HOSTS opens ${dangerous.join(', ')} (metadata, internal services or Cardshot itself)`
           : '',
-        let_through.length ? `lets ${let_through.join(', ')} through` : '',
+        letThrough.length ? `lets ${letThrough.join(', ')} through` : '',
       ]
         .filter(Boolean)
         .join('; '),
