@@ -116,6 +116,36 @@ describe('/healthz and /readyz', () => {
   });
 });
 
+describe('/readyz and the browser', () => {
+  it('stays ready but degraded, naming the problem, when Chromium is missing or will not start', async () => {
+    const missing = await startTestApp({ chromiumPath: '/nonexistent/chromium' });
+    try {
+      const res = await missing.inject({ method: 'GET', url: '/readyz', auth: false });
+      expect(res.statusCode).toBe(200);
+      expect(res.json().status).toBe('degraded');
+      expect(res.json().checks.browser).toMatchObject({
+        status: 'fail',
+        critical: false,
+        detail: 'Chromium is not installed at /nonexistent/chromium',
+      });
+      expect(res.json().checks.browser.fix).toContain('npx cardshot doctor');
+    } finally {
+      await missing.close();
+    }
+    // An executable that is not a browser: the launch fails, and keeps being reported.
+    const broken = await startTestApp({ chromiumPath: '/bin/false' });
+    try {
+      await broken.modules.screenshots.warm().catch(() => {});
+      const body = (await broken.inject({ method: 'GET', url: '/readyz', auth: false })).json();
+      expect(body.status).toBe('degraded');
+      expect(body.checks.browser.status).toBe('fail');
+      expect(body.checks.browser.detail).toMatch(/^Chromium could not be started: launch failed/);
+    } finally {
+      await broken.close();
+    }
+  });
+});
+
 describe('/readyz with Redis', async () => {
   const redisUrl = await redisTestUrl();
 

@@ -60,7 +60,7 @@ export interface PoolStatus {
   crashes: number;
   /** True while a browser is running and connected. */
   up: boolean;
-  /** Why the last launch failed, while it is not being retried yet (health checks). */
+  /** Why the last launch failed, until a launch succeeds (health checks). */
   launchError: string | undefined;
 }
 
@@ -352,10 +352,8 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
         launches,
         crashes,
         up: current !== undefined && !current.lost,
-        launchError:
-          launchFailure && Date.now() - launchFailure.at < LAUNCH_RETRY_MS
-            ? (launchFailure.error.detail ?? launchFailure.error.message)
-            : undefined,
+        // Kept until a launch succeeds: a browser that cannot start stays visible to /readyz.
+        launchError: launchFailure ? (launchFailure.error.detail ?? launchFailure.error.message) : undefined,
       };
     },
 
