@@ -27,7 +27,7 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<
     run: runConfig,
   },
   doctor: {
-    help: 'doctor [--json]   check Chromium, fonts, data dir, database, secret, Redis and the URL guard',
+    help: 'doctor [--json]   check Chromium, fonts, data dir, plans, database, secret, Redis and the URL guard',
     run: runDoctorCommand,
   },
 };

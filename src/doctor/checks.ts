@@ -6,6 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { chromium } from 'playwright-core';
+import { loadPlans } from '../auth/plans.js';
 import { deriveSecrets } from '../auth/secret.js';
 import type { Config } from '../config/schema.js';
 import { createUrlGuard, UrlRefusedError } from '../net/url-guard.js';
@@ -54,6 +55,7 @@ export async function runDoctor(config: Config): Promise<Finding[]> {
     () => checkTemplateFonts(),
     async () => checkSystemFonts(),
     () => checkDataDir(config),
+    async () => checkPlans(config),
     () => checkDatabaseAndSecret(config),
     () => checkRedis(config),
     () => checkUrlGuard(config),
@@ -190,6 +192,26 @@ export async function checkDataDir(config: Pick<Config, 'dataDir' | 'cacheDiskBy
     };
   }
   return { name, status: 'ok', detail };
+}
+
+/** The plans file (when set) parses: a bad one stops the server at start. */
+export function checkPlans(config: Pick<Config, 'plansFile'>): Finding {
+  try {
+    const plans = loadPlans(config.plansFile);
+    const names = [...plans.keys()].join(', ');
+    return {
+      name: 'plans',
+      status: 'ok',
+      detail: config.plansFile === '' ? `built-in plans (${names})` : `${config.plansFile}: ${names}`,
+    };
+  } catch (err) {
+    return {
+      name: 'plans',
+      status: 'fail',
+      detail: firstLine(err),
+      fix: 'fix the file named in CARDSHOT_PLANS_FILE (docs/api.md#plans shows the format), or unset it',
+    };
+  }
 }
 
 /** The database answers and is migrated; the secret is usable and is the one the database knows. */

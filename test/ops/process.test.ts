@@ -138,6 +138,7 @@ describe('npx cardshot doctor', () => {
       expect(fresh.stdout).toMatch(/^✓ data dir: .* is writable; .* free$/m);
       expect(fresh.stdout).toContain('does not exist yet; the first start creates it');
       expect(fresh.stdout).toMatch(/^✓ url guard: refuses loopback, private and metadata addresses$/m);
+      expect(fresh.stdout).toMatch(/^✓ plans: built-in plans \(free, pro\)$/m);
       expect(fresh.stdout).toContain('All checks passed');
 
       // The CLI creates and migrates the database (as a start would) …
@@ -179,6 +180,7 @@ describe('npx cardshot doctor', () => {
         CARDSHOT_DATA_DIR: notADir,
         CARDSHOT_ALLOW_PRIVATE_HOSTS: '169.254.169.254:80,127.0.0.1:6379',
         REDIS_URL: 'redis://127.0.0.1:1/0',
+        CARDSHOT_PLANS_FILE: path.join(cwd, 'no-plans.json'),
       },
     });
     expect(res.code, res.stderr).toBe(1);
@@ -189,6 +191,7 @@ describe('npx cardshot doctor', () => {
     expect(out).toMatch(/fix: run `npm start` as root on Debian/);
     expect(out).toContain(`✗ data dir: ${notADir} is not writable`);
     expect(out).toContain('✗ redis: cannot reach redis://127.0.0.1:1/0');
+    expect(out).toContain(`✗ plans: CARDSHOT_PLANS_FILE: cannot read ${path.join(cwd, 'no-plans.json')}`);
     expect(out).toContain(
       '✗ url guard: CARDSHOT_ALLOW_PRIVATE_HOSTS opens 169.254.169.254:80, 127.0.0.1:6379 (metadata, internal services or Cardshot itself); lets http://169.254.169.254/latest/meta-data/ through',
     );

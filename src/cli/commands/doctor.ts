@@ -8,7 +8,7 @@ const HELP = `Check that this machine can run Cardshot, and say how to fix what 
   npx cardshot doctor [--json]
 
 Checks Chromium (found, version, starts headless with the service's flags), the template fonts
-(a real card is rendered) and the fonts screenshots need, the data dir (writable, free space),
+(a real card is rendered) and the fonts screenshots need, the data dir (writable, free space), the plans file,
 the database (answers, migrations current), the secret (usable, matches the database), Redis
 (when REDIS_URL is set: PING and its latency), the URL guard (refuses loopback and the cloud
 metadata address, and the allow-list opens nothing dangerous) and what is exposed. Reads the
