@@ -7,13 +7,18 @@ import type { Config } from './config/schema.js';
 import { registerDashboard } from './dashboard/index.js';
 import type { Sessions } from './dashboard/sessions.js';
 import { AppError } from './errors.js';
+import type { Health } from './health/health.js';
 import { installAccessControl } from './http/access.js';
 import { answerClientError, installErrorHandling } from './http/errors.js';
 import { installJsonBodyParser } from './http/json-body.js';
-import { redactUrl } from './http/redact.js';
+import { installObservation } from './http/observe.js';
+import { registerOpenApi } from './http/openapi.js';
+import { registerHealthRoutes } from './http/routes/health.js';
+import { registerMetricsRoute } from './http/routes/metrics.js';
 import { registerTemplateRoutes } from './http/routes/render-template.js';
 import { registerScreenshotRoutes } from './http/routes/render-url.js';
 import type { Clock } from './lib/clock.js';
+import type { Metrics } from './metrics/metrics.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
 import type { ScreenshotService } from './render/screenshot/service.js';
 import type { TemplateService } from './render/template/service.js';
@@ -30,6 +35,8 @@ export interface AppDeps {
   /** Accounts, keys, passwords and plans, for the dashboard. */
   accounts: AccountsModule;
   sessions: Sessions;
+  metrics: Metrics;
+  health: Health;
   clock?: Clock;
 }
 
@@ -76,25 +83,21 @@ export function createApp(deps: AppDeps): FastifyInstance {
     reply.header('X-Content-Type-Options', 'nosniff');
     if (closing) throw new AppError('unavailable', 'The server is shutting down', { retryAfter: 1 });
   });
-  // One line per request, with the query's secrets redacted (api_key, sig).
-  app.addHook('onResponse', async (req, reply) => {
-    req.log.info(
-      {
-        method: req.method,
-        url: redactUrl(req.url),
-        status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime * 10) / 10,
-        cache: reply.getHeader('x-cache'),
-      },
-      'request',
-    );
-  });
+  // One line per request (secrets redacted, key id but never the key) and its metrics.
+  installObservation(app, deps.metrics);
 
   installErrorHandling(app, deps.config.bodyLimitBytes);
   // Before any route: its onRoute hook protects every /render/ route registered after it.
   installAccessControl(app, deps);
-  registerTemplateRoutes(app, deps);
-  registerScreenshotRoutes(app, deps);
+  // Also before the routes: it collects their schemas as they are registered.
+  registerOpenApi(app, deps.config);
+  // In a plugin, so the routes are registered after the OpenAPI collector has loaded.
+  app.register(async (api) => {
+    registerTemplateRoutes(api, deps);
+    registerScreenshotRoutes(api, deps);
+    registerHealthRoutes(api, deps);
+    registerMetricsRoute(api, { metrics: deps.metrics, token: deps.config.metricsToken });
+  });
   registerDashboard(app, deps);
   return app;
 }

@@ -7,7 +7,7 @@ import type { Config } from './config/schema.js';
  * are redacted before logging (http/redact.ts).
  */
 export function createLogger(
-  config: Pick<Config, 'logLevel' | 'nodeEnv'>,
+  config: Pick<Config, 'logLevel' | 'nodeEnv'> & Partial<Pick<Config, 'logFormat'>>,
   destination?: pino.DestinationStream,
 ): Logger {
   const options: pino.LoggerOptions = {
@@ -26,15 +26,28 @@ export function createLogger(
     },
   };
   if (destination) return pino(options, destination);
-  const pretty = config.nodeEnv !== 'production' && process.stdout.isTTY;
-  if (pretty) {
+  if (logFormat(config, process.stdout.isTTY === true) === 'pretty') {
     return pino({
       ...options,
       transport: {
         target: 'pino-pretty',
-        options: { colorize: true, translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname,service' },
+        options: {
+          colorize: process.stdout.isTTY === true,
+          translateTime: 'HH:MM:ss.l',
+          ignore: 'pid,hostname,service',
+        },
       },
     });
   }
   return pino(options);
+}
+
+/** Pretty only when asked, or (auto) on a terminal outside production: log collectors get JSON. */
+export function logFormat(
+  config: Pick<Config, 'nodeEnv'> & Partial<Pick<Config, 'logFormat'>>,
+  isTTY: boolean,
+): 'json' | 'pretty' {
+  const format = config.logFormat ?? 'auto';
+  if (format !== 'auto') return format as 'json' | 'pretty';
+  return config.nodeEnv !== 'production' && isTTY ? 'pretty' : 'json';
 }

@@ -7,20 +7,27 @@ import { createDiskCache } from './cache/disk.js';
 import { createMemoryCache } from './cache/memory.js';
 import type { Config } from './config/schema.js';
 import { createSessions, type Sessions } from './dashboard/sessions.js';
+import { createHealth, type Health } from './health/health.js';
 import type { Clock } from './lib/clock.js';
 import { createWorkQueue, type WorkQueue } from './lib/work-queue.js';
+import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { createFailoverLimiter } from './ratelimit/failover.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
 import { createMemoryLimiter } from './ratelimit/memory.js';
-import { createRedisLimiter } from './ratelimit/redis.js';
+import { createRedisLimiter, type RedisLimiter } from './ratelimit/redis.js';
 import { type ArtworkFetcher, createArtworkFetcher } from './render/image/artwork.js';
 import { createScreenshotService, type ScreenshotService } from './render/screenshot/service.js';
 import { createTemplateRenderer, type TemplateRenderer } from './render/template/renderer.js';
 import { createTemplateService, type TemplateService } from './render/template/service.js';
 import { createUsageRecorder, type UsageRecorder } from './usage/recorder.js';
+import { CARDSHOT_VERSION } from './version.js';
 
 /** Every stateful module the service runs, plus one `close()` that stops them in reverse order. */
 export interface Modules {
+  /** Prometheus metrics of this app; modules report into it. */
+  metrics: Metrics;
+  /** Readiness checks (/readyz); a module that joins later registers its own. */
+  health: Health;
   /** Store, secret, plans and the account manager. */
   accounts: AccountsModule;
   authenticator: Authenticator;
@@ -56,9 +63,20 @@ export async function createModules(
       }
     }
   };
+  // Collected only when they can be read (a metrics token is set): otherwise they cost nothing.
+  const metrics = createMetrics({ version: CARDSHOT_VERSION, enabled: config.metricsToken !== '' });
+  const health = createHealth();
   try {
     const accounts = await openAccounts(config, log, clock);
     started.push({ name: 'database', close: () => accounts.close() });
+    health.register('database', {
+      critical: true,
+      run: async () => {
+        await accounts.store.ping();
+        return accounts.store.kind;
+      },
+      fix: 'check that the database is running and DATABASE_URL points at it (npx cardshot doctor)',
+    });
 
     const authenticator = createAuthenticator({
       store: accounts.store,
@@ -89,21 +107,37 @@ export async function createModules(
     });
     started.push({ name: 'usage', close: () => usage.close() });
 
-    const limiter = await createLimiter(config, log, opts.clock);
+    const { limiter, redis } = await createLimiter(config, log, opts.clock);
     started.push({ name: 'rate limiter', close: () => limiter.close() });
+    if (redis) {
+      // Not critical: limits fall back to per-process ones while Redis is away.
+      health.register('redis', {
+        critical: false,
+        run: async () => {
+          await redis.probe(1000);
+          return undefined;
+        },
+        fix: 'check that Redis is running and REDIS_URL points at it; meanwhile each node limits on its own',
+      });
+      metrics.sample('rate limiter', () => ({ rateLimitDegraded: limiter.degraded ? 1 : 0 }));
+    }
 
-    const cache = createTieredCache([
-      { name: 'memory', cache: createMemoryCache({ maxBytes: config.cacheMemoryBytes }) },
-      {
-        name: 'disk',
-        cache: createDiskCache({
-          dir: path.join(config.dataDir, 'cache'),
-          maxBytes: config.cacheDiskBytes,
-          log,
-        }),
-      },
-    ]);
+    const cache = createTieredCache(
+      [
+        { name: 'memory', cache: createMemoryCache({ maxBytes: config.cacheMemoryBytes }) },
+        {
+          name: 'disk',
+          cache: createDiskCache({
+            dir: path.join(config.dataDir, 'cache'),
+            maxBytes: config.cacheDiskBytes,
+            log,
+          }),
+        },
+      ],
+      (tier, hit) => metrics.observeCacheLookup(tier, hit),
+    );
     started.push({ name: 'cache', close: () => cache.close() });
+    metrics.sample('cache', () => ({ cacheTiers: cache.stats() }));
 
     const artwork = createArtworkFetcher({
       allowPrivateHosts: config.allowPrivateHosts,
@@ -111,6 +145,7 @@ export async function createModules(
       maxBytes: config.imageMaxBytes,
       maxPixels: config.imageMaxPixels,
       cacheTtlMs: config.imageCacheTtlSeconds * 1000,
+      onFailure: (reason) => metrics.imageFetchFailed(reason),
     });
     started.push({ name: 'artwork', close: () => artwork.close() });
 
@@ -121,14 +156,67 @@ export async function createModules(
       name: 'template renderer',
       concurrency: config.renderConcurrency,
       maxWaiting: config.renderQueueSize,
+      onBusy: () => metrics.queueRejected('template'),
     });
     started.push({ name: 'render queue', close: () => renderQueue.close() });
+    health.register('renderer', {
+      critical: true,
+      // A real card, drawn outside the queue: proves fonts and engine work, ~10 ms at most once a second.
+      run: async () => {
+        const { timings } = await renderer.render('blog', { title: 'Ready?' });
+        return `rendered a card in ${Math.round(timings.layout + timings.render)} ms; ${renderQueue.active} rendering, ${renderQueue.waiting} waiting`;
+      },
+      fix: 'see the server log for the render error; npx cardshot doctor checks the fonts',
+    });
 
-    const templates = createTemplateService({ renderer, artwork, cache, queue: renderQueue, log });
-    const screenshots = createScreenshotService(config, { cache, log });
+    const templates = createTemplateService({
+      renderer,
+      artwork,
+      cache,
+      queue: renderQueue,
+      log,
+      onRender: (template, seconds) => metrics.observeRender(template, seconds),
+    });
+    const screenshots = createScreenshotService(config, {
+      cache,
+      log,
+      onCapture: (outcome, seconds) => metrics.observeCapture(outcome, seconds),
+      onBusy: () => metrics.queueRejected('screenshot'),
+    });
     started.push({ name: 'screenshots', close: () => screenshots.close() });
+    health.register('browser', {
+      // Not critical: without Chromium, templates are still served and screenshots answer 503.
+      critical: false,
+      run: async () => browserReady(config, screenshots),
+      fix: 'npx cardshot doctor checks Chromium and says how to install it; GET /render/url answers 503 meanwhile',
+    });
+    metrics.sample('work', () => {
+      const status = screenshots.pool.status();
+      return {
+        queues: {
+          template: {
+            active: renderQueue.active,
+            waiting: renderQueue.waiting,
+            concurrency: renderQueue.concurrency,
+          },
+          screenshot: {
+            active: screenshots.queue.active,
+            waiting: screenshots.queue.waiting,
+            concurrency: screenshots.queue.concurrency,
+          },
+        },
+        browser: {
+          up: status.up ? 1 : 0,
+          spares: status.spares,
+          launches: status.launches,
+          crashes: status.crashes,
+        },
+      };
+    });
 
     return {
+      metrics,
+      health,
       accounts,
       authenticator,
       sessions,
@@ -153,9 +241,13 @@ export async function createModules(
  * ones whenever Redis cannot answer in time. Start-up waits briefly for the first connection
  * so the first requests do not fall back needlessly, but never fails on Redis.
  */
-async function createLimiter(config: Config, log: Logger, clock?: Clock): Promise<RateLimiter> {
+async function createLimiter(
+  config: Config,
+  log: Logger,
+  clock?: Clock,
+): Promise<{ limiter: RateLimiter & { readonly degraded?: boolean }; redis?: RedisLimiter }> {
   const memory = createMemoryLimiter(clock ? { clock } : {});
-  if (config.redisUrl === '') return memory;
+  if (config.redisUrl === '') return { limiter: memory };
   let lastError = '';
   const redis = createRedisLimiter({
     url: config.redisUrl,
@@ -169,5 +261,23 @@ async function createLimiter(config: Config, log: Logger, clock?: Clock): Promis
     },
   });
   await redis.probe(1000).catch(() => {});
-  return createFailoverLimiter({ primary: redis, fallback: memory, timeoutMs: config.redisTimeoutMs, log });
+  const limiter = createFailoverLimiter({
+    primary: redis,
+    fallback: memory,
+    timeoutMs: config.redisTimeoutMs,
+    log,
+  });
+  return { limiter, redis };
+}
+
+/** The browser check: Chromium installed, and a browser running (or why not). */
+async function browserReady(config: Config, screenshots: ScreenshotService): Promise<string> {
+  if (!screenshots.pool.available()) throw new Error(`Chromium is not installed at ${config.chromiumPath}`);
+  const s = screenshots.pool.status();
+  if (s.launchError) throw new Error(`Chromium could not be started: ${s.launchError}`);
+  if (!s.up) {
+    // Launched on the first screenshot (or by the server right after it starts listening).
+    return 'Chromium installed; not started yet';
+  }
+  return `Chromium running (pid ${s.pid ?? '?'}), ${screenshots.queue.active} capturing, ${s.spares} spare contexts`;
 }

@@ -39,12 +39,19 @@ export function isExpired(entry: CacheEntry, now = Date.now()): boolean {
   return entry.expiresAt !== null && entry.expiresAt <= now;
 }
 
+/** Told about every lookup in every tier (metrics); a tier added to the list is counted too. */
+export type CacheObserver = (tier: string, hit: boolean) => void;
+
 /** Combines tiers: reads go front to back and fill the faster tiers; writes go to all. */
-export function createTieredCache(tiers: Array<{ name: string; cache: PngCache }>): PngCache {
+export function createTieredCache(
+  tiers: Array<{ name: string; cache: PngCache }>,
+  observe: CacheObserver = () => {},
+): PngCache {
   return {
     async get(key) {
       for (let i = 0; i < tiers.length; i++) {
         const hit = await tiers[i]!.cache.get(key);
+        observe(tiers[i]!.name, hit !== undefined);
         if (hit) {
           await Promise.all(tiers.slice(0, i).map((t) => t.cache.set(key, hit)));
           return hit;

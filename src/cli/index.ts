@@ -1,4 +1,6 @@
 import { runAccounts } from './commands/accounts.js';
+import { runConfig } from './commands/config.js';
+import { runDoctorCommand } from './commands/doctor.js';
 import { runKeys } from './commands/keys.js';
 import { runRender } from './commands/render.js';
 import { runSign } from './commands/sign.js';
@@ -20,6 +22,14 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<
   },
   usage: { help: 'usage --account <id> [--days 30] [--json]', run: runUsage },
   sign: { help: 'sign <url> --key-id key_… --secret cssig_… [--expires 365d]', run: runSign },
+  config: {
+    help: 'config [--json | --markdown]   effective settings, secrets masked, and where each came from',
+    run: runConfig,
+  },
+  doctor: {
+    help: 'doctor [--json]   check Chromium, fonts, data dir, plans, database, secret, Redis and the URL guard',
+    run: runDoctorCommand,
+  },
 };
 
 function usage(): string {

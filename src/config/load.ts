@@ -8,6 +8,17 @@ export class ConfigError extends Error {
 
 type Source = Record<string, string | undefined>;
 
+/** Where a setting's effective value came from. */
+export type ConfigSource = 'default' | 'file' | 'env' | 'override';
+
+/** The effective configuration with the origin of every value (for `npx cardshot config`). */
+export interface ExplainedConfig {
+  config: Config;
+  sources: Readonly<Record<SettingKey, ConfigSource>>;
+  /** The config file that was read, or null when there was none. */
+  file: string | null;
+}
+
 /**
  * Builds the frozen configuration: defaults < config file (CARDSHOT_CONFIG or
  * ./cardshot.config.json when present) < environment < explicit overrides (tests, CLI).
@@ -17,26 +28,51 @@ export function loadConfig(
   overrides: Partial<Record<SettingKey, unknown>> = {},
   env: Source = process.env,
 ): Config {
-  const file = readConfigFile(env.CARDSHOT_CONFIG);
+  return explainConfig(overrides, env).config;
+}
+
+/** Like `loadConfig`, and says where each value came from. */
+export function explainConfig(
+  overrides: Partial<Record<SettingKey, unknown>> = {},
+  env: Source = process.env,
+): ExplainedConfig {
+  const { values: file, path: filePath } = readConfigFile(env.CARDSHOT_CONFIG);
   const out: Record<string, unknown> = {};
+  const sources = {} as Record<SettingKey, ConfigSource>;
   for (const key of Object.keys(settings) as SettingKey[]) {
     const name = envName(key);
     let value: unknown = settings[key].default;
-    if (file[key] !== undefined) value = parseValue(key, file[key], `${key} in the config file`);
-    if (env[name] !== undefined && env[name] !== '') value = parseValue(key, env[name], name);
-    if (overrides[key] !== undefined) value = parseValue(key, overrides[key], key);
+    let source: ConfigSource = 'default';
+    if (file[key] !== undefined) {
+      value = parseValue(key, file[key], `${key} in the config file`);
+      source = 'file';
+    }
+    if (env[name] !== undefined && env[name] !== '') {
+      value = parseValue(key, env[name], name);
+      source = 'env';
+    }
+    if (overrides[key] !== undefined) {
+      value = parseValue(key, overrides[key], key);
+      source = 'override';
+    }
     out[key] = value;
+    sources[key] = source;
   }
-  return Object.freeze(out) as Config;
+  return { config: Object.freeze(out) as Config, sources: Object.freeze(sources), file: filePath };
 }
 
-function readConfigFile(explicit: string | undefined): Record<string, unknown> {
+function readConfigFile(explicit: string | undefined): {
+  values: Record<string, unknown>;
+  path: string | null;
+} {
   const path = explicit ?? 'cardshot.config.json';
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    if (explicit === undefined && (err as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    if (explicit === undefined && (err as NodeJS.ErrnoException).code === 'ENOENT') {
+      return { values: {}, path: null };
+    }
     throw new ConfigError(`CARDSHOT_CONFIG: cannot read ${path}: ${(err as Error).message}`);
   }
   let parsed: unknown;
@@ -51,7 +87,7 @@ function readConfigFile(explicit: string | undefined): Record<string, unknown> {
   for (const key of Object.keys(parsed)) {
     if (!Object.hasOwn(settings, key)) throw new ConfigError(`${path}: unknown setting "${key}"`);
   }
-  return parsed as Record<string, unknown>;
+  return { values: parsed as Record<string, unknown>, path };
 }
 
 function parseValue(key: SettingKey, raw: unknown, where: string): unknown {
@@ -86,7 +122,11 @@ function parseValue(key: SettingKey, raw: unknown, where: string): unknown {
         throw new ConfigError(`${where} must be one of ${s.values.join(', ')} (got "${v}")`);
       return v;
     }
-    default:
-      return String(raw);
+    default: {
+      const v = String(raw);
+      const problem = s.check?.(v);
+      if (problem) throw new ConfigError(`${where} ${problem}`);
+      return v;
+    }
   }
 }

@@ -18,6 +18,10 @@ interface SettingBase<K extends Kind, V> {
   /** Secrets are masked when the configuration is printed. */
   secret?: boolean;
 }
+interface StringSetting extends SettingBase<'string', string> {
+  /** Why the value is unusable, or undefined; checked once at start. */
+  check?: (value: string) => string | undefined;
+}
 interface IntSetting extends SettingBase<'int', number> {
   min: number;
   max: number;
@@ -29,12 +33,7 @@ interface ListSetting extends SettingBase<'list', readonly string[]> {
   /** Why the items are unusable, or undefined; checked once at start. */
   check?: (items: readonly string[]) => string | undefined;
 }
-export type Setting =
-  | SettingBase<'string', string>
-  | SettingBase<'bool', boolean>
-  | ListSetting
-  | IntSetting
-  | EnumSetting;
+export type Setting = StringSetting | SettingBase<'bool', boolean> | ListSetting | IntSetting | EnumSetting;
 
 const MiB = 1024 * 1024;
 
@@ -66,6 +65,30 @@ export const settings = {
     default: 'info',
     values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
     description: 'Minimum log level.',
+  },
+  logFormat: {
+    kind: 'enum',
+    default: 'auto',
+    values: ['auto', 'json', 'pretty'],
+    description:
+      'auto: one JSON object per line, except readable coloured lines when stdout is a terminal and NODE_ENV is not production. json or pretty force one of them.',
+  },
+  metricsToken: {
+    kind: 'string',
+    default: '',
+    secret: true,
+    check: (v) =>
+      v !== '' && v.length < 16
+        ? 'must be at least 16 characters (openssl rand -hex 32 makes one)'
+        : undefined,
+    description:
+      'Bearer token that GET /metrics (Prometheus text format) requires, 16+ characters. Empty: metrics are not collected and /metrics answers 404.',
+  },
+  apiDocs: {
+    kind: 'bool',
+    default: true,
+    description:
+      'Serve the OpenAPI document at /openapi.json and interactive API docs at /docs (bundled, no CDN). They describe the API only, never keys or data.',
   },
   dataDir: {
     kind: 'string',

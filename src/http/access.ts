@@ -4,6 +4,7 @@ import { AUTH_QUERY_PARAMS, type AuthContext, type Authenticator } from '../auth
 import type { Plan } from '../auth/plans.js';
 import { AppError } from '../errors.js';
 import { type Clock, systemClock } from '../lib/clock.js';
+import type { Metrics } from '../metrics/metrics.js';
 import type { RateDecision, RateLimiter } from '../ratelimit/limiter.js';
 import type { UsageRecorder } from '../usage/recorder.js';
 
@@ -55,6 +56,8 @@ export function installAccessControl(
     usage: UsageRecorder;
     log: Logger;
     clock?: Clock;
+    /** Counts 429s by plan. */
+    metrics?: Pick<Metrics, 'rateLimited'>;
   },
 ): void {
   const clock = deps.clock ?? systemClock;
@@ -122,6 +125,7 @@ export function installAccessControl(
       setHeaders(reply, auth.plan, d);
       if (!d.allowed) {
         deps.usage.record(auth.accountId, 'rate_limited');
+        deps.metrics?.rateLimited(auth.plan.name);
         throw new AppError('rate_limited', RATE_LIMITED, {
           retryAfter: d.resetMs / 1000,
           detail: `account ${auth.accountId}, plan ${auth.plan.name}`,

@@ -12,6 +12,8 @@ export interface WorkQueue {
   readonly active: number;
   /** Tasks waiting for a slot. */
   readonly waiting: number;
+  /** Tasks that may run at once. */
+  readonly concurrency: number;
   /** Rejects everything still waiting; running tasks finish. */
   close(): Promise<void>;
 }
@@ -22,7 +24,13 @@ interface Waiter {
 }
 
 /** Creates a queue that runs at most `concurrency` tasks and holds at most `maxWaiting` more. */
-export function createWorkQueue(opts: { concurrency: number; maxWaiting: number; name: string }): WorkQueue {
+export function createWorkQueue(opts: {
+  concurrency: number;
+  maxWaiting: number;
+  name: string;
+  /** Called for every task refused because the queue is full (metrics). */
+  onBusy?: () => void;
+}): WorkQueue {
   let active = 0;
   let closed = false;
   const waiting: Waiter[] = [];
@@ -48,6 +56,7 @@ export function createWorkQueue(opts: { concurrency: number; maxWaiting: number;
     get waiting() {
       return waiting.length;
     },
+    concurrency: opts.concurrency,
     run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
       if (closed)
         return Promise.reject(new AppError('unavailable', 'The server is shutting down', { retryAfter: 1 }));
@@ -60,7 +69,10 @@ export function createWorkQueue(opts: { concurrency: number; maxWaiting: number;
         }
       };
       if (active < opts.concurrency) return execute();
-      if (waiting.length >= opts.maxWaiting) return Promise.reject(busy());
+      if (waiting.length >= opts.maxWaiting) {
+        opts.onBusy?.();
+        return Promise.reject(busy());
+      }
       return new Promise<T>((resolve, reject) => {
         const waiter: Waiter = {
           start: () => {

@@ -1,7 +1,10 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { ConfigError } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { createKyselyStore, migrate } from './kysely-store.js';
+import { migrationProvider } from './migrations/index.js';
 import { openPostgres } from './postgres.js';
 import { openSqlite } from './sqlite.js';
 import type { Store } from './store.js';
@@ -37,4 +40,68 @@ export async function openStore(
     throw err;
   }
   return createKyselyStore(db, where.kind);
+}
+
+/** What `doctor` reports about the database, read without creating or migrating anything. */
+export interface DatabaseReport {
+  kind: Store['kind'];
+  /** False when the SQLite file does not exist yet (the first start creates it). */
+  exists: boolean;
+  /** Migrations this version would run at the next start. */
+  pending: string[];
+  /** Migrations the database has that this version does not know (it was run by a newer Cardshot). */
+  unknown: string[];
+  /** The fingerprint of the secret the database was set up with, if any. */
+  secretFingerprint: string | undefined;
+  /** Milliseconds for one round trip. */
+  pingMs: number;
+}
+
+/** Connects, pings and compares the applied migrations with this version's, changing nothing. */
+export async function inspectDatabase(
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databaseSchema'>,
+): Promise<DatabaseReport> {
+  const where = describeDatabase(config);
+  if (where.kind === 'sqlite' && !existsSync(where.location)) {
+    return {
+      kind: 'sqlite',
+      exists: false,
+      pending: [],
+      unknown: [],
+      secretFingerprint: undefined,
+      pingMs: 0,
+    };
+  }
+  const db =
+    where.kind === 'postgres'
+      ? await openPostgres(where.location, config.databaseSchema)
+      : openSqlite(where.location);
+  try {
+    const started = performance.now();
+    await sql`select 1`.execute(db);
+    const pingMs = performance.now() - started;
+    const known = Object.keys(await migrationProvider.getMigrations());
+    let applied: string[] = [];
+    let fingerprint: string | undefined;
+    try {
+      const rows = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+      applied = rows.rows.map((r) => r.name);
+      const meta = await sql<{
+        value: string;
+      }>`select value from meta where name = 'secret_fingerprint'`.execute(db);
+      fingerprint = meta.rows[0]?.value;
+    } catch {
+      // No migration table yet: an empty database that the next start sets up.
+    }
+    return {
+      kind: where.kind,
+      exists: true,
+      pending: known.filter((m) => !applied.includes(m)),
+      unknown: applied.filter((m) => !known.includes(m)),
+      secretFingerprint: fingerprint,
+      pingMs,
+    };
+  } finally {
+    await db.destroy();
+  }
 }

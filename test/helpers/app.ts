@@ -43,7 +43,7 @@ export interface TestApp {
  */
 export async function startTestApp(
   overrides: Partial<Record<SettingKey, unknown>> = {},
-  opts: { clock?: Clock; plan?: string } = {},
+  opts: { clock?: Clock; plan?: string; beforeReady?: (app: FastifyInstance) => void } = {},
 ): Promise<TestApp> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'cardshot-test-'));
   const config = loadConfig({ dataDir, logLevel: 'info', nodeEnv: 'test', ...overrides }, {});
@@ -74,6 +74,7 @@ export async function startTestApp(
   };
   // Chromium is launched by the first screenshot request only, so template tests stay fast.
   const app = createApp({ config, log, ...modules, ...(opts.clock ? { clock: opts.clock } : {}) });
+  opts.beforeReady?.(app);
   await app.ready();
   let closing: Promise<void> | undefined;
   return {

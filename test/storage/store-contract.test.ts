@@ -265,27 +265,6 @@ describe.each(targets)('store on $name', (target) => {
   });
 });
 
-describe.skipIf(!pgUrl)('PostgreSQL schemas', () => {
-  // Regression: kysely looked for its migration tables by name in every schema, so a second
-  // deployment (or a parallel test run) in another schema of the same database failed to start
-  // with 'relation "kysely_migration_lock" does not exist'.
-  it('migrates a schema while another schema of the same database is already migrated', async () => {
-    const first = uniqueSchema();
-    const second = uniqueSchema();
-    try {
-      const a = await openStore({ databaseUrl: pgUrl!, dataDir: '/nonexistent', databaseSchema: first });
-      await a.close();
-      const b = await openStore({ databaseUrl: pgUrl!, dataDir: '/nonexistent', databaseSchema: second });
-      await b.createAccount(account());
-      expect(await b.listAccounts()).toHaveLength(1);
-      await b.close();
-    } finally {
-      await dropSchema(pgUrl!, first);
-      await dropSchema(pgUrl!, second);
-    }
-  });
-});
-
 describe('SQLite file', () => {
   it('is readable by its owner only (it holds key and password hashes), and so are the WAL files', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'cardshot-mode-'));

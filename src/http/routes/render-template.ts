@@ -3,6 +3,8 @@ import { assertTemplateAllowed } from '../../auth/plans.js';
 import { parseTemplateRequest } from '../../render/template/request.js';
 import type { CardResult, TemplateService } from '../../render/template/service.js';
 import type { UsageRecorder } from '../../usage/recorder.js';
+import { documentOnly } from '../schemas/common.js';
+import { renderTemplateGet, renderTemplatePost } from '../schemas/render.js';
 import { serverTiming } from '../server-timing.js';
 
 /** Cards are content-addressed by their ETag, so a year and `immutable` are safe (spec §4.1, §8). */
@@ -45,8 +47,12 @@ export function registerTemplateRoutes(
     return send(reply, result, performance.now() - started);
   };
 
-  app.post('/render/template', (req, reply) => handle(req, reply, req.body, 'body'));
-  app.get('/render/template', (req, reply) => handle(req, reply, req.query, 'query'));
+  app.post('/render/template', documentOnly(renderTemplatePost), (req, reply) =>
+    handle(req, reply, req.body, 'body'),
+  );
+  app.get('/render/template', documentOnly(renderTemplateGet), (req, reply) =>
+    handle(req, reply, req.query, 'query'),
+  );
 }
 
 function send(reply: FastifyReply, result: CardResult, totalMs: number): FastifyReply {

@@ -3,6 +3,8 @@ import { assertScreenshotAllowed } from '../../auth/plans.js';
 import { parseScreenshotRequest } from '../../render/screenshot/request.js';
 import type { ScreenshotService, ShotResult } from '../../render/screenshot/service.js';
 import type { UsageRecorder } from '../../usage/recorder.js';
+import { documentOnly } from '../schemas/common.js';
+import { renderUrl } from '../schemas/render.js';
 import { serverTiming } from '../server-timing.js';
 
 /**
@@ -14,7 +16,7 @@ export function registerScreenshotRoutes(
   app: FastifyInstance,
   deps: { screenshots: ScreenshotService; usage: UsageRecorder },
 ): void {
-  app.get('/render/url', async (req: FastifyRequest, reply: FastifyReply) => {
+  app.get('/render/url', documentOnly(renderUrl), async (req: FastifyRequest, reply: FastifyReply) => {
     const started = performance.now();
     const parsed = parseScreenshotRequest(req.query, deps.screenshots.viewports);
     // Plan (403) and rate limit (429) come after validation and before the cache or a capture.

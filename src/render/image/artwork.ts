@@ -18,6 +18,8 @@ export interface ArtworkOptions {
   /** How long raw bytes are reused; 0 turns the cache off. */
   cacheTtlMs?: number;
   cacheMaxBytes?: number;
+  /** Called with the reason of every imageUrl that cannot be used (metrics). */
+  onFailure?: (reason: string) => void;
 }
 
 export interface FetchedArtwork {
@@ -76,11 +78,13 @@ export function createArtworkFetcher(opts: ArtworkOptions): ArtworkFetcher {
   const flight = createSingleFlight<Entry>();
   const closing = new AbortController();
 
+  const failed = opts.onFailure ?? (() => {});
   const fail = (message: string, detail: string, cause?: unknown) =>
     new AppError('unprocessable', message, { detail, cause });
 
   function toAppError(err: unknown): unknown {
     if (!(err instanceof FetchError)) return err;
+    failed(err.kind);
     switch (err.kind) {
       case 'refused':
         // Generic on purpose: which rule matched would help someone map our network.
@@ -135,15 +139,20 @@ export function createArtworkFetcher(opts: ArtworkOptions): ArtworkFetcher {
 
     async prepare(bytes, target) {
       const kind = sniff(bytes);
-      if (!kind) throw fail(NOT_SUPPORTED, `magic bytes ${bytes.subarray(0, 12).toString('hex')}`);
+      if (!kind) {
+        failed('unsupported');
+        throw fail(NOT_SUPPORTED, `magic bytes ${bytes.subarray(0, 12).toString('hex')}`);
+      }
       // Header-only read: refuse a pixel bomb before any decoding buffer is allocated.
       const meta = await sharp(bytes, { limitInputPixels: false, pages: 1 })
         .metadata()
         .catch((err: Error) => {
+          failed('decode');
           throw fail(`imageUrl could not be decoded as ${kind.toUpperCase()}`, `header: ${err.message}`, err);
         });
       const pixels = (meta.width ?? 0) * (meta.pageHeight ?? meta.height ?? 0);
       if (pixels > maxPixels) {
+        failed('too_many_pixels');
         throw fail(
           `imageUrl has more than ${formatMegapixels(maxPixels)} megapixels`,
           `${kind} ${meta.width}x${meta.pageHeight ?? meta.height}`,
@@ -170,8 +179,10 @@ export function createArtworkFetcher(opts: ArtworkOptions): ArtworkFetcher {
       } catch (err) {
         const msg = (err as Error).message;
         if (/pixel limit/i.test(msg)) {
+          failed('too_many_pixels');
           throw fail(`imageUrl has more than ${formatMegapixels(maxPixels)} megapixels`, msg, err);
         }
+        failed('decode');
         throw fail(`imageUrl could not be decoded as ${kind.toUpperCase()}`, msg, err);
       }
     },

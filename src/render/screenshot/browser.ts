@@ -14,7 +14,7 @@ import { userAgentFor, type Viewport } from './viewports.js';
  * the proxy), WebRTC sends nothing outside the proxy, no QUIC, no background traffic. The JS
  * heap cap turns a page that allocates without end into a crashed tab, not a starved machine.
  */
-const CHROMIUM_FLAGS = [
+export const CHROMIUM_FLAGS = [
   '--no-sandbox',
   '--disable-background-networking',
   '--disable-component-update',

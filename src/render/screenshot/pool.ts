@@ -58,6 +58,10 @@ export interface PoolStatus {
   spares: number;
   launches: number;
   crashes: number;
+  /** True while a browser is running and connected. */
+  up: boolean;
+  /** Why the last launch failed, until a launch succeeds (health checks). */
+  launchError: string | undefined;
 }
 
 export interface BrowserPool {
@@ -347,6 +351,9 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
         spares: spares.length,
         launches,
         crashes,
+        up: current !== undefined && !current.lost,
+        // Kept until a launch succeeds: a browser that cannot start stays visible to /readyz.
+        launchError: launchFailure ? (launchFailure.error.detail ?? launchFailure.error.message) : undefined,
       };
     },
 

@@ -54,6 +54,10 @@ export interface ScreenshotDeps {
   log: Logger;
   /** Name resolution for the URL guard (tests inject failures); the system resolver by default. */
   guard?: UrlGuard;
+  /** Told how each capture ended (`ok` or the error code) and how long it took (metrics). */
+  onCapture?: (outcome: string, seconds: number) => void;
+  /** Called for every capture refused because the queue is full (metrics). */
+  onBusy?: () => void;
 }
 
 /** Bump when a change to capturing makes old cached screenshots wrong. */
@@ -100,6 +104,7 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
     name: 'screenshot renderer',
     concurrency: config.screenshotConcurrency,
     maxWaiting: config.screenshotQueueSize,
+    ...(deps.onBusy ? { onBusy: deps.onBusy } : {}),
   });
   const flight = createSingleFlight<{
     capture: Omit<Capture, 'timings'>;
@@ -212,6 +217,18 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
 
   /** One capture in a queue slot; waiting for the slot counts against the request's deadline. */
   async function queuedCapture(req: ScreenshotRequest, deadline: number) {
+    const started = performance.now();
+    try {
+      const shot = await queuedCaptureUntimed(req, deadline);
+      deps.onCapture?.('ok', (performance.now() - started) / 1000);
+      return shot;
+    } catch (err) {
+      deps.onCapture?.(err instanceof AppError ? err.code : 'internal', (performance.now() - started) / 1000);
+      throw err;
+    }
+  }
+
+  async function queuedCaptureUntimed(req: ScreenshotRequest, deadline: number) {
     const t: ShotTimings = {};
     const queued = performance.now();
     // A request that cannot get a slot in time is told the service is busy (503), not that

@@ -31,6 +31,8 @@ interface Deps {
   cache: PngCache;
   queue: WorkQueue;
   log?: Logger;
+  /** Told how long each render took (metrics). */
+  onRender?: (template: string, seconds: number) => void;
 }
 
 /** Wires validation output to the renderer with caching and single-flight. */
@@ -96,7 +98,10 @@ export function createTemplateService(deps: Deps): TemplateService {
             fields.artwork = await deps.artwork.prepare(artworkBytes, def.artworkSize);
             t.image = performance.now() - start;
           }
-          return deps.renderer.render(def.name, fields);
+          const started = performance.now();
+          const rendered = await deps.renderer.render(def.name, fields);
+          deps.onRender?.(def.name, (performance.now() - started) / 1000);
+          return rendered;
         });
         t.layout = out.timings.layout;
         t.render = out.timings.render;

@@ -1,0 +1,19 @@
+/**
+ * The Cardshot client: `import { Cardshot, CardshotError } from 'cardshot/client'`.
+ * Zero runtime dependencies; needs only fetch and WebCrypto.
+ */
+export {
+  type CallOptions,
+  Cardshot,
+  type CardshotOptions,
+  type Expiry,
+  type ImageResult,
+  type ScreenshotInput,
+  type ScreenshotResult,
+  type TemplateInput,
+  type TemplateName,
+  type Viewport,
+  type WaitUntil,
+} from './cardshot.js';
+export { CardshotError, type CardshotErrorCode } from './errors.js';
+export { canonicalRequest, encodeRfc3986 } from './signing.js';

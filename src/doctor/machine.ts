@@ -1,0 +1,149 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, statfs, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { chromium } from 'playwright-core';
+import type { Config } from '../config/schema.js';
+import { CHROMIUM_FLAGS } from '../render/screenshot/browser.js';
+import { listFontFiles } from '../render/template/fonts.js';
+import { createTemplateRenderer } from '../render/template/renderer.js';
+import { type Finding, firstLine, formatMiB } from './finding.js';
+
+// Checks of this machine: Chromium, the fonts, the data dir.
+
+/**
+ * Debian's fonts that screenshots of real pages need (the same list `npm start` installs):
+ * without them a page shows boxes where a visitor's browser shows text.
+ */
+export const SYSTEM_FONTS = [
+  ['fonts-liberation', '/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf'],
+  ['fonts-noto-core', '/usr/share/fonts/truetype/noto/NotoSansArabic-Regular.ttf'],
+  ['fonts-noto-cjk', '/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc'],
+  ['fonts-noto-color-emoji', '/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf'],
+] as const;
+
+const run = promisify(execFile);
+const MiB = 1024 * 1024;
+
+/** Found, which version, and starts headless with the flags the service uses. */
+export async function checkChromium(config: Pick<Config, 'chromiumPath'>): Promise<Finding> {
+  const name = 'chromium';
+  const exe = config.chromiumPath;
+  const install =
+    'run `npm start` as root on Debian (it installs the chromium package), or `apt-get install -y chromium`, or set CARDSHOT_CHROMIUM_PATH to a Chromium';
+  if (!existsSync(exe)) {
+    return {
+      name,
+      status: 'fail',
+      detail: `no executable at ${exe}; GET /render/url answers 503`,
+      fix: install,
+    };
+  }
+  let version = '';
+  try {
+    version = (await run(exe, ['--version'], { timeout: 15_000 })).stdout.trim();
+  } catch (err) {
+    return { name, status: 'fail', detail: `${exe} --version failed: ${firstLine(err)}`, fix: install };
+  }
+  const started = performance.now();
+  try {
+    const browser = await chromium.launch({
+      executablePath: exe,
+      headless: true,
+      args: CHROMIUM_FLAGS,
+      timeout: 30_000,
+    });
+    try {
+      const page = await browser.newPage();
+      await page.setContent('<p>doctor</p>');
+      await page.screenshot({ type: 'png' });
+    } finally {
+      await browser.close();
+    }
+  } catch (err) {
+    return {
+      name,
+      status: 'fail',
+      detail: `${version} is installed but did not start headless: ${firstLine(err)}`,
+      fix: 'run the printed command by hand to see why; a container may need `--init` and enough /dev/shm, and the service must not run Chromium from a read-only home',
+    };
+  }
+  return {
+    name,
+    status: 'ok',
+    detail: `${version} at ${exe}; started headless with the service's flags and took a screenshot in ${Math.round(performance.now() - started)} ms`,
+  };
+}
+
+/** Every bundled template font is present and the renderer draws a card with them. */
+export async function checkTemplateFonts(): Promise<Finding> {
+  const name = 'template fonts';
+  const fix = 'run `npm ci` (the @fontsource packages are missing or damaged)';
+  const files = listFontFiles();
+  const missing = files.filter((f) => !existsSync(f.path));
+  if (missing.length > 0) {
+    return {
+      name,
+      status: 'fail',
+      detail: `${missing.length} of ${files.length} font files missing, e.g. ${missing[0]!.path}`,
+      fix,
+    };
+  }
+  const started = performance.now();
+  try {
+    const renderer = await createTemplateRenderer();
+    const { png } = await renderer.render('blog', { title: 'Doctor: 你好, مرحبا, 🚀' });
+    await renderer.close();
+    return {
+      name,
+      status: 'ok',
+      detail: `${files.length} font files registered and a test card rendered (${png.length} bytes) in ${Math.round(performance.now() - started)} ms`,
+    };
+  } catch (err) {
+    return { name, status: 'fail', detail: `the renderer failed: ${firstLine(err)}`, fix };
+  }
+}
+
+/** The Debian fonts pages expect are installed. */
+export function checkSystemFonts(): Finding {
+  const missing = SYSTEM_FONTS.filter(([, file]) => !existsSync(file)).map(([pkg]) => pkg);
+  if (missing.length === 0) {
+    return { name: 'screenshot fonts', status: 'ok', detail: SYSTEM_FONTS.map(([pkg]) => pkg).join(', ') };
+  }
+  return {
+    name: 'screenshot fonts',
+    status: 'warn',
+    detail: `missing ${missing.join(', ')}: screenshots show boxes for those scripts or emoji`,
+    fix: `apt-get install -y --no-install-recommends ${missing.join(' ')} (npm start does this on Debian as root)`,
+  };
+}
+
+/** The data dir exists (or can be made), is writable, and has room for the disk cache. */
+export async function checkDataDir(config: Pick<Config, 'dataDir' | 'cacheDiskBytes'>): Promise<Finding> {
+  const name = 'data dir';
+  const dir = path.resolve(config.dataDir);
+  const fix = `make ${dir} a directory the service's user can write (CARDSHOT_DATA_DIR), on a persistent volume`;
+  try {
+    await mkdir(dir, { recursive: true });
+    const probe = path.join(dir, `.doctor-${randomBytes(4).toString('hex')}`);
+    await writeFile(probe, 'ok');
+    await unlink(probe);
+  } catch (err) {
+    return { name, status: 'fail', detail: `${dir} is not writable: ${firstLine(err)}`, fix };
+  }
+  const fs = await statfs(dir);
+  const free = fs.bavail * fs.bsize;
+  const needed = config.cacheDiskBytes + 256 * MiB;
+  const detail = `${dir} is writable; ${formatMiB(free)} free`;
+  if (free < needed) {
+    return {
+      name,
+      status: 'warn',
+      detail: `${detail}, less than the disk cache budget (${formatMiB(config.cacheDiskBytes)}) plus 256 MiB for the database`,
+      fix: 'free some space, or lower CARDSHOT_CACHE_DISK_BYTES',
+    };
+  }
+  return { name, status: 'ok', detail };
+}

@@ -1,0 +1,57 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Metrics } from '../metrics/metrics.js';
+import { redactUrl } from './redact.js';
+
+/** Routes a load balancer polls every few seconds: their lines go to debug, not info. */
+const PROBES = new Set(['/healthz', '/readyz']);
+
+/**
+ * One log line and one metrics observation per request, written when the response is done.
+ * The line names who called (key id and account id, never the key), the route pattern, the
+ * status, the cache status and the phase timings, so one line answers "why was this slow".
+ */
+export function installObservation(app: FastifyInstance, metrics: Pick<Metrics, 'observeRequest'>): void {
+  app.addHook('onResponse', async (req, reply) => {
+    const route = routeOf(req);
+    const ms = reply.elapsedTime;
+    metrics.observeRequest(req.method, route, reply.statusCode, ms / 1000);
+    const line = requestLine(req, reply, route, ms);
+    if (PROBES.has(route) && reply.statusCode < 400) req.log.debug(line, 'request');
+    else req.log.info(line, 'request');
+  });
+}
+
+/** The route pattern (`/dashboard/keys/:id/revoke`), or `unmatched` for a 404: bounded label values. */
+export function routeOf(req: FastifyRequest): string {
+  return req.routeOptions.url ?? 'unmatched';
+}
+
+function requestLine(req: FastifyRequest, reply: FastifyReply, route: string, ms: number) {
+  const cache = reply.getHeader('x-cache');
+  const timing = reply.getHeader('server-timing');
+  const account = req.auth?.accountId ?? req.dash?.session?.account.id;
+  return {
+    method: req.method,
+    route,
+    url: redactUrl(req.url),
+    status: reply.statusCode,
+    ms: Math.round(ms * 10) / 10,
+    cache: typeof cache === 'string' ? cache : null,
+    ...(req.auth ? { keyId: req.auth.keyId, auth: req.auth.via } : {}),
+    ...(account ? { accountId: account } : {}),
+    ...(typeof timing === 'string' ? { timings: parseServerTiming(timing) } : {}),
+  };
+}
+
+/** `cache;dur=0.1, render;dur=8.2;desc="x"` → `{ cache: 0.1, render: 8.2 }` (entries without a duration are left out). */
+export function parseServerTiming(header: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const part of header.split(',')) {
+    const [name, ...params] = part.trim().split(';');
+    const dur = params.find((p) => p.trim().startsWith('dur='));
+    if (!name || !dur) continue;
+    const value = Number(dur.trim().slice(4));
+    if (Number.isFinite(value)) out[name.trim()] = value;
+  }
+  return out;
+}

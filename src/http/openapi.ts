@@ -1,0 +1,114 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config/schema.js';
+import { CARDSHOT_VERSION, packageRoot } from '../version.js';
+import { ErrorBody, SECURITY_SCHEMES } from './schemas/common.js';
+
+/**
+ * The docs pages: swagger-ui's bundle is served from the installed package (no CDN); it needs
+ * inline styles (React sets style attributes) and data: images (its icons), nothing else, and
+ * nothing from another origin.
+ */
+export const DOCS_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
+
+/** Paths the API description leaves out: the dashboard (HTML for people) and the docs' own files. */
+export function isUndocumented(url: string): boolean {
+  return url.startsWith('/dashboard') || url === '/docs' || url.startsWith('/docs/');
+}
+
+const DESCRIPTION = `Cardshot returns PNG images: social cards from built-in templates, and screenshots of public web pages.
+
+Every \`/render/…\` request authenticates in one of three ways: the \`x-api-key\` header, the discouraged \`api_key\` query parameter, or a signed URL (\`kid\`, \`exp\`, \`sig\`; GET only). Every error is \`{ "error": "<message>" }\` with \`Cache-Control: no-store\`; every answer carries \`X-Request-Id\`. The full reference, with every message, is docs/api.md.`;
+
+/**
+ * Collects the route schemas into an OpenAPI 3.1 document (GET /openapi.json) and serves the
+ * interactive docs (GET /docs). Must be registered before the routes it describes.
+ */
+export function registerOpenApi(app: FastifyInstance, config: Pick<Config, 'apiDocs' | 'publicUrl'>): void {
+  app.addSchema(ErrorBody);
+  app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Cardshot API',
+        version: CARDSHOT_VERSION,
+        description: DESCRIPTION,
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
+      servers: [{ url: config.publicUrl !== '' ? config.publicUrl.replace(/\/+$/, '') : '/' }],
+      tags: [
+        { name: 'Render', description: 'PNG cards and screenshots (API key needed).' },
+        { name: 'Operations', description: 'Health, readiness, metrics and this document (no API key).' },
+      ],
+      components: { securitySchemes: SECURITY_SCHEMES as never },
+    },
+    // Shared schemas keep their own names (`Error`) under components.schemas.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`),
+    },
+    transform: ({ schema, url }) => ({
+      schema: (isUndocumented(url) ? { ...(schema ?? {}), hide: true } : schema) as never,
+      url,
+    }),
+  });
+  if (!config.apiDocs) return;
+
+  // In a plugin so it runs after the collector loaded: the document describes itself too.
+  app.register(async (scope) => {
+    scope.get(
+      '/openapi.json',
+      {
+        schema: {
+          operationId: 'openapi',
+          tags: ['Operations'],
+          summary: 'This OpenAPI 3.1 document',
+          description: 'The API description the interactive docs at /docs are drawn from.',
+          response: {
+            200: { description: 'OpenAPI 3.1 document.', content: { 'application/json': { schema: {} } } },
+          },
+        },
+        validatorCompiler: () => () => true,
+        serializerCompiler: () => (data: unknown) => JSON.stringify(data),
+      },
+      async (_req, reply) => {
+        reply.header('Cache-Control', 'no-cache');
+        return reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger()));
+      },
+    );
+  });
+
+  app.register(fastifySwaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { deepLinking: true, tryItOutEnabled: false, displayRequestDuration: true },
+    theme: { title: 'Cardshot API' },
+    // Inlined as a data: URI by swagger-ui-ui, which the CSP's img-src allows.
+    logo: {
+      type: 'image/svg+xml',
+      content: readFileSync(path.join(packageRoot(), 'src/dashboard/static/logo.svg')),
+      href: '/docs',
+      target: '_self',
+    },
+    staticCSP: DOCS_CSP,
+    // swagger-ui only reads the document; it never needs the dashboard's cookies or framing.
+    uiHooks: {
+      onRequest: async (_req, reply) => {
+        reply.header('X-Content-Type-Options', 'nosniff');
+        reply.header('X-Frame-Options', 'DENY');
+        reply.header('Referrer-Policy', 'no-referrer');
+      },
+    },
+  });
+}

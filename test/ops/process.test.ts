@@ -1,0 +1,273 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumAvailable } from '../helpers/browser.js';
+
+// These run the built program as `npx cardshot` and `npm start` do (npm test builds first).
+const root = path.resolve(import.meta.dirname, '../..');
+const cli = path.join(root, 'dist/src/cli/index.js');
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'cardshot-ops-proc-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Environment without the caller's Cardshot settings, so only what a test sets applies. */
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) =>
+        !k.startsWith('CARDSHOT_') && !['PORT', 'HOST', 'DATABASE_URL', 'REDIS_URL', 'NODE_ENV'].includes(k),
+    ),
+  );
+  return { ...env, ...extra };
+}
+
+function run(args: string[], opts: { cwd: string; env?: Record<string, string> }) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [cli, ...args], { cwd: opts.cwd, env: cleanEnv(opts.env ?? {}) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('cardshot/client', () => {
+  it('is importable by its package name, with type declarations, in plain Node', async () => {
+    expect(existsSync(path.join(root, 'dist/src/client/index.d.ts'))).toBe(true);
+    const res = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          "import { Cardshot, CardshotError } from 'cardshot/client'; const c = new Cardshot({ baseUrl: 'http://127.0.0.1:1/' }); console.log(c.baseUrl, typeof CardshotError);",
+        ],
+        { cwd: root },
+      );
+      let out = '';
+      child.stdout.on('data', (d) => {
+        out += d;
+      });
+      child.stderr.on('data', (d) => {
+        out += d;
+      });
+      child.on('close', (code) => resolve({ code, out }));
+    });
+    expect(res.out.trim()).toBe('http://127.0.0.1:1 function');
+    expect(res.code).toBe(0);
+  });
+});
+
+describe('npx cardshot config', () => {
+  it('prints every setting with its source, secrets masked', async () => {
+    const cwd = path.join(dir, 'config');
+    await mkdir(cwd, { recursive: true });
+    await writeFile(path.join(cwd, 'cardshot.config.json'), JSON.stringify({ port: 4000, logLevel: 'warn' }));
+    const secret = 'a-very-long-server-secret-for-the-config-test-0000';
+    const env = {
+      CARDSHOT_SECRET: secret,
+      CARDSHOT_LOG_LEVEL: 'debug',
+      DATABASE_URL: 'postgres://cards:hunter2@db.internal:5432/cards',
+      CARDSHOT_METRICS_TOKEN: 'metrics-token-0123456789abcdef',
+    };
+    const json = await run(['config', '--json'], { cwd, env });
+    expect(json.code, json.stderr).toBe(0);
+    const parsed = JSON.parse(json.stdout) as {
+      file: string;
+      settings: Array<{ key: string; env: string; value: unknown; source: string; secret: boolean }>;
+    };
+    expect(parsed.file).toBe('cardshot.config.json');
+    const by = Object.fromEntries(parsed.settings.map((s) => [s.key, s]));
+    expect(by.port).toMatchObject({ env: 'PORT', value: 4000, source: 'file' });
+    // The environment wins over the file.
+    expect(by.logLevel).toMatchObject({ value: 'debug', source: 'env' });
+    expect(by.host).toMatchObject({ value: '127.0.0.1', source: 'default' });
+    expect(by.secret).toMatchObject({
+      value: `(set, ${secret.length} characters)`,
+      source: 'env',
+      secret: true,
+    });
+    expect(by.metricsToken).toMatchObject({ value: '(set, 30 characters)', secret: true });
+    expect(by.databaseUrl!.value).toBe('postgres://cards:****@db.internal:5432/cards');
+    expect(json.stdout).not.toContain('hunter2');
+    expect(json.stdout).not.toContain(secret);
+    expect(json.stdout).not.toContain('metrics-token-0123456789abcdef');
+
+    const text = await run(['config'], { cwd, env });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^PORT +4000 +file \(port\)$/m);
+    expect(text.stdout).toMatch(/^CARDSHOT_LOG_LEVEL +debug +env$/m);
+    expect(text.stdout).toMatch(
+      new RegExp(`^CARDSHOT_SECRET +\\(set, ${secret.length} characters\\) +env$`, 'm'),
+    );
+    expect(text.stdout).not.toContain('hunter2');
+  });
+
+  it('stops with the variable named when a value is wrong (exit 78)', async () => {
+    const res = await run(['config'], { cwd: dir, env: { CARDSHOT_METRICS_TOKEN: 'short' } });
+    expect(res.code).toBe(78);
+    expect(res.stderr).toContain(
+      'CARDSHOT_METRICS_TOKEN must be at least 16 characters (openssl rand -hex 32 makes one)',
+    );
+  });
+});
+
+describe('npx cardshot doctor', () => {
+  it.skipIf(!chromiumAvailable())(
+    'passes on a healthy set-up, and sees the database and secret once the server has used them',
+    async () => {
+      const cwd = path.join(dir, 'healthy');
+      await mkdir(cwd, { recursive: true });
+      const fresh = await run(['doctor'], { cwd });
+      expect(fresh.code, fresh.stdout + fresh.stderr).toBe(0);
+      expect(fresh.stdout).toMatch(/^✓ chromium: Chromium \d+/m);
+      expect(fresh.stdout).toMatch(/^✓ template fonts: \d+ font files registered and a test card rendered/m);
+      expect(fresh.stdout).toMatch(/^✓ data dir: .* is writable; .* free$/m);
+      expect(fresh.stdout).toContain('does not exist yet; the first start creates it');
+      expect(fresh.stdout).toMatch(/^✓ url guard: refuses loopback, private and metadata addresses$/m);
+      expect(fresh.stdout).toMatch(/^✓ plans: built-in plans \(free, pro\)$/m);
+      expect(fresh.stdout).toContain('All checks passed');
+
+      // The CLI creates and migrates the database (as a start would) …
+      expect((await run(['accounts', 'list'], { cwd })).code).toBe(0);
+      const used = await run(['doctor', '--json'], { cwd });
+      expect(used.code).toBe(0);
+      const findings = JSON.parse(used.stdout).findings as Array<{
+        name: string;
+        status: string;
+        detail: string;
+      }>;
+      const f = Object.fromEntries(findings.map((x) => [x.name, x]));
+      expect(f.database).toMatchObject({ status: 'ok' });
+      expect(f.database!.detail).toMatch(/^sqlite at .* answers in [\d.]+ ms; migrations are current$/);
+      expect(f.secret).toMatchObject({ status: 'ok', detail: 'from data/secret, matches the database' });
+      // … and a node with another secret is caught before it refuses to start.
+      const other = await run(['doctor'], {
+        cwd,
+        env: { CARDSHOT_SECRET: 'another-secret-that-is-long-enough-000000000' },
+      });
+      expect(other.code).toBe(1);
+      expect(other.stdout).toContain(
+        '✗ secret: the secret in CARDSHOT_SECRET is not the one this database was set up with',
+      );
+      expect(other.stdout).toContain('fix: give every node the same CARDSHOT_SECRET');
+    },
+    120_000,
+  );
+
+  it('fails with a fix for each broken part, and exits 1', async () => {
+    const cwd = path.join(dir, 'broken');
+    await mkdir(cwd, { recursive: true });
+    const notADir = path.join(cwd, 'data-file');
+    await writeFile(notADir, 'not a directory');
+    const res = await run(['doctor'], {
+      cwd,
+      env: {
+        CARDSHOT_CHROMIUM_PATH: path.join(cwd, 'no-chromium'),
+        CARDSHOT_DATA_DIR: notADir,
+        CARDSHOT_ALLOW_PRIVATE_HOSTS: '169.254.169.254:80,127.0.0.1:6379',
+        REDIS_URL: 'redis://127.0.0.1:1/0',
+        CARDSHOT_PLANS_FILE: path.join(cwd, 'no-plans.json'),
+      },
+    });
+    expect(res.code, res.stderr).toBe(1);
+    const out = res.stdout;
+    expect(out).toContain(
+      `✗ chromium: no executable at ${path.join(cwd, 'no-chromium')}; GET /render/url answers 503`,
+    );
+    expect(out).toMatch(/fix: run `npm start` as root on Debian/);
+    expect(out).toContain(`✗ data dir: ${notADir} is not writable`);
+    expect(out).toContain('✗ redis: cannot reach redis://127.0.0.1:1/0');
+    expect(out).toContain(`✗ plans: CARDSHOT_PLANS_FILE: cannot read ${path.join(cwd, 'no-plans.json')}`);
+    expect(out).toContain(
+      '✗ url guard: CARDSHOT_ALLOW_PRIVATE_HOSTS opens 169.254.169.254:80, 127.0.0.1:6379 (metadata, internal services or Cardshot itself); lets http://169.254.169.254/latest/meta-data/ through',
+    );
+    expect(out).toContain('fix: remove those entries from CARDSHOT_ALLOW_PRIVATE_HOSTS');
+    expect(out).toMatch(/\d+ check\(s\) failed/);
+    // Every failure says how to fix it.
+    const lines = out.split('\n');
+    lines.forEach((line, i) => {
+      if (line.startsWith('✗')) expect(lines[i + 1], line).toMatch(/^ {4}fix: /);
+    });
+  });
+});
+
+describe('logs', () => {
+  const hasScript = existsSync('/usr/bin/script');
+
+  async function serveUntilStarted(env: Record<string, string>, viaTerminal: boolean): Promise<string> {
+    const cwd = path.join(dir, `logs-${viaTerminal ? 'tty' : 'pipe'}-${env.NODE_ENV ?? 'dev'}`);
+    await mkdir(cwd, { recursive: true });
+    const fullEnv = cleanEnv({
+      PORT: '0',
+      CARDSHOT_DATA_DIR: path.join(cwd, 'data'),
+      CARDSHOT_FIRST_RUN_KEY: 'false',
+      CARDSHOT_CHROMIUM_PATH: path.join(cwd, 'no-chromium'),
+      ...env,
+    });
+    const main = path.join(root, 'dist/src/main.js');
+    // `script` gives the server a real terminal, as when someone runs it by hand.
+    const child: ChildProcess = viaTerminal
+      ? spawn('script', ['-qfec', `exec "${process.execPath}" "${main}"`, '/dev/null'], { cwd, env: fullEnv })
+      : spawn(process.execPath, [main], { cwd, env: fullEnv });
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no start line: ${out}`)), 30_000);
+        child.stdout!.on('data', () => {
+          if (out.includes('Cardshot is serving')) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+      });
+    } finally {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    return out;
+  }
+
+  it.skipIf(!hasScript)(
+    'are readable coloured lines in a terminal, JSON in production, pretty without colour when forced in a pipe',
+    async () => {
+      const tty = await serveUntilStarted({}, true);
+      const line = tty.split('\n').find((l) => l.includes('Cardshot is serving'))!;
+      expect(line.trimStart().startsWith('{')).toBe(false);
+      expect(line).toMatch(
+        /^\[\d{2}:\d{2}:\d{2}\.\d{3}\] .*INFO.*: .*Cardshot is serving on http:\/\/127\.0\.0\.1:\d+/,
+      );
+      expect(line).toContain('\u001b['); // colour
+
+      const prodTty = await serveUntilStarted({ NODE_ENV: 'production' }, true);
+      const json = prodTty.split(/\r?\n/).find((l) => l.includes('Cardshot is serving'))!;
+      expect(JSON.parse(json)).toMatchObject({
+        level: 30,
+        service: 'cardshot',
+        msg: expect.stringMatching(/^Cardshot is serving/),
+      });
+
+      // (Piped output is JSON by default: the server process tests read it that way.)
+      const forced = await serveUntilStarted({ CARDSHOT_LOG_FORMAT: 'pretty' }, false);
+      expect(forced).toMatch(/^\[\d{2}:\d{2}:\d{2}\.\d{3}\] INFO: Cardshot is serving/m);
+    },
+    120_000,
+  );
+});
