@@ -29,7 +29,8 @@ describe('rendering and the event loop', () => {
     h.disable();
     expect(results.every((r) => r.statusCode === 200)).toBe(true);
     // takumi draws on libuv's thread pool; only text fitting and tree building run on the loop.
-    // A synchronous renderer would stall it for the whole batch (48 × ~10 ms).
-    expect(h.percentile(99) / 1e6).toBeLessThan(100);
+    // A synchronous renderer would stall it for the whole batch (48 × ~10 ms, ≥ 480 ms). The
+    // bound leaves room for a 2-core machine that other test files keep busy (seen: 127 ms).
+    expect(h.percentile(99) / 1e6).toBeLessThan(250);
   });
 });
