@@ -66,6 +66,9 @@ export function createAuthenticator(deps: {
   const clock = deps.clock ?? systemClock;
   const cache = new Map<string, Cached>();
   const lastTouched = new Map<string, number>();
+  // Raised by every invalidation: a look-up that was already running when a key was revoked
+  // may carry the row as it was before, and must not put it back into the cache.
+  let generation = 0;
 
   const deny = (detail: string): AppError => new AppError('unauthorized', UNAUTHORIZED, { detail });
 
@@ -75,6 +78,7 @@ export function createAuthenticator(deps: {
     const hit = cache.get(cacheKey);
     if (hit && now - hit.at < deps.cacheMs) return hit;
     let found: { key: ApiKeyRecord; account: Account } | undefined;
+    const startedIn = generation;
     try {
       found = await deps.store.findKey(by);
     } catch (err) {
@@ -90,10 +94,24 @@ export function createAuthenticator(deps: {
       cache.delete(cacheKey);
       return undefined;
     }
-    if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
     const entry = { ...found, at: now };
+    if (startedIn !== generation) {
+      // Revoked or changed while the query ran: answer from a fresh read, cache nothing.
+      return fresh(by, now);
+    }
+    if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
     cache.set(cacheKey, entry);
     return entry;
+  }
+
+  async function fresh(by: { id: string } | { hash: string }, now: number): Promise<Cached | undefined> {
+    const found = await deps.store.findKey(by).catch((err) => {
+      throw new AppError('unavailable', 'API keys cannot be checked right now; retry shortly', {
+        retryAfter: 5,
+        cause: err,
+      });
+    });
+    return found ? { ...found, at: now } : undefined;
   }
 
   function admit(entry: Cached, via: AuthContext['via']): AuthContext {
@@ -177,6 +195,7 @@ export function createAuthenticator(deps: {
       throw deny('no credentials');
     },
     invalidate(keyId) {
+      generation++;
       if (keyId === undefined) {
         cache.clear();
         return;
