@@ -211,8 +211,9 @@ export function createSharedFlight(deps: {
   return {
     async run(key, { deadline, produce }) {
       const started = Date.now();
-      const waited = () => Date.now() - started;
       let sawOwner = false;
+      // Time spent waiting for another node's capture (0 when this node never waited).
+      const waited = () => (sawOwner ? Date.now() - started : 0);
       for (;;) {
         if (breaker.open) return solo(key, produce, waited());
         const token = randomBytes(12).toString('base64url');

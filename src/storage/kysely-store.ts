@@ -5,9 +5,18 @@ import { migrationProvider } from './migrations/index.js';
 import type { Account, ApiKeyRecord, Store, UsageKind, UsageRow } from './store.js';
 import type { Tables } from './tables.js';
 
-/** Brings the schema up to date; safe to run from several processes at once (kysely locks). */
-export async function migrate(db: Kysely<Tables>): Promise<void> {
-  const migrator = new Migrator({ db, provider: migrationProvider });
+/**
+ * Brings the schema up to date; safe to run from several processes at once (kysely locks).
+ * On PostgreSQL `schema` must be named: without it kysely looks for its bookkeeping tables in
+ * every schema of the database, finds another deployment's (or another test run's), and then
+ * fails on tables that do not exist in this one.
+ */
+export async function migrate(db: Kysely<Tables>, schema?: string): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: migrationProvider,
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
