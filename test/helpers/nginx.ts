@@ -59,8 +59,15 @@ export interface NginxHandle {
   stop(): Promise<void>;
 }
 
-/** Starts nginx on deploy/nginx.conf's loopback variant in front of `nodes` (ports). */
-export async function startNginx(root: string, nodes: number[]): Promise<NginxHandle> {
+/**
+ * Starts nginx on deploy/nginx.conf's loopback variant in front of `nodes` (ports); `edit`
+ * changes the rendered file (bench/scale.ts compares proxy buffering on and off).
+ */
+export async function startNginx(
+  root: string,
+  nodes: number[],
+  edit: (conf: string) => string = (c) => c,
+): Promise<NginxHandle> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'cardshot-nginx-'));
   // Workers run as an unprivileged user when the master is root: they must write here.
   await chmod(dir, 0o777);
@@ -71,7 +78,7 @@ export async function startNginx(root: string, nodes: number[]): Promise<NginxHa
     port,
     nodes,
   });
-  await writeFile(path.join(dir, 'nginx.conf'), conf);
+  await writeFile(path.join(dir, 'nginx.conf'), edit(conf));
   const child: ChildProcess = spawn(
     NGINX,
     ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-e', path.join(dir, 'error.log'), '-g', 'daemon off;'],
