@@ -28,6 +28,11 @@ export interface RedisBreaker {
   trip(err: unknown): void;
   /** Called every time Redis answers again after being down. */
   onRecover(listener: () => void): void;
+  /**
+   * Another connection that must answer before the breaker closes (the rate limiter's own),
+   * so the node does not switch back while one of its connections is still reconnecting.
+   */
+  addProbe(probe: (timeoutMs: number) => Promise<void>): void;
   health(): RedisHealth;
   close(): void;
 }
@@ -57,13 +62,14 @@ export function createRedisBreaker(opts: {
   let trips = 0;
   let timer: NodeJS.Timeout | undefined;
   const listeners: Array<() => void> = [];
+  const probes = [opts.probe];
 
   const probeLater = () => {
     timer = setTimeout(async () => {
       timer = undefined;
       if (closed) return;
       try {
-        await opts.probe(timeoutMs * 4);
+        await Promise.all(probes.map((p) => p(timeoutMs * 4)));
       } catch {
         probeLater();
         return;
@@ -113,6 +119,7 @@ export function createRedisBreaker(opts: {
     },
     trip,
     onRecover: (l) => listeners.push(l),
+    addProbe: (p) => probes.push(p),
     health: () => ({ state: open ? 'down' : 'up', since, lastError, trips }),
     close() {
       closed = true;
