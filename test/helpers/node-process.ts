@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { killGroup, listProcesses } from '../../src/render/screenshot/processes.js';
+import { killGroup, listProcesses, liveGroupMembers } from '../../src/render/screenshot/processes.js';
 
 /** A Cardshot server process (dist/src/main.js, as `npm start` runs it) on a free loopback port. */
 export interface NodeProcess {
@@ -44,9 +44,16 @@ export async function startNodeProcess(
     listProcesses()
       .filter((p) => p.ppid === child.pid && p.comm.startsWith('chromium'))
       .map((p) => p.pgid);
+  // Only a group that still holds Chromium: a pid freed by a clean exit may belong to
+  // someone else's process by now.
+  const endBrowsers = (groups: number[]) => {
+    for (const g of groups) {
+      if (liveGroupMembers(g).some((p) => p.comm.startsWith('chrom'))) killGroup(g);
+    }
+  };
   // A failing test must not leave a server (or its browser) running.
   const onExit = () => {
-    for (const g of browserGroups()) killGroup(g);
+    endBrowsers(browserGroups());
     child.kill('SIGKILL');
   };
   process.once('exit', onExit);
@@ -90,7 +97,7 @@ export async function startNodeProcess(
         await exited;
         clearTimeout(timer);
       }
-      for (const g of groups) killGroup(g);
+      endBrowsers(groups);
       process.off('exit', onExit);
       await rm(dataDir, { recursive: true, force: true });
     },
