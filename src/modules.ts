@@ -83,6 +83,7 @@ export async function createModules(
       plans: accounts.plans,
       log,
       cacheMs: config.keyCacheSeconds * 1000,
+      timeoutMs: config.databaseTimeoutMs,
       ...clock,
     });
     accounts.onKeyChanged((keyId) => authenticator.invalidate(keyId));

@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
 import { type Clock, systemClock } from '../lib/clock.js';
+import { withTimeout } from '../lib/timeout.js';
 import type { Account, ApiKeyRecord, Store } from '../storage/store.js';
 import { checkKeyFormat, isId } from './keys.js';
 import type { Plan, Plans } from './plans.js';
@@ -62,6 +63,8 @@ export function createAuthenticator(deps: {
   clock?: Clock;
   /** How long a verification is reused without asking the store (0: always ask). */
   cacheMs: number;
+  /** Longest a look-up may take before the store counts as unreachable (a hung connection). */
+  timeoutMs?: number;
 }): Authenticator {
   const clock = deps.clock ?? systemClock;
   const cache = new Map<string, Cached>();
@@ -71,6 +74,8 @@ export function createAuthenticator(deps: {
   let generation = 0;
 
   const deny = (detail: string): AppError => new AppError('unauthorized', UNAUTHORIZED, { detail });
+  const find = (by: { id: string } | { hash: string }) =>
+    withTimeout(deps.store.findKey(by), deps.timeoutMs ?? 3000);
 
   async function lookup(by: { id: string } | { hash: string }): Promise<Cached | undefined> {
     const cacheKey = 'id' in by ? `id:${by.id}` : `hash:${by.hash}`;
@@ -80,7 +85,7 @@ export function createAuthenticator(deps: {
     let found: { key: ApiKeyRecord; account: Account } | undefined;
     const startedIn = generation;
     try {
-      found = await deps.store.findKey(by);
+      found = await find(by);
     } catch (err) {
       // The store is down: a key verified moments ago keeps working; anyone else waits.
       if (hit && now - hit.at < STALE_MS) return hit;
@@ -105,7 +110,7 @@ export function createAuthenticator(deps: {
   }
 
   async function fresh(by: { id: string } | { hash: string }, now: number): Promise<Cached | undefined> {
-    const found = await deps.store.findKey(by).catch((err) => {
+    const found = await find(by).catch((err) => {
       throw new AppError('unavailable', 'API keys cannot be checked right now; retry shortly', {
         retryAfter: 5,
         cause: err,

@@ -181,7 +181,9 @@ export function createSharedFlight(deps: {
             ...(err.retryAfter !== undefined ? { r: err.retryAfter } : {}),
           }
         : { k: key, s: 'retry' };
-      track(release().then(() => announce(notice)));
+      // Announce before letting go: a waiter polling the lock must not see it gone first and
+      // try the failing page again.
+      track(announce(notice).then(release));
       throw err;
     }
     // Behind the owner's own answer: store, then announce, then let go of the lock.

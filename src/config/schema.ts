@@ -86,6 +86,14 @@ export const settings = {
     default: 'public',
     description: 'PostgreSQL schema that holds the tables (created when missing). Ignored with SQLite.',
   },
+  databaseTimeoutMs: {
+    kind: 'int',
+    default: 3000,
+    min: 100,
+    max: 60_000,
+    description:
+      'Longest a request waits for the database to check a key (a database that hangs rather than refuses). Past it, keys verified in the last 30 s are still admitted and others get 503.',
+  },
   redisUrl: {
     kind: 'string',
     default: '',

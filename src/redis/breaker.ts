@@ -1,5 +1,6 @@
 import { ReplyError } from 'ioredis';
 import type { Logger } from 'pino';
+import { withTimeout } from '../lib/timeout.js';
 
 /** What a Redis user on this node sees of the connection: up, or bypassed until a probe answers. */
 export interface RedisHealth {
@@ -126,21 +127,4 @@ export function createRedisBreaker(opts: {
       if (timer) clearTimeout(timer);
     },
   };
-}
-
-/** Rejects when `p` has not settled within `ms` (the late result is dropped). */
-export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
-    p.then(
-      (v) => {
-        clearTimeout(timer);
-        resolve(v);
-      },
-      (err) => {
-        clearTimeout(timer);
-        reject(err);
-      },
-    );
-  });
 }

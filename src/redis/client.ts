@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { withTimeout } from './breaker.js';
+import { withTimeout } from '../lib/timeout.js';
 
 /**
  * An ioredis client that never lets a request wait on a Redis that cannot answer: commands
