@@ -48,6 +48,7 @@ export interface SharedFlight {
   close(): Promise<void>;
 }
 
+const POLL_TIMEOUT_MS = 1000;
 const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
 
@@ -123,7 +124,9 @@ export function createSharedFlight(deps: {
       const check = () => {
         poll = setTimeout(async () => {
           try {
-            const exists = await breaker.run(() => client.exists(lockOf(key)));
+            // Not on a request's critical path (the request is waiting anyway): a poll gets a
+            // second before it counts as Redis failing.
+            const exists = await breaker.run(() => client.exists(lockOf(key)), POLL_TIMEOUT_MS);
             if (exists === 0) finish({ kind: 'gone' });
             else if (set.has(finish)) check();
           } catch {

@@ -48,8 +48,8 @@ export interface RedisLimiter extends RateLimiter {
 }
 
 /**
- * A limiter on `url`. Commands never queue while disconnected and time out after `timeoutMs`,
- * so a caller learns within that time that Redis cannot answer (and can fall back).
+ * A limiter on `url`. Commands never queue while disconnected (they fail at once); a caller
+ * that must not wait longer than `timeoutMs` bounds each call itself (createFailoverLimiter).
  */
 export function createRedisLimiter(opts: {
   url: string;
@@ -60,8 +60,11 @@ export function createRedisLimiter(opts: {
 }): RedisLimiter {
   const clock = opts.clock ?? systemClock;
   // Its own connection: a large PNG moving on the cache's connection must not delay a limit check.
+  // The connection's own time-out is only a backstop: callers bound each call themselves
+  // (the fail-over limiter, through the node's breaker), with a timer that does not mistake
+  // a busy event loop for a silent Redis.
   const client = createRedisClient(opts.url, {
-    timeoutMs: opts.timeoutMs,
+    timeoutMs: Math.max(1000, opts.timeoutMs),
     name: 'cardshot-limiter',
     ...(opts.onClientError ? { onError: opts.onClientError } : {}),
   });
