@@ -162,6 +162,16 @@ async function main() {
   };
   const servers: ServerHandle[] = [];
   const stops: Array<() => Promise<void>> = [];
+  // If this process dies before `finally` (an uncaught error), its servers must not outlive it.
+  process.once('exit', () => {
+    for (const s of servers) {
+      try {
+        process.kill(s.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+    }
+  });
   try {
     say('(2) one node direct, one node through nginx, two nodes through nginx…');
     const solo = await startServer(entry, {

@@ -88,7 +88,9 @@ export async function startNginx(
   child.stderr!.on('data', (d) => {
     err += d;
   });
-  const kill = () => child.kill('SIGKILL');
+  // SIGTERM, not SIGKILL: nginx's master then stops its workers; killed outright it would
+  // leave them running, orphaned.
+  const kill = () => child.kill('SIGTERM');
   process.once('exit', kill);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 10_000;
