@@ -11,6 +11,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const quiet = process.argv.includes('--quiet');
+// `npm test` only: the scale-out test runs Debian's nginx in front of two nodes. `npm start`
+// never needs it.
+const forTests = process.argv.includes('--test');
 const say = (msg) => {
   if (!quiet) process.stderr.write(`[setup] ${msg}\n`);
 };
@@ -97,22 +100,10 @@ function chromiumPath() {
   return '/usr/bin/chromium';
 }
 
-function ensureChromium() {
-  const wanted = [];
-  const browser = chromiumPath();
-  if (!existsSync(browser)) {
-    // A custom path that is missing is the operator's to fix; apt only provides Debian's.
-    if (browser !== '/usr/bin/chromium') {
-      say(`warning: CARDSHOT_CHROMIUM_PATH=${browser} does not exist; screenshots will answer 503`);
-    } else wanted.push('chromium');
-  }
-  for (const [pkg, file] of FONT_PACKAGES) if (!existsSync(file)) wanted.push(pkg);
-  if (wanted.length === 0) return;
+/** apt-get install of `wanted`, refreshing the package lists once when the first try fails. */
+function aptInstall(wanted, what) {
   if (!existsSync('/usr/bin/apt-get') || process.getuid?.() !== 0) {
-    say(
-      `warning: cannot install ${wanted.join(', ')} (needs Debian's apt-get as root); ` +
-        'templates work, GET /render/url answers 503 until Chromium is installed',
-    );
+    say(`warning: cannot install ${wanted.join(', ')} (needs Debian's apt-get as root); ${what}`);
     return;
   }
   say(`installing ${wanted.join(', ')} with apt-get (one time, about a minute)…`);
@@ -132,9 +123,29 @@ function ensureChromium() {
       apt(['update', '-qq']);
       apt(install);
     } catch (err) {
-      say(`warning: apt-get failed (${err.message}); templates work, GET /render/url answers 503`);
+      say(`warning: apt-get failed (${err.message}); ${what}`);
     }
   }
+}
+
+function ensureChromium() {
+  const wanted = [];
+  const browser = chromiumPath();
+  if (!existsSync(browser)) {
+    // A custom path that is missing is the operator's to fix; apt only provides Debian's.
+    if (browser !== '/usr/bin/chromium') {
+      say(`warning: CARDSHOT_CHROMIUM_PATH=${browser} does not exist; screenshots will answer 503`);
+    } else wanted.push('chromium');
+  }
+  for (const [pkg, file] of FONT_PACKAGES) if (!existsSync(file)) wanted.push(pkg);
+  if (wanted.length === 0) return;
+  aptInstall(wanted, 'templates work, GET /render/url answers 503 until Chromium is installed');
+}
+
+/** Debian's nginx for the scale-out test (test/integration/scale-out.test.ts); a stat when present. */
+function ensureNginx() {
+  if (existsSync('/usr/sbin/nginx')) return;
+  aptInstall(['nginx'], 'the scale-out test fails in CI and is skipped elsewhere');
 }
 
 function ensureDataDir() {
@@ -149,6 +160,7 @@ try {
   ensureBuild();
   ensureDataDir();
   ensureChromium();
+  if (forTests) ensureNginx();
 } catch (err) {
   process.stderr.write(`[setup] failed: ${err.message}\n`);
   process.exit(1);

@@ -2,9 +2,12 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { type AccountsModule, openAccounts } from './accounts/open.js';
 import { type Authenticator, createAuthenticator } from './auth/authenticate.js';
+import { createKeyNotices, type KeyNotices } from './auth/key-notices.js';
 import { createTieredCache, type PngCache } from './cache/cache.js';
 import { createDiskCache } from './cache/disk.js';
 import { createMemoryCache } from './cache/memory.js';
+import { createRedisCache, type RedisPngCache } from './cache/redis.js';
+import { createSharedFlight, type SharedFlight } from './cache/shared-flight.js';
 import type { Config } from './config/schema.js';
 import { createSessions, type Sessions } from './dashboard/sessions.js';
 import { createHealth, type Health } from './health/health.js';
@@ -15,6 +18,9 @@ import { createFailoverLimiter } from './ratelimit/failover.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
 import { createMemoryLimiter } from './ratelimit/memory.js';
 import { createRedisLimiter, type RedisLimiter } from './ratelimit/redis.js';
+import type { RedisBreaker } from './redis/breaker.js';
+import { dedupeErrors } from './redis/client.js';
+import { openRedis, type RedisModule } from './redis/open.js';
 import { type ArtworkFetcher, createArtworkFetcher } from './render/image/artwork.js';
 import { createScreenshotService, type ScreenshotService } from './render/screenshot/service.js';
 import { createTemplateRenderer, type TemplateRenderer } from './render/template/renderer.js';
@@ -38,6 +44,17 @@ export interface Modules {
   renderer: TemplateRenderer;
   artwork: ArtworkFetcher;
   cache: PngCache;
+  /**
+   * With REDIS_URL: the node's shared Redis (its breaker's health), the Redis cache tier,
+   * revocation notices and the cross-node single-flight, each with a health() for /readyz
+   * and metrics. Null on a single node.
+   */
+  scale: {
+    redis: RedisModule;
+    redisCache: RedisPngCache | null;
+    notices: KeyNotices;
+    flight: SharedFlight;
+  } | null;
   renderQueue: WorkQueue;
   templates: TemplateService;
   /** GET /render/url; launches Chromium on first use (or on `warm()`), never at creation. */
@@ -84,10 +101,22 @@ export async function createModules(
       plans: accounts.plans,
       log,
       cacheMs: config.keyCacheSeconds * 1000,
+      timeoutMs: config.databaseTimeoutMs,
       ...clock,
     });
     accounts.onKeyChanged((keyId) => authenticator.invalidate(keyId));
     started.push({ name: 'authenticator', close: () => authenticator.close() });
+
+    const redis = config.redisUrl === '' ? null : await openRedisModule(config, log);
+    if (redis) started.push({ name: 'redis', close: () => redis.close() });
+    const notices = redis
+      ? createKeyNotices({ redis, invalidate: (keyId) => authenticator.invalidate(keyId), log })
+      : null;
+    if (notices) {
+      // Changes made on this node (dashboard) reach the others; this node already forgot the key.
+      accounts.onKeyChanged((keyId) => void notices.publish(keyId));
+      started.push({ name: 'revocation notices', close: () => notices.close() });
+    }
 
     const sessions = createSessions({
       store: accounts.store,
@@ -107,21 +136,36 @@ export async function createModules(
     });
     started.push({ name: 'usage', close: () => usage.close() });
 
-    const { limiter, redis } = await createLimiter(config, log, opts.clock);
+    const { limiter, redisLimiter } = await createLimiter(config, log, redis?.breaker, opts.clock);
     started.push({ name: 'rate limiter', close: () => limiter.close() });
-    if (redis) {
-      // Not critical: limits fall back to per-process ones while Redis is away.
+    if (redis && redisLimiter) {
+      // Not critical: limits, caching and coordination fall back to per-node ones while Redis is away.
       health.register('redis', {
         critical: false,
         run: async () => {
-          await redis.probe(1000);
-          return undefined;
+          await redisLimiter.probe(1000);
+          const h = redis.health();
+          if (h.state === 'down')
+            throw new Error(`bypassed since ${new Date(h.since).toISOString()}: ${h.lastError}`);
+          return `subscriber ${h.subscriber}`;
         },
-        fix: 'check that Redis is running and REDIS_URL points at it; meanwhile each node limits on its own',
+        fix: 'check that Redis is running and REDIS_URL points at it; meanwhile each node limits and caches on its own',
       });
       metrics.sample('rate limiter', () => ({ rateLimitDegraded: limiter.degraded ? 1 : 0 }));
     }
 
+    const redisCache =
+      redis && config.cacheRedisMaxEntryBytes > 0
+        ? createRedisCache({
+            redis,
+            maxEntryBytes: config.cacheRedisMaxEntryBytes,
+            ttlSeconds: config.cacheRedisTtlSeconds,
+            log,
+          })
+        : null;
+    // Redis last: a node's own disk answers a repeat faster than a network round trip for
+    // the PNG (bench/scale.ts), and a disk miss costs nothing (its index is in memory), so
+    // the shared tier is asked only for what this node has never seen.
     const cache = createTieredCache(
       [
         { name: 'memory', cache: createMemoryCache({ maxBytes: config.cacheMemoryBytes }) },
@@ -133,11 +177,14 @@ export async function createModules(
             log,
           }),
         },
+        ...(redisCache ? [{ name: 'redis', cache: redisCache }] : []),
       ],
       (tier, hit) => metrics.observeCacheLookup(tier, hit),
     );
     started.push({ name: 'cache', close: () => cache.close() });
     metrics.sample('cache', () => ({ cacheTiers: cache.stats() }));
+    const flight = redis ? createSharedFlight({ redis, cache, log }) : null;
+    if (flight) started.push({ name: 'shared flight', close: () => flight.close() });
 
     const artwork = createArtworkFetcher({
       allowPrivateHosts: config.allowPrivateHosts,
@@ -182,6 +229,7 @@ export async function createModules(
       log,
       onCapture: (outcome, seconds) => metrics.observeCapture(outcome, seconds),
       onBusy: () => metrics.queueRejected('screenshot'),
+      ...(flight && redisCache ? { shared: flight } : {}),
     });
     started.push({ name: 'screenshots', close: () => screenshots.close() });
     health.register('browser', {
@@ -225,6 +273,7 @@ export async function createModules(
       renderer,
       artwork,
       cache,
+      scale: redis && notices && flight ? { redis, redisCache, notices, flight } : null,
       renderQueue,
       templates,
       screenshots,
@@ -236,38 +285,45 @@ export async function createModules(
   }
 }
 
+/** The node's shared Redis connections and breaker; start-up never fails on Redis. */
+function openRedisModule(config: Config, log: Logger): Promise<RedisModule> {
+  return openRedis({
+    url: config.redisUrl,
+    prefix: config.redisPrefix,
+    timeoutMs: config.redisTimeoutMs,
+    log,
+  });
+}
+
 /**
  * Per-process limits by default; with REDIS_URL, shared limits that fall back to per-process
- * ones whenever Redis cannot answer in time. Start-up waits briefly for the first connection
- * so the first requests do not fall back needlessly, but never fails on Redis.
+ * ones whenever the node's Redis breaker is open. Start-up waits briefly for the first
+ * connection so the first requests do not fall back needlessly, but never fails on Redis.
  */
 async function createLimiter(
   config: Config,
   log: Logger,
+  breaker: RedisBreaker | undefined,
   clock?: Clock,
-): Promise<{ limiter: RateLimiter & { readonly degraded?: boolean }; redis?: RedisLimiter }> {
+): Promise<{ limiter: RateLimiter & { readonly degraded?: boolean }; redisLimiter?: RedisLimiter }> {
   const memory = createMemoryLimiter(clock ? { clock } : {});
   if (config.redisUrl === '') return { limiter: memory };
-  let lastError = '';
-  const redis = createRedisLimiter({
+  const redisLimiter = createRedisLimiter({
     url: config.redisUrl,
     prefix: config.redisPrefix,
     timeoutMs: config.redisTimeoutMs,
     ...(clock ? { clock } : {}),
-    onClientError: (err) => {
-      // ioredis reports every failed reconnect; one line per distinct error is enough.
-      if (err.message !== lastError) log.debug({ err: err.message }, 'redis client error');
-      lastError = err.message;
-    },
+    onClientError: dedupeErrors((err) => log.debug({ err }, 'redis client error')),
   });
-  await redis.probe(1000).catch(() => {});
+  await redisLimiter.probe(1000).catch(() => {});
   const limiter = createFailoverLimiter({
-    primary: redis,
+    primary: redisLimiter,
     fallback: memory,
     timeoutMs: config.redisTimeoutMs,
     log,
+    ...(breaker ? { breaker } : {}),
   });
-  return { limiter, redis };
+  return { limiter, redisLimiter };
 }
 
 /** The browser check: Chromium installed, and a browser running (or why not). */

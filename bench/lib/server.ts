@@ -40,6 +40,8 @@ export async function startServer(
   env: Record<string, string>,
   /** Extra node flags, e.g. `--cpu-prof` (not allowed in NODE_OPTIONS). */
   nodeArgs: string[] = [],
+  /** A key that already exists in the server's database (another node of the same deployment). */
+  existingKey?: string,
 ): Promise<ServerHandle> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'cardshot-bench-'));
   const port = await freePort();
@@ -66,7 +68,7 @@ export async function startServer(
     CARDSHOT_FIRST_RUN_KEY: 'false',
     ...env,
   };
-  const key = createKey(path.join(path.dirname(entry), 'cli', 'index.js'), fullEnv);
+  const key = existingKey ?? createKey(path.join(path.dirname(entry), 'cli', 'index.js'), fullEnv);
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, entry], {
     env: fullEnv,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
 import { type Clock, systemClock } from '../lib/clock.js';
+import { withTimeout } from '../lib/timeout.js';
 import type { Account, ApiKeyRecord, Store } from '../storage/store.js';
 import { checkKeyFormat, isId } from './keys.js';
 import type { Plan, Plans } from './plans.js';
@@ -62,12 +63,19 @@ export function createAuthenticator(deps: {
   clock?: Clock;
   /** How long a verification is reused without asking the store (0: always ask). */
   cacheMs: number;
+  /** Longest a look-up may take before the store counts as unreachable (a hung connection). */
+  timeoutMs?: number;
 }): Authenticator {
   const clock = deps.clock ?? systemClock;
   const cache = new Map<string, Cached>();
   const lastTouched = new Map<string, number>();
+  // Raised by every invalidation: a look-up that was already running when a key was revoked
+  // may carry the row as it was before, and must not put it back into the cache.
+  let generation = 0;
 
   const deny = (detail: string): AppError => new AppError('unauthorized', UNAUTHORIZED, { detail });
+  const find = (by: { id: string } | { hash: string }) =>
+    withTimeout(deps.store.findKey(by), deps.timeoutMs ?? 3000);
 
   async function lookup(by: { id: string } | { hash: string }): Promise<Cached | undefined> {
     const cacheKey = 'id' in by ? `id:${by.id}` : `hash:${by.hash}`;
@@ -75,8 +83,9 @@ export function createAuthenticator(deps: {
     const hit = cache.get(cacheKey);
     if (hit && now - hit.at < deps.cacheMs) return hit;
     let found: { key: ApiKeyRecord; account: Account } | undefined;
+    const startedIn = generation;
     try {
-      found = await deps.store.findKey(by);
+      found = await find(by);
     } catch (err) {
       // The store is down: a key verified moments ago keeps working; anyone else waits.
       if (hit && now - hit.at < STALE_MS) return hit;
@@ -90,10 +99,24 @@ export function createAuthenticator(deps: {
       cache.delete(cacheKey);
       return undefined;
     }
-    if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
     const entry = { ...found, at: now };
+    if (startedIn !== generation) {
+      // Revoked or changed while the query ran: answer from a fresh read, cache nothing.
+      return fresh(by, now);
+    }
+    if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
     cache.set(cacheKey, entry);
     return entry;
+  }
+
+  async function fresh(by: { id: string } | { hash: string }, now: number): Promise<Cached | undefined> {
+    const found = await find(by).catch((err) => {
+      throw new AppError('unavailable', 'API keys cannot be checked right now; retry shortly', {
+        retryAfter: 5,
+        cause: err,
+      });
+    });
+    return found ? { ...found, at: now } : undefined;
   }
 
   function admit(entry: Cached, via: AuthContext['via']): AuthContext {
@@ -177,6 +200,7 @@ export function createAuthenticator(deps: {
       throw deny('no credentials');
     },
     invalidate(keyId) {
+      generation++;
       if (keyId === undefined) {
         cache.clear();
         return;

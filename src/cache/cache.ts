@@ -1,5 +1,6 @@
 /**
- * The PNG cache: memory in front of disk by default (Redis joins for scale-out). Keys are
+ * The PNG cache: memory in front of disk by default; with REDIS_URL, Redis behind both as
+ * the tier every node shares (modules.ts says why in that order). Keys are
  * hex digests chosen by the caller (a template ETag, a screenshot's normalised URL hash), so
  * they are safe as file names.
  */
@@ -53,7 +54,8 @@ export function createTieredCache(
         const hit = await tiers[i]!.cache.get(key);
         observe(tiers[i]!.name, hit !== undefined);
         if (hit) {
-          await Promise.all(tiers.slice(0, i).map((t) => t.cache.set(key, hit)));
+          // Faster tiers are filled behind the answer: a disk write must not delay a Redis hit.
+          for (const t of tiers.slice(0, i)) t.cache.set(key, hit).catch(() => {});
           return hit;
         }
       }

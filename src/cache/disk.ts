@@ -3,6 +3,7 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/p
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { assertCacheKey, type CacheEntry, isExpired, type PngCache } from './cache.js';
+import { decodeEntry as decode, encodeEntry as encode } from './codec.js';
 import { nullCache } from './memory.js';
 
 /**
@@ -165,34 +166,6 @@ export function createDiskCache(opts: { dir: string; maxBytes: number; log?: Log
       await ready.catch(() => {});
     },
   };
-}
-
-function encode(entry: CacheEntry): Buffer {
-  const header = JSON.stringify({
-    etag: entry.etag,
-    storedAt: entry.storedAt,
-    expiresAt: entry.expiresAt,
-    meta: entry.meta ?? {},
-  });
-  return Buffer.concat([Buffer.from(`${header}\n`, 'utf8'), entry.body]);
-}
-
-function decode(raw: Buffer): CacheEntry | undefined {
-  const nl = raw.indexOf(0x0a);
-  if (nl < 0) return undefined;
-  try {
-    const h = JSON.parse(raw.subarray(0, nl).toString('utf8')) as Partial<CacheEntry>;
-    if (typeof h.etag !== 'string' || typeof h.storedAt !== 'number') return undefined;
-    return {
-      etag: h.etag,
-      storedAt: h.storedAt,
-      expiresAt: typeof h.expiresAt === 'number' ? h.expiresAt : null,
-      meta: h.meta ?? {},
-      body: raw.subarray(nl + 1),
-    };
-  } catch {
-    return undefined;
-  }
 }
 
 async function scan(dir: string, touch: (key: string, size: number) => void, log?: Logger): Promise<void> {

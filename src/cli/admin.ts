@@ -1,4 +1,5 @@
 import { type AccountsModule, openAccounts } from '../accounts/open.js';
+import { sendKeyNotices } from '../auth/key-notices.js';
 import { ConfigError, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { isAppError } from '../errors.js';
@@ -21,7 +22,19 @@ export async function withAccounts(
   try {
     const config = loadConfig({ logLevel: 'warn' });
     mod = await openAccounts(config, createLogger(config, process.stderr as never));
-    return await body(mod, config);
+    const changed: Array<string | undefined> = [];
+    mod.onKeyChanged((keyId) => changed.push(keyId));
+    const code = await body(mod, config);
+    if (changed.length > 0 && config.redisUrl !== '') {
+      // Running nodes cache verified keys: tell them now rather than when their cache expires.
+      const failed = await sendKeyNotices(config.redisUrl, config.redisPrefix, changed);
+      if (failed) {
+        process.stderr.write(
+          `cardshot ${name}: warning: could not notify running nodes through Redis (${failed}); they apply the change within CARDSHOT_KEY_CACHE_SECONDS (${config.keyCacheSeconds} s)\n`,
+        );
+      }
+    }
+    return code;
   } catch (err) {
     return report(name, help, err);
   } finally {

@@ -109,18 +109,27 @@ export const settings = {
     default: 'public',
     description: 'PostgreSQL schema that holds the tables (created when missing). Ignored with SQLite.',
   },
+  databaseTimeoutMs: {
+    kind: 'int',
+    default: 3000,
+    min: 100,
+    max: 60_000,
+    description:
+      'Longest a request waits for the database to check a key (a database that hangs rather than refuses). Past it, keys verified in the last 30 s are still admitted and others get 503.',
+  },
   redisUrl: {
     kind: 'string',
     default: '',
     env: 'REDIS_URL',
     secret: true,
     description:
-      'redis://host:6379/0 shares rate limits across nodes. Empty: limits are kept per process. When Redis is unreachable, requests fall back to per-process limits within CARDSHOT_REDIS_TIMEOUT_MS.',
+      'redis://host:6379/0 for running several nodes: shared rate limits, a shared PNG cache tier, one capture per URL across nodes (locks) and key-revocation notices. Empty: all of it is kept per process. When Redis is unreachable or slow, every node bypasses it within CARDSHOT_REDIS_TIMEOUT_MS and returns to it by itself.',
   },
   redisPrefix: {
     kind: 'string',
     default: 'cardshot:',
-    description: 'Prefix of every Redis key Cardshot writes, so several deployments can share one Redis.',
+    description:
+      'Prefix of every Redis key and channel Cardshot uses, so several deployments can share one Redis.',
   },
   redisTimeoutMs: {
     kind: 'int',
@@ -128,7 +137,23 @@ export const settings = {
     min: 5,
     max: 100,
     description:
-      'Longest a request waits for Redis before it is limited per process instead (and Redis is probed in the background until it answers again).',
+      'Longest a request waits for Redis (a rate-limit check, a cache read, a lock) before the node bypasses Redis: limits per process, local cache, no cross-node locks, until a background probe finds it answering again.',
+  },
+  cacheRedisMaxEntryBytes: {
+    kind: 'int',
+    default: 4 * MiB,
+    min: 0,
+    max: 512 * MiB,
+    description:
+      "Largest PNG stored in the Redis cache tier (larger ones stay in the node's own memory and disk tiers). 0 turns the Redis tier off. Bound the tier's total with Redis maxmemory and an LRU policy (docs/deploy.md).",
+  },
+  cacheRedisTtlSeconds: {
+    kind: 'int',
+    default: 7 * 86_400,
+    min: 60,
+    max: 31_536_000,
+    description:
+      'Longest any PNG lives in Redis: cards (which never change) are dropped after it, screenshots after the shorter of it and their own cache time.',
   },
   secret: {
     kind: 'string',
@@ -155,7 +180,7 @@ export const settings = {
     min: 0,
     max: 60,
     description:
-      'How long a verified key is trusted without asking the database again; a revocation or plan change made by another process (the CLI) takes effect within this time.',
+      'How long a verified key is trusted without asking the database again. With REDIS_URL a revocation or plan change (dashboard or CLI, on any node) reaches every node at once; without Redis, or when a notice is lost, it takes effect within this time.',
   },
   usageFlushSeconds: {
     kind: 'int',

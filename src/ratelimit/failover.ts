@@ -1,55 +1,30 @@
 import type { Logger } from 'pino';
+import { createRedisBreaker, type RedisBreaker } from '../redis/breaker.js';
 import type { RateLimiter } from './limiter.js';
-import { type RedisLimiter, withTimeout } from './redis.js';
-
-const PROBE_EVERY_MS = 500;
+import type { RedisLimiter } from './redis.js';
 
 /**
  * Redis first; when it errs or is slower than `timeoutMs`, the per-process limiter answers that
- * request and every later one (no request waits on a Redis known to be down) while a background
- * probe pings Redis and switches back once it answers. Each switch is logged once.
+ * request and every later one (no request waits on a Redis known to be down) while the
+ * breaker probes Redis in the background and switches back once it answers. The breaker is
+ * the node's shared one when given, so a failure seen by the cache also bypasses the limiter.
  */
 export function createFailoverLimiter(opts: {
   primary: RedisLimiter;
   fallback: RateLimiter;
   timeoutMs: number;
   log: Logger;
+  breaker?: RedisBreaker;
 }): RateLimiter & { readonly degraded: boolean } {
   const { primary, fallback, timeoutMs, log } = opts;
-  let degraded = false;
-  let probeTimer: NodeJS.Timeout | undefined;
-  let closed = false;
-
-  const recover = () => {
-    probeTimer = setTimeout(async () => {
-      try {
-        await primary.probe(timeoutMs * 4);
-        degraded = false;
-        probeTimer = undefined;
-        log.info('rate limiter: Redis answers again; limits are shared across nodes again');
-      } catch {
-        if (!closed) recover();
-      }
-    }, PROBE_EVERY_MS);
-    probeTimer.unref();
-  };
-
-  const degrade = (err: unknown) => {
-    if (degraded) return;
-    degraded = true;
-    log.warn(
-      { err: err instanceof Error ? err.message : String(err) },
-      'rate limiter: Redis is unavailable; limiting per process until it answers again',
-    );
-    if (!closed) recover();
-  };
+  const breaker = opts.breaker ?? createRedisBreaker({ probe: (ms) => primary.probe(ms), timeoutMs, log });
 
   const via = async (op: 'consume' | 'peek', key: string, limit: number, windowMs: number) => {
-    if (!degraded) {
+    if (!breaker.open) {
       try {
-        return await withTimeout(primary[op](key, limit, windowMs), timeoutMs);
-      } catch (err) {
-        degrade(err);
+        return await breaker.run(() => primary[op](key, limit, windowMs), timeoutMs);
+      } catch {
+        // The breaker logged it once; this request and the next are limited per process.
       }
     }
     return fallback[op](key, limit, windowMs);
@@ -57,13 +32,12 @@ export function createFailoverLimiter(opts: {
 
   return {
     get degraded() {
-      return degraded;
+      return breaker.open;
     },
     consume: (key, limit, windowMs) => via('consume', key, limit, windowMs),
     peek: (key, limit, windowMs) => via('peek', key, limit, windowMs),
     async close() {
-      closed = true;
-      if (probeTimer) clearTimeout(probeTimer);
+      if (!opts.breaker) breaker.close();
       await Promise.allSettled([primary.close(), fallback.close()]);
     },
   };

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { type Clock, systemClock } from '../lib/clock.js';
+import { createRedisClient, pingWithin } from '../redis/client.js';
 import { decision, type RateLimiter } from './limiter.js';
 
 /**
@@ -47,8 +48,8 @@ export interface RedisLimiter extends RateLimiter {
 }
 
 /**
- * A limiter on `url`. Commands never queue while disconnected and time out after `timeoutMs`,
- * so a caller learns within that time that Redis cannot answer (and can fall back).
+ * A limiter on `url`. Commands never queue while disconnected (they fail at once); a caller
+ * that must not wait longer than `timeoutMs` bounds each call itself (createFailoverLimiter).
  */
 export function createRedisLimiter(opts: {
   url: string;
@@ -58,16 +59,15 @@ export function createRedisLimiter(opts: {
   onClientError?: (err: Error) => void;
 }): RedisLimiter {
   const clock = opts.clock ?? systemClock;
-  const client = new Redis(opts.url, {
-    enableOfflineQueue: false,
-    commandTimeout: opts.timeoutMs,
-    maxRetriesPerRequest: 0,
-    connectTimeout: 1000,
-    // Reconnect for ever, backing off to one attempt a second.
-    retryStrategy: (times) => Math.min(50 * times, 1000),
-    lazyConnect: false,
+  // Its own connection: a large PNG moving on the cache's connection must not delay a limit check.
+  // The connection's own time-out is only a backstop: callers bound each call themselves
+  // (the fail-over limiter, through the node's breaker), with a timer that does not mistake
+  // a busy event loop for a silent Redis.
+  const client = createRedisClient(opts.url, {
+    timeoutMs: Math.max(1000, opts.timeoutMs),
+    name: 'cardshot-limiter',
+    ...(opts.onClientError ? { onError: opts.onClientError } : {}),
   });
-  client.on('error', (err) => opts.onClientError?.(err));
   client.defineCommand('cardshotSlidingWindow', { numberOfKeys: 1, lua: SCRIPT });
   const run = (client as unknown as { cardshotSlidingWindow: SlidingWindow }).cardshotSlidingWindow.bind(
     client,
@@ -92,44 +92,9 @@ export function createRedisLimiter(opts: {
     client,
     consume: (key, limit, windowMs) => call(key, limit, windowMs, true),
     peek: (key, limit, windowMs) => call(key, limit, windowMs, false),
-    async probe(timeoutMs) {
-      const deadline = Date.now() + timeoutMs;
-      if (client.status !== 'ready') {
-        // Not connected yet (or reconnecting): wait for the connection rather than fail at once.
-        let onReady: (() => void) | undefined;
-        try {
-          await withTimeout(
-            new Promise<void>((resolve) => {
-              onReady = resolve;
-              client.once('ready', onReady);
-            }),
-            timeoutMs,
-          );
-        } finally {
-          if (onReady) client.off('ready', onReady);
-        }
-      }
-      await withTimeout(client.ping(), Math.max(1, deadline - Date.now()));
-    },
+    probe: (timeoutMs) => pingWithin(client, timeoutMs),
     async close() {
       client.disconnect();
     },
   };
-}
-
-/** Rejects when `p` has not settled within `ms` (the late result is dropped). */
-export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
-    p.then(
-      (v) => {
-        clearTimeout(timer);
-        resolve(v);
-      },
-      (err) => {
-        clearTimeout(timer);
-        reject(err);
-      },
-    );
-  });
 }

@@ -29,12 +29,15 @@ export async function openStore(
   onIdleError?: (err: Error) => void,
 ): Promise<Store> {
   const where = describeDatabase(config);
-  const db =
-    where.kind === 'postgres'
-      ? await openPostgres(where.location, config.databaseSchema, onIdleError)
-      : openSqlite(where.location);
+  if (where.kind === 'postgres') {
+    const db = await openPostgres(where.location, config.databaseSchema, onIdleError, (pg) =>
+      migrate(pg, config.databaseSchema),
+    );
+    return createKyselyStore(db, where.kind);
+  }
+  const db = openSqlite(where.location);
   try {
-    await migrate(db, where.kind === 'postgres' ? config.databaseSchema : undefined);
+    await migrate(db);
   } catch (err) {
     await db.destroy();
     throw err;

@@ -17,11 +17,15 @@ const SCHEMA = /^[a-z_][a-z0-9_]{0,62}$/;
 /**
  * A pool on `url` whose connections use `schema` (created when missing), so the same
  * unqualified table names work in any schema: a shared database, or one schema per test run.
+ * `prepare` (the migrations) runs before the pool is handed out, under an advisory lock:
+ * nodes that start together would otherwise race on CREATE SCHEMA IF NOT EXISTS and on the
+ * migrator's own tables (PostgreSQL answers such races with a unique violation).
  */
 export async function openPostgres(
   url: string,
   schema: string,
   onIdleError: (err: Error) => void = () => {},
+  prepare: (db: Kysely<Tables>) => Promise<void> = async () => {},
 ): Promise<Kysely<Tables>> {
   if (!SCHEMA.test(schema)) {
     throw new Error(`database schema must be lower-case letters, digits and _ (got "${schema}")`);
@@ -29,19 +33,28 @@ export async function openPostgres(
   const setup = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
   await setup.connect();
   try {
+    await setup.query('SELECT pg_advisory_lock(hashtext($1))', [`cardshot:setup:${schema}`]);
     await setup.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    const pool = new pg.Pool({
+      connectionString: url,
+      options: `-c search_path="${schema}"`,
+      types,
+      max: 10,
+      connectionTimeoutMillis: 5000,
+      idleTimeoutMillis: 30_000,
+    });
+    // An idle client losing its connection (the server restarted) must not crash the process.
+    pool.on('error', onIdleError);
+    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+    try {
+      await prepare(db);
+    } catch (err) {
+      await db.destroy();
+      throw err;
+    }
+    return db;
   } finally {
-    await setup.end();
+    // Ending the session releases the advisory lock too.
+    await setup.end().catch(() => {});
   }
-  const pool = new pg.Pool({
-    connectionString: url,
-    options: `-c search_path="${schema}"`,
-    types,
-    max: 10,
-    connectionTimeoutMillis: 5000,
-    idleTimeoutMillis: 30_000,
-  });
-  // An idle client losing its connection (the server restarted) must not crash the process.
-  pool.on('error', onIdleError);
-  return new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
 }

@@ -1,10 +1,14 @@
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { type CacheEntry, createTieredCache, type PngCache } from '../../src/cache/cache.js';
 import { createDiskCache } from '../../src/cache/disk.js';
 import { createMemoryCache } from '../../src/cache/memory.js';
+import { createRedisCache } from '../../src/cache/redis.js';
+import { openRedis } from '../../src/redis/open.js';
+import { type PrivateRedis, redisServerAvailable, startPrivateRedis } from '../helpers/redis-server.js';
 
 const dirs: string[] = [];
 async function tmp(): Promise<string> {
@@ -24,6 +28,35 @@ const entry = (bytes: number, fill = 1, expiresAt: number | null = null): CacheE
   meta: { status: '200' },
 });
 
+// The Redis tier is bounded by Redis's own maxmemory with an LRU policy (what docs/deploy.md
+// tells operators to set), so its contract runs on a private, real redis-server whose
+// maxmemory is set to the test's budget above what the empty server already uses.
+let privateRedis: PrivateRedis | undefined;
+afterAll(async () => privateRedis?.close());
+
+async function redisTier(maxBytes: number): Promise<PngCache> {
+  privateRedis ??= await startPrivateRedis();
+  const { admin } = privateRedis;
+  await admin.flushall();
+  await admin.config('SET', 'maxmemory', '0');
+  await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
+  await admin.config('SET', 'maxmemory-samples', '10');
+  const log = pino({ level: 'silent' });
+  const redis = await openRedis({ url: privateRedis.url, prefix: 'contract:', timeoutMs: 100, log });
+  const cache = createRedisCache({ redis, maxEntryBytes: maxBytes, ttlSeconds: 3600, log });
+  // Measured with this cache's connections open: their buffers count in used_memory too.
+  await redis.client.ping();
+  const used = Number(/^used_memory:(\d+)/m.exec(await admin.info('memory'))![1]);
+  await admin.config('SET', 'maxmemory', String(used + maxBytes));
+  return {
+    ...cache,
+    async close() {
+      await cache.close();
+      await redis.close();
+    },
+  };
+}
+
 const implementations: Array<[string, (maxBytes: number) => Promise<PngCache>]> = [
   ['memory', async (maxBytes) => createMemoryCache({ maxBytes })],
   ['disk', async (maxBytes) => createDiskCache({ dir: await tmp(), maxBytes })],
@@ -35,6 +68,9 @@ const implementations: Array<[string, (maxBytes: number) => Promise<PngCache>]> 
         { name: 'disk', cache: createDiskCache({ dir: await tmp(), maxBytes }) },
       ]),
   ],
+  ...(redisServerAvailable()
+    ? [['redis', redisTier] as [string, (maxBytes: number) => Promise<PngCache>]]
+    : []),
 ];
 
 // One contract, every implementation (design.md §8).
@@ -175,5 +211,31 @@ describe('tiered cache', () => {
     expect((await memory.get('warm'))?.etag).toBe('e4');
     expect(c.stats()).toMatchObject({ memory: { entries: 1 }, disk: { entries: 1 } });
     await c.close();
+  });
+});
+
+describe.skipIf(!redisServerAvailable())('tiered cache with Redis (the scale-out order)', () => {
+  it('a node that never saw an entry reads it from Redis and keeps it in its memory and disk', async () => {
+    const shared = await redisTier(1 << 20);
+    const nodeA = createTieredCache([
+      { name: 'memory', cache: createMemoryCache({ maxBytes: 1 << 20 }) },
+      { name: 'disk', cache: createDiskCache({ dir: await tmp(), maxBytes: 1 << 20 }) },
+      { name: 'redis', cache: shared },
+    ]);
+    const memoryB = createMemoryCache({ maxBytes: 1 << 20 });
+    const diskB = createDiskCache({ dir: await tmp(), maxBytes: 1 << 20 });
+    const nodeB = createTieredCache([
+      { name: 'memory', cache: memoryB },
+      { name: 'disk', cache: diskB },
+      { name: 'redis', cache: shared },
+    ]);
+    await nodeA.set('across', entry(2000, 9));
+    expect((await nodeB.get('across'))?.body.equals(entry(2000, 9).body)).toBe(true);
+    expect((await memoryB.get('across'))?.etag).toBe('e9');
+    await diskB.close(); // flushes the write made behind the answer
+    expect(diskB.stats().disk).toMatchObject({ entries: 1 });
+    await nodeA.close();
+    await memoryB.close();
+    await shared.close();
   });
 });

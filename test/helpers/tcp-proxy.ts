@@ -8,7 +8,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 export interface TcpProxy {
   port: number;
   url(scheme: string, path?: string): string;
-  /** Holds every byte in both directions until resume(). */
+  /** Holds every byte in both directions until resume(). Both are idempotent. */
   pause(): void;
   resume(): void;
   /** Cuts every connection and stops listening (connections are then refused). */
@@ -31,11 +31,14 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
         const upstream = connect(targetPort, targetHost);
         const pair: [Socket, Socket] = [client, upstream];
         pairs.add(pair);
-        client.pipe(upstream);
-        upstream.pipe(client);
+        // A connection made while paused is piped by resume(), like the others: piping it
+        // here as well would send every byte twice after resume().
         if (paused) {
           client.pause();
           upstream.pause();
+        } else {
+          client.pipe(upstream);
+          upstream.pipe(client);
         }
         const end = () => {
           client.destroy();
@@ -69,6 +72,7 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     },
     url: (scheme, path = '') => `${scheme}://127.0.0.1:${port}${path}`,
     pause() {
+      if (paused) return;
       paused = true;
       // unpipe + pause: piped streams would otherwise resume each other on 'drain'.
       for (const [a, b] of pairs) {
@@ -79,6 +83,8 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       }
     },
     resume() {
+      // Piping twice would write every later chunk twice (a corrupt protocol stream).
+      if (!paused) return;
       paused = false;
       for (const [a, b] of pairs) {
         a.pipe(b);

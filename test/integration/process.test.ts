@@ -248,7 +248,7 @@ describe('the server process', () => {
     expect(overview.status).toBe(200);
     expect(await overview.text()).toContain('dash@acme.test');
     expect(await stop(child)).toBe(0);
-  });
+  }, 90_000); // a server and three CLI processes; other suites start servers and browsers meanwhile
 
   it('refuses to start with a bad setting, naming the variable', async () => {
     const r = await run([path.join(root, 'dist/src/main.js')], { PORT: 'eighty' });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { PngCache } from '../../cache/cache.js';
+import type { CacheEntry, PngCache } from '../../cache/cache.js';
+import type { SharedFlight } from '../../cache/shared-flight.js';
 import type { Config } from '../../config/schema.js';
 import { AppError } from '../../errors.js';
 import { createSingleFlight } from '../../lib/single-flight.js';
@@ -15,7 +16,10 @@ import { DEFAULT_VIEWPORT, type Viewport, viewportCatalogue } from './viewports.
 
 /** Milliseconds per phase, for Server-Timing. */
 export type ShotTimings = Partial<
-  Record<'cache' | 'queue' | 'launch' | 'context' | 'navigate' | 'fonts' | 'capture' | 'encode', number>
+  Record<
+    'cache' | 'wait' | 'queue' | 'launch' | 'context' | 'navigate' | 'fonts' | 'capture' | 'encode',
+    number
+  >
 >;
 
 /** What a screenshot request resolves to. `maxAge` and `age` are seconds, for Cache-Control and Age. */
@@ -58,6 +62,8 @@ export interface ScreenshotDeps {
   onCapture?: (outcome: string, seconds: number) => void;
   /** Called for every capture refused because the queue is full (metrics). */
   onBusy?: () => void;
+  /** Single-flight across nodes (with REDIS_URL): one capture per URL and viewport for the whole fleet. */
+  shared?: SharedFlight;
 }
 
 /** Bump when a change to capturing makes old cached screenshots wrong. */
@@ -106,12 +112,7 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
     maxWaiting: config.screenshotQueueSize,
     ...(deps.onBusy ? { onBusy: deps.onBusy } : {}),
   });
-  const flight = createSingleFlight<{
-    capture: Omit<Capture, 'timings'>;
-    etag: string;
-    maxAge: number;
-    timings: ShotTimings;
-  }>();
+  const flight = createSingleFlight<{ entry: CacheEntry; maxAge: number; timings: ShotTimings }>();
   const timeoutMs = config.screenshotTimeoutMs;
 
   const notInstalled = () =>
@@ -290,37 +291,54 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
       if (!pool.available()) throw notInstalled();
       await preflight(req.url);
       const { value } = await flight.do(key, async () => {
-        const { timings: t, ...capture } = await queuedCapture(req, deadline);
-        const etag = createHash('sha256').update(capture.png).digest('hex').slice(0, 40);
-        // A 4xx/5xx page is rendered (it is what a visitor sees) but kept only briefly.
-        const maxAge =
-          capture.targetStatus >= 400 ? config.screenshotErrorTtlSeconds : config.screenshotCacheTtlSeconds;
-        if (maxAge > 0) {
+        const produce = async () => {
+          const { timings: t, ...capture } = await queuedCapture(req, deadline);
+          const etag = createHash('sha256').update(capture.png).digest('hex').slice(0, 40);
+          // A 4xx/5xx page is rendered (it is what a visitor sees) but kept only briefly.
+          const maxAge =
+            capture.targetStatus >= 400 ? config.screenshotErrorTtlSeconds : config.screenshotCacheTtlSeconds;
           const now = Date.now();
-          deps.cache
-            .set(key, {
-              body: capture.png,
-              etag,
-              storedAt: now,
-              expiresAt: now + maxAge * 1000,
-              meta: { targetStatus: String(capture.targetStatus), finalUrl: capture.finalUrl.slice(0, 2048) },
-            })
-            .catch((err) => log.warn({ err }, 'screenshot cache store failed'));
+          const entry: CacheEntry = {
+            body: capture.png,
+            etag,
+            storedAt: now,
+            expiresAt: now + maxAge * 1000,
+            meta: { targetStatus: String(capture.targetStatus), finalUrl: capture.finalUrl.slice(0, 2048) },
+          };
+          return { entry, value: { maxAge, timings: t }, cacheable: maxAge > 0 };
+        };
+        // Without a shared cache there is nothing another node could read: coalesce locally only.
+        if (!deps.shared || config.screenshotCacheTtlSeconds === 0) {
+          const made = await produce();
+          if (made.cacheable) {
+            deps.cache
+              .set(key, made.entry)
+              .catch((err) => log.warn({ err }, 'screenshot cache store failed'));
+          }
+          return { entry: made.entry, ...made.value };
         }
-        return { capture, etag, maxAge, timings: t };
+        const got = await deps.shared.run(key, { deadline, produce });
+        const wait = got.waitMs > 0 ? { wait: got.waitMs } : {};
+        if (got.role === 'waiter') {
+          // Captured by another node: this request waited for it instead of capturing again.
+          const entry = got.entry;
+          const maxAge = Math.round(((entry.expiresAt ?? entry.storedAt) - entry.storedAt) / 1000);
+          return { entry, maxAge, timings: wait };
+        }
+        return { entry: got.entry, maxAge: got.value.maxAge, timings: { ...wait, ...got.value.timings } };
       });
       const base = {
-        etag: value.etag,
+        etag: value.entry.etag,
         cache: 'MISS' as const,
         maxAge: value.maxAge,
         age: 0,
-        targetStatus: value.capture.targetStatus,
+        targetStatus: Number(value.entry.meta?.targetStatus ?? 200),
         timings: { ...timings, ...value.timings },
       };
-      if (opts.ifNoneMatch !== undefined && etagMatches(opts.ifNoneMatch, value.etag)) {
+      if (opts.ifNoneMatch !== undefined && etagMatches(opts.ifNoneMatch, value.entry.etag)) {
         return { ...base, kind: 'not-modified' };
       }
-      return { ...base, kind: 'png', body: value.capture.png };
+      return { ...base, kind: 'png', body: value.entry.body };
     },
 
     async warm() {

@@ -1,0 +1,135 @@
+import { Writable } from 'node:stream';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { CacheEntry } from '../../src/cache/cache.js';
+import { createRedisCache } from '../../src/cache/redis.js';
+import { createLogger } from '../../src/log.js';
+import { openRedis, type RedisModule } from '../../src/redis/open.js';
+import { type PrivateRedis, redisServerAvailable, startPrivateRedis } from '../helpers/redis-server.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+
+// The Redis tier's own promises: bounded entries, a TTL on every key, and a Redis that is
+// stopped or hung costs a request at most one 50 ms time-out, is logged once, and comes back
+// by itself. A private redis-server (stopped and started at will) behind a TCP proxy (paused).
+const TIMEOUT_MS = 50;
+const BUDGET_MS = 100;
+
+let server: PrivateRedis;
+let proxy: TcpProxy;
+beforeAll(async () => {
+  server = await startPrivateRedis();
+  proxy = await startTcpProxy('127.0.0.1', server.port);
+});
+afterAll(async () => {
+  await proxy?.close();
+  await server?.close();
+});
+
+const opened: RedisModule[] = [];
+afterEach(async () => {
+  for (const r of opened.splice(0)) await r.close();
+  proxy.resume();
+  if (proxyStopped) await proxy.start();
+  proxyStopped = false;
+});
+let proxyStopped = false;
+
+async function setup(opts: { maxEntryBytes?: number; ttlSeconds?: number } = {}) {
+  const lines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk, _e, cb) {
+      for (const l of String(chunk).split('\n')) if (l.trim()) lines.push(JSON.parse(l));
+      cb();
+    },
+  });
+  const log = createLogger({ logLevel: 'info', nodeEnv: 'test' }, sink);
+  const redis = await openRedis({ url: proxy.url('redis'), prefix: 'rc:', timeoutMs: TIMEOUT_MS, log });
+  opened.push(redis);
+  const cache = createRedisCache({
+    redis,
+    maxEntryBytes: opts.maxEntryBytes ?? 1 << 20,
+    ttlSeconds: opts.ttlSeconds ?? 3600,
+    log,
+  });
+  return { cache, redis, lines };
+}
+
+const entry = (bytes: number, expiresAt: number | null = null): CacheEntry => ({
+  body: Buffer.alloc(bytes, 7),
+  etag: `e${bytes}`,
+  storedAt: Date.now(),
+  expiresAt,
+});
+
+async function timed<T>(p: Promise<T>): Promise<{ value: T; ms: number }> {
+  const start = performance.now();
+  const value = await p;
+  return { value, ms: performance.now() - start };
+}
+
+async function until(cond: () => boolean, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe.skipIf(!redisServerAvailable())('Redis PNG tier', () => {
+  it('keeps entries over the size cap out of Redis, and puts a TTL on every key it writes', async () => {
+    const { cache } = await setup({ maxEntryBytes: 5000, ttlSeconds: 600 });
+    await cache.set('big', entry(6000));
+    await cache.set('card', entry(100));
+    await cache.set('shot', entry(100, Date.now() + 60_000));
+    expect(await cache.get('big')).toBeUndefined();
+    expect(cache.health()).toMatchObject({ tooLarge: 1, writes: 2 });
+    const cardTtl = await server.admin.pttl('rc:png:card');
+    const shotTtl = await server.admin.pttl('rc:png:shot');
+    expect(cardTtl).toBeGreaterThan(590_000);
+    expect(cardTtl).toBeLessThanOrEqual(600_000);
+    expect(shotTtl).toBeGreaterThan(50_000);
+    expect(shotTtl).toBeLessThanOrEqual(60_000);
+    expect((await cache.get('card'))?.etag).toBe('e100');
+  });
+
+  it('warns once at start when Redis has no maxmemory (PNGs would be bounded by TTL only)', async () => {
+    await server.admin.config('SET', 'maxmemory', '0');
+    const { lines } = await setup();
+    await until(() => lines.some((l) => String(l.msg).includes('no maxmemory')), 2000);
+  });
+
+  it('Redis stopped: a read is a miss within 100 ms, writes are dropped, logged once, back by itself', async () => {
+    const { cache, redis, lines } = await setup();
+    await cache.set('kept', entry(300));
+    await proxy.stop();
+    proxyStopped = true;
+    const first = await timed(cache.get('kept'));
+    expect(first.value).toBeUndefined();
+    expect(first.ms).toBeLessThan(BUDGET_MS);
+    for (let i = 0; i < 5; i++) {
+      const r = await timed(cache.get('kept'));
+      expect(r.ms).toBeLessThan(5); // bypassed: Redis is not even asked
+      await cache.set(`during${i}`, entry(10));
+    }
+    expect(redis.breaker.open).toBe(true);
+    expect(lines.filter((l) => String(l.msg).startsWith('Redis is unavailable'))).toHaveLength(1);
+    await proxy.start();
+    proxyStopped = false;
+    await until(() => !redis.breaker.open, 5000);
+    expect((await cache.get('kept'))?.etag).toBe('e300');
+    expect(lines.some((l) => String(l.msg).startsWith('Redis answers again'))).toBe(true);
+  });
+
+  it('Redis hung (connection open, no answer): a read is a miss within 100 ms, then bypassed', async () => {
+    const { cache, redis } = await setup();
+    await cache.set('held', entry(300));
+    proxy.pause();
+    const first = await timed(cache.get('held'));
+    expect(first.value).toBeUndefined();
+    expect(first.ms).toBeLessThan(BUDGET_MS);
+    const next = await timed(cache.get('held'));
+    expect(next.ms).toBeLessThan(5);
+    proxy.resume();
+    await until(() => !redis.breaker.open, 5000);
+    expect((await cache.get('held'))?.etag).toBe('e300');
+  });
+});

@@ -1,0 +1,108 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { killGroup, listProcesses, liveGroupMembers } from '../../src/render/screenshot/processes.js';
+
+/** A Cardshot server process (dist/src/main.js, as `npm start` runs it) on a free loopback port. */
+export interface NodeProcess {
+  name: string;
+  url: string;
+  port: number;
+  pid: number;
+  /** Its data directory (in production the first-run key is written there, not to stdout). */
+  dataDir: string;
+  /** Everything it printed to stdout so far (the banner, then JSON log lines). */
+  out(): string;
+  /** JSON log lines so far. */
+  logs(): Array<Record<string, unknown>>;
+  /** Resolves with the first match of `pattern` in stdout, or throws after `ms`. */
+  waitFor(pattern: RegExp, ms?: number): Promise<RegExpExecArray>;
+  /** SIGTERM, then SIGKILL after 10 s; its Chromium's process group is ended either way. */
+  stop(): Promise<void>;
+}
+
+/** Starts a node with `env` on top of the test's environment, a fresh data dir and PORT=0. */
+export async function startNodeProcess(
+  root: string,
+  name: string,
+  env: Record<string, string>,
+): Promise<NodeProcess> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), `cardshot-${name}-`));
+  const child: ChildProcess = spawn(process.execPath, [path.join(root, 'dist/src/main.js')], {
+    cwd: dataDir,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', CARDSHOT_DATA_DIR: dataDir, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d) => {
+    out += d;
+  });
+  child.stderr!.on('data', (d) => {
+    err += d;
+  });
+  const browserGroups = () =>
+    listProcesses()
+      .filter((p) => p.ppid === child.pid && p.comm.startsWith('chromium'))
+      .map((p) => p.pgid);
+  // Only a group that still holds Chromium: a pid freed by a clean exit may belong to
+  // someone else's process by now.
+  const endBrowsers = (groups: number[]) => {
+    for (const g of groups) {
+      if (liveGroupMembers(g).some((p) => p.comm.startsWith('chrom'))) killGroup(g);
+    }
+  };
+  // A failing test must not leave a server (or its browser) running.
+  const onExit = () => {
+    endBrowsers(browserGroups());
+    child.kill('SIGKILL');
+  };
+  process.once('exit', onExit);
+
+  const waitFor = async (pattern: RegExp, ms = 30_000) => {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const m = pattern.exec(out);
+      if (m) return m;
+      if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}):\n${out}\n${err}`);
+      if (Date.now() > deadline) throw new Error(`${name}: no ${pattern} within ${ms} ms:\n${out}\n${err}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
+  let port: number;
+  try {
+    port = Number((await waitFor(/"port":(\d+)/))[1]);
+  } catch (e) {
+    onExit();
+    await rm(dataDir, { recursive: true, force: true });
+    throw e;
+  }
+  return {
+    name,
+    url: `http://127.0.0.1:${port}`,
+    port,
+    pid: child.pid!,
+    dataDir,
+    out: () => out,
+    logs: () =>
+      out
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+    waitFor,
+    async stop() {
+      const groups = browserGroups();
+      if (child.exitCode === null) {
+        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      endBrowsers(groups);
+      process.off('exit', onExit);
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
