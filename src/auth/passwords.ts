@@ -62,6 +62,9 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const [ln, r, p] = [Number(m[1]), Number(m[2]), Number(m[3])];
   if (ln < 10 || ln > 20 || r < 1 || p < 1) return false;
   const expected = Buffer.from(m[5]!, 'base64');
+  // Exactly the length we write: scrypt's output for a longer length starts with the same bytes,
+  // so a hash with characters appended would otherwise still match now and then.
+  if (expected.length !== KEY_LENGTH) return false;
   if ([...password].length > PASSWORD_MAX) return false;
   const actual = await derive(password, Buffer.from(m[4]!, 'base64'), ln, r, p, expected.length);
   return timingSafeEqual(actual, expected);

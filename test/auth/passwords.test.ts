@@ -1,3 +1,4 @@
+import { scryptSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { checkPasswordPolicy, hashPassword, verifyPassword } from '../../src/auth/passwords.js';
 import { isAppError } from '../../src/errors.js';
@@ -23,6 +24,25 @@ describe('passwords', () => {
     for (const bad of ['', 'plain', h.replace('ln=15', 'ln=40'), h.replace('scrypt', 'bcrypt'), `${h}x`]) {
       expect(await verifyPassword('correct horse battery', bad)).toBe(false);
     }
+  });
+
+  // Regression: a hash with characters appended decoded to more than 32 bytes, and scrypt's
+  // longer output starts with the same 32 bytes, so the right extra byte made it match (one
+  // random character in 256 did). Here the extra byte is the real one, every time.
+  it('refuses a stored hash longer than the key it was made with', async () => {
+    const password = 'correct horse battery';
+    const h = await hashPassword(password);
+    const [, , params, salt] = h.split('$') as [string, string, string, string, string];
+    const ln = Number(/ln=(\d+)/.exec(params)![1]);
+    const N = 2 ** ln;
+    const longer = scryptSync(password, Buffer.from(salt, 'base64'), 33, {
+      N,
+      r: 8,
+      p: 1,
+      maxmem: 256 * N * 8 + 2 ** 20,
+    });
+    const forged = `$scrypt$${params}$${salt}$${longer.toString('base64').replace(/=+$/, '')}`;
+    expect(await verifyPassword(password, forged)).toBe(false);
   });
 
   it('enforces a length policy and refuses the email as password', () => {
