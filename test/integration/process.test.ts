@@ -14,7 +14,10 @@ let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'cardshot-proc-'));
 });
+// Servers a failed test did not get to stop: ended here, so a failure leaves nothing running.
+const children = new Set<ChildProcess>();
 afterAll(async () => {
+  for (const c of children) c.kill('SIGKILL');
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -49,6 +52,8 @@ describe('the server process', () => {
       cwd: dir,
       env: { ...process.env, ...env() },
     });
+    children.add(child);
+    child.once('exit', () => children.delete(child));
     let out = '';
     child.stdout!.on('data', (d) => {
       out += d;
