@@ -149,6 +149,10 @@ function cli(args: string[]): Promise<Record<string, unknown>> {
   });
 }
 
+/** How many times a node has reported bypassing Redis so far. */
+const bypassCount = () =>
+  [...a.logs(), ...b.logs()].filter((l) => String(l.msg).startsWith('Redis is unavailable')).length;
+
 /** Log lines in which a node reported bypassing Redis, to explain a failed sharing assertion. */
 const bypasses = () =>
   [...a.logs(), ...b.logs()]
@@ -305,12 +309,25 @@ describe.skipIf(!ready)('two nodes behind nginx on PostgreSQL and Redis', () => 
   });
 
   it('identical requests on node A and node B at the same moment cause one capture', async () => {
-    const target = `${pages.url}/hold?ms=400&scale=once`;
-    const hits = pages.hits('/hold');
-    const [ra, rb] = await Promise.all([shot(a.url, devKey, target), shot(b.url, devKey, target)]);
+    // A node bypasses Redis (by design) when its event loop stalls past the Redis time-out, as
+    // happens on this 2-core machine under other suites; then both capture, which says nothing
+    // about coordination. Such a round is taken again (at most twice), with a fresh URL.
+    let round = 0;
+    let ra: Response;
+    let rb: Response;
+    let captures: number;
+    for (;;) {
+      const target = `${pages.url}/hold?ms=400&scale=once-${round}`;
+      const hits = pages.hits('/hold');
+      const before = bypassCount();
+      [ra, rb] = await Promise.all([shot(a.url, devKey, target), shot(b.url, devKey, target)]);
+      captures = pages.hits('/hold') - hits;
+      if (captures === 1 || bypassCount() === before || ++round > 2) break;
+      await new Promise((r) => setTimeout(r, 1500)); // the breakers' probes close them again
+    }
     expect([ra.status, rb.status]).toEqual([200, 200]);
     expect(ra.headers.get('etag')).toBe(rb.headers.get('etag'));
-    expect(pages.hits('/hold') - hits, `captures; Redis bypassed: ${bypasses()}`).toBe(1);
+    expect(captures, `captures; Redis bypassed: ${bypasses()}`).toBe(1);
     // The node that did not capture says how long it waited for the other.
     const timings = [ra, rb].map((r) => r.headers.get('server-timing') ?? '');
     expect(timings.filter((t) => /(^|, )wait;dur=/.test(t))).toHaveLength(1);

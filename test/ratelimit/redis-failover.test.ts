@@ -89,17 +89,27 @@ describe.skipIf(!redisUrl)('rate limiter failing over and back (real Redis behin
 
   it('Redis paused (connection open, no answer): falls back within 100 ms, then returns to Redis', async () => {
     const { limiter, lines } = await start();
-    expect((await limiter.consume('acct:p', 100, 60_000)).remaining).toBe(99);
+    // The first request must be counted by Redis. On a loaded machine an event-loop stall can
+    // pass the 50 ms time-out and count it per process instead; then the round starts again
+    // with a fresh key once Redis is back, so the premise holds.
+    let key = 'acct:p';
+    for (let round = 0; ; round++) {
+      key = `acct:p${round}`;
+      expect((await limiter.consume(key, 100, 60_000)).remaining).toBe(99);
+      if (!limiter.degraded || round >= 3) break;
+      await until(() => !limiter.degraded, 3000);
+    }
+    expect(limiter.degraded).toBe(false);
     proxy.pause();
-    const during = await timed(limiter.consume('acct:p', 100, 60_000));
+    const during = await timed(limiter.consume(key, 100, 60_000));
     expect(during.ms).toBeLessThan(BUDGET_MS);
     expect(during.value).toMatchObject({ allowed: true, remaining: 99 }); // the fresh per-process log
-    const next = await timed(limiter.consume('acct:p', 100, 60_000));
+    const next = await timed(limiter.consume(key, 100, 60_000));
     expect(next.ms).toBeLessThan(TIMEOUT_MS); // known down: it does not wait for the time-out again
     proxy.resume();
     await until(() => !limiter.degraded, 3000);
     // Back on Redis: its log still holds the request counted before the pause.
-    expect((await limiter.consume('acct:p', 100, 60_000)).remaining).toBeLessThanOrEqual(98);
+    expect((await limiter.consume(key, 100, 60_000)).remaining).toBeLessThanOrEqual(98);
     expect(lines.some((l) => String(l.msg).includes('Redis answers again'))).toBe(true);
   });
 
