@@ -10,26 +10,11 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  */
 export const SIGNATURE_PARAMS = ['kid', 'exp', 'sig'] as const;
 
-/** Percent-encodes everything but RFC 3986 unreserved characters. */
-export function encodeRfc3986(s: string): string {
-  return encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-}
+// One canonical form for the server and the client (which must run without Node's crypto in
+// browsers and edge runtimes): the client's dependency-free definition is the only one.
+import { canonicalRequest } from '../client/signing.js';
 
-/** The string that is signed. `params` are decoded name/value pairs (repeats allowed). */
-export function canonicalRequest(
-  method: string,
-  path: string,
-  params: ReadonlyArray<readonly [string, string]>,
-): string {
-  const m = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
-  const query = params
-    .filter(([name]) => name !== 'sig')
-    .map(([name, value]) => [name, value] as const)
-    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0))
-    .map(([name, value]) => `${encodeRfc3986(name)}=${encodeRfc3986(value)}`)
-    .join('&');
-  return `${m}\n${path}\n${query}`;
-}
+export { canonicalRequest, encodeRfc3986 } from '../client/signing.js';
 
 /** base64url HMAC-SHA-256 of `canonical` under `signingSecret`. */
 export function signature(signingSecret: string, canonical: string): string {

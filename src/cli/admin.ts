@@ -1,3 +1,4 @@
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { type AccountsModule, openAccounts } from '../accounts/open.js';
 import { sendKeyNotices } from '../auth/key-notices.js';
 import { ConfigError, loadConfig } from '../config/load.js';
@@ -7,6 +8,20 @@ import { createLogger } from '../log.js';
 
 /** Thrown for a command line that cannot work (exit 2, with the command's help). */
 export class UsageError extends Error {}
+
+/** `parseArgs` with positionals (the verb, an id), its complaints turned into usage errors. */
+type VerbArgsConfig<O> = { args: string[]; allowPositionals: true; options: O };
+
+export function parseVerbArgs<O extends NonNullable<ParseArgsConfig['options']>>(
+  argv: string[],
+  options: O,
+): ReturnType<typeof parseArgs<VerbArgsConfig<O>>> {
+  try {
+    return parseArgs({ args: argv, allowPositionals: true, options });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
 
 /**
  * Runs an admin command against the configured database (SQLite in the data dir, or

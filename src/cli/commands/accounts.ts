@@ -1,9 +1,18 @@
-import { parseArgs } from 'node:util';
 import { inviteUrl } from '../../accounts/credentials.js';
 import type { AccountsModule } from '../../accounts/open.js';
 import type { Config } from '../../config/schema.js';
 import type { Account } from '../../storage/store.js';
-import { iso, out, publicBaseUrl, required, table, UsageError, when, withAccounts } from '../admin.js';
+import {
+  iso,
+  out,
+  parseVerbArgs,
+  publicBaseUrl,
+  required,
+  table,
+  UsageError,
+  when,
+  withAccounts,
+} from '../admin.js';
 import { promptHidden, readStdin } from '../prompt.js';
 
 const HELP = `Manage accounts (SQLite in the data dir, or DATABASE_URL).
@@ -115,18 +124,10 @@ export async function runAccounts(argv: string[]): Promise<number> {
 }
 
 function parse(argv: string[]) {
-  try {
-    return parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        name: { type: 'string' },
-        email: { type: 'string' },
-        plan: { type: 'string' },
-        json: { type: 'boolean' },
-      },
-    });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+  return parseVerbArgs(argv, {
+    name: { type: 'string' },
+    email: { type: 'string' },
+    plan: { type: 'string' },
+    json: { type: 'boolean' },
+  } as const);
 }

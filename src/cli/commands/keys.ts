@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { type CreatedKey, keyStatus } from '../../accounts/manager.js';
 import type { ApiKeyRecord } from '../../storage/store.js';
 import {
@@ -6,6 +5,7 @@ import {
   out,
   parseDuration,
   parseExpiry,
+  parseVerbArgs,
   required,
   table,
   UsageError,
@@ -122,20 +122,12 @@ export async function runKeys(argv: string[]): Promise<number> {
 }
 
 function parse(argv: string[]) {
-  try {
-    return parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        account: { type: 'string' },
-        name: { type: 'string' },
-        environment: { type: 'string' },
-        expires: { type: 'string' },
-        grace: { type: 'string' },
-        json: { type: 'boolean' },
-      },
-    });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+  return parseVerbArgs(argv, {
+    account: { type: 'string' },
+    name: { type: 'string' },
+    environment: { type: 'string' },
+    expires: { type: 'string' },
+    grace: { type: 'string' },
+    json: { type: 'boolean' },
+  } as const);
 }
