@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
 import type { Metrics } from '../metrics/metrics.js';
 import { redactUrl } from './redact.js';
 
@@ -15,9 +16,11 @@ export function installObservation(app: FastifyInstance, metrics: Pick<Metrics, 
     const route = routeOf(req);
     const ms = reply.elapsedTime;
     metrics.observeRequest(req.method, route, reply.statusCode, ms / 1000);
-    const line = requestLine(req, reply, route, ms);
-    if (PROBES.has(route) && reply.statusCode < 400) req.log.debug(line, 'request');
-    else req.log.info(line, 'request');
+    const level = PROBES.has(route) && reply.statusCode < 400 ? 'debug' : 'info';
+    // Building the line (redaction, timings) costs more than a cache hit's own work: skip it
+    // when the level is off.
+    if (!(req.log as Logger).isLevelEnabled(level)) return; // req.log is a pino child (app.ts)
+    req.log[level](requestLine(req, reply, route, ms), 'request');
   });
 }
 

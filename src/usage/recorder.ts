@@ -17,8 +17,15 @@ const MAX_PENDING = 100_000;
 
 /** The UTC day of a unix-ms time, `YYYY-MM-DD`. */
 export function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
+  // Called on every counted request: the day's string is reused until the day changes.
+  if (ms >= dayCache.start && ms < dayCache.start + DAY_MS) return dayCache.day;
+  const start = ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS);
+  dayCache = { start, day: new Date(start).toISOString().slice(0, 10) };
+  return dayCache.day;
 }
+
+const DAY_MS = 86_400_000;
+let dayCache = { start: Number.NaN, day: '' };
 
 /** A recorder that flushes every `flushMs`. */
 export function createUsageRecorder(opts: {
