@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorCode } from '../errors.js';
+import { newRequestId } from './request-id.js';
 
 /** The ONLY mapping from error codes to HTTP statuses. */
 export const STATUS: Readonly<Record<ErrorCode, number>> = {
@@ -130,12 +131,15 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
         : new AppError('bad_request', 'Malformed HTTP request');
   const status = STATUS[appErr.code];
   const body = JSON.stringify({ error: appErr.message });
+  const id = newRequestId();
   socket.end(
     [
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
       'Content-Type: application/json; charset=utf-8',
       `Content-Length: ${Buffer.byteLength(body)}`,
       'Cache-Control: no-store',
+      // docs/api.md promises one on every answer, this one written before any route ran too.
+      `X-Request-Id: ${id}`,
       'Connection: close',
       '',
       body,

@@ -19,6 +19,14 @@ export function installJsonBodyParser(app: FastifyInstance): void {
     } catch {
       return done(new AppError('bad_request', 'Request body is not valid JSON'));
     }
+    const twice = duplicateKey(text);
+    if (twice !== undefined) {
+      // JSON.parse keeps the last one silently: a body that says two things renders neither.
+      const name = JSON.stringify(twice.slice(0, 40));
+      return done(
+        new AppError('bad_request', `${name} appears twice in the request body; send each field once`),
+      );
+    }
     if (hasPrototypeKey(value)) {
       return done(
         new AppError('bad_request', 'Request body must not contain "__proto__" or "constructor" keys'),
@@ -49,4 +57,40 @@ function hasPrototypeKey(value: unknown): boolean {
     stack.push(...Object.values(v));
   }
   return false;
+}
+
+/**
+ * The first key that appears twice in one object of `text`, which JSON.parse has already
+ * accepted (so the scan can trust the syntax). Keys are compared decoded: `"\u0074itle"` is
+ * `title`.
+ */
+export function duplicateKey(text: string): string | undefined {
+  // One entry per open object (its keys so far) or array (null).
+  const open: (Set<string> | null)[] = [];
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let end = i + 1;
+      while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+      const keys = open.at(-1);
+      if (keys && expectKey) {
+        const key = JSON.parse(text.slice(i, end + 1)) as string;
+        if (keys.has(key)) return key;
+        keys.add(key);
+        expectKey = false;
+      }
+      i = end;
+    } else if (c === '{') {
+      open.push(new Set());
+      expectKey = true;
+    } else if (c === '[') {
+      open.push(null);
+    } else if (c === '}' || c === ']') {
+      open.pop();
+    } else if (c === ',') {
+      expectKey = open.at(-1) != null;
+    }
+  }
+  return undefined;
 }

@@ -6,7 +6,7 @@ import { TEMPLATE_NAMES, TEMPLATES } from '../../src/render/template/templates/i
 import type { Artwork, TemplateFields, TemplateName } from '../../src/render/template/types.js';
 
 /** The cases every template is drawn with; each has a golden image test/golden/<template>-<case>.png. */
-export type CaseName = 'short' | 'long' | 'emoji' | 'cjk' | 'arabic' | 'max' | 'artwork';
+export type CaseName = 'short' | 'long' | 'emoji' | 'cjk' | 'arabic' | 'mixed' | 'max' | 'artwork';
 
 /** A 200-character title with ordinary words. */
 export const TITLE_200 =
@@ -41,10 +41,27 @@ const TEXT: Record<Exclude<CaseName, 'max' | 'artwork'>, Omit<TemplateFields, 'a
     subtitle: 'نظرة معمقة على تقسيم الخطوط ونطاقات يونيكود',
     brand: 'مدونة الهندسة',
   },
+  // An RTL title over an LTR subtitle long enough to be cut: each paragraph keeps its own
+  // direction, so the English ends with its ellipsis on the right.
+  mixed: {
+    title: 'كيف خفضنا وقت البناء',
+    subtitle:
+      'How we cut the build time of a large monorepo from twenty minutes to ninety seconds with a remote cache, a smarter task graph and a faster bundler that replaced the old one.',
+    brand: 'Acme Engineering',
+  },
 };
 
 /** The case names, in golden order. */
-export const CASE_NAMES: readonly CaseName[] = ['short', 'long', 'emoji', 'cjk', 'arabic', 'max', 'artwork'];
+export const CASE_NAMES: readonly CaseName[] = [
+  'short',
+  'long',
+  'emoji',
+  'cjk',
+  'arabic',
+  'mixed',
+  'max',
+  'artwork',
+];
 
 /** Whether a template is drawn with a case (the artwork case only where artwork is drawn). */
 export function hasCase(template: TemplateName, name: CaseName): boolean {

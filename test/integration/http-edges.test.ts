@@ -36,6 +36,8 @@ describe('HTTP parser refusals', () => {
     expect(res.status).toBe(400);
     expect(res.headers).toContain('content-type: application/json');
     expect(JSON.parse(res.body)).toEqual({ error: 'Malformed HTTP request' });
+    // Like every answer, this one carries a request id.
+    expect(res.headers).toMatch(/\r\nx-request-id: req_[0-9a-f]{20}\r\n/);
   });
 
   it('answers headers that are too large with 431 and a JSON error', async () => {
@@ -44,6 +46,7 @@ describe('HTTP parser refusals', () => {
     );
     expect(res.status).toBe(431);
     expect(JSON.parse(res.body)).toEqual({ error: 'Request headers are too large' });
+    expect(res.headers).toMatch(/\r\nx-request-id: req_[0-9a-f]{20}\r\n/);
   });
 
   it('gives a request 30 s to arrive, so a truncated body cannot hold a connection for ever', () => {

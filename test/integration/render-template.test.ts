@@ -70,6 +70,10 @@ describe('POST /render/template', () => {
     expect(results.map((r) => r.statusCode)).toEqual(Array(8).fill(200));
     expect(new Set(results.map((r) => r.headers.etag)).size).toBe(1);
     expect(t.renders() - before).toBe(1);
+    // One answer has the render's phases; the others say how long they waited for it.
+    const timings = results.map((r) => String(r.headers['server-timing']));
+    expect(timings.filter((h) => /(^|, )render;dur=/.test(h))).toHaveLength(1);
+    expect(timings.filter((h) => /(^|, )wait;dur=/.test(h) && !h.includes('render;dur'))).toHaveLength(7);
   });
 });
 
@@ -231,6 +235,20 @@ describe('bad input', () => {
       'imageUrl must be an absolute http or https URL',
     ],
     ['array body', [{ template: 'blog', title: 'a' }], 'Request body must be a JSON object'],
+    // Nothing to draw: zero-width space, joiner and BOM, a soft hyphen, a lone combining tilde.
+    ['invisible title', { template: 'blog', title: '\u200b\u200d\ufeff' }, 'title must not be empty'],
+    ['soft-hyphen title', { template: 'blog', title: ' \u00ad ' }, 'title must not be empty'],
+    ['combining-mark title', { template: 'blog', title: '\u0303' }, 'title must not be empty'],
+    [
+      'unpaired surrogate',
+      { template: 'blog', title: 'Caf\ud800' },
+      'title contains invalid text (malformed UTF-8 or an unpaired surrogate)',
+    ],
+    [
+      'replacement character',
+      { template: 'blog', title: 'ok', subtitle: 'Caf\ufffd' },
+      'subtitle contains invalid text (malformed UTF-8 or an unpaired surrogate)',
+    ],
   ];
   for (const [name, body, message] of cases) {
     it(`400 for ${name}`, async () => {
@@ -242,6 +260,58 @@ describe('bad input', () => {
       expect(res.json()).toEqual({ error: message });
     });
   }
+
+  it('400 for malformed UTF-8 in the body and in the query string, never a card of boxes', async () => {
+    const body = await t.inject({
+      method: 'POST',
+      url: '/render/template',
+      payload: Buffer.concat([
+        Buffer.from('{"template":"blog","title":"'),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from(' x"}'),
+      ]),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(body.statusCode).toBe(400);
+    expect(body.json()).toEqual({
+      error: 'title contains invalid text (malformed UTF-8 or an unpaired surrogate)',
+    });
+    const query = await t.inject({ method: 'GET', url: '/render/template?template=blog&title=Caf%E0%A4' });
+    expect(query.statusCode).toBe(400);
+    expect(query.json()).toEqual({
+      error: 'title contains invalid text (malformed UTF-8 or an unpaired surrogate)',
+    });
+  });
+
+  it('treats an invisible subtitle as absent: the same card and ETag as without one', async () => {
+    const plain = await post({ template: 'blog', title: 'Invisible subtitle' });
+    const invisible = await post({
+      template: 'blog',
+      title: 'Invisible subtitle',
+      subtitle: '\u200b \u2060',
+    });
+    expect(invisible.statusCode).toBe(200);
+    expect(invisible.headers.etag).toBe(plain.headers.etag);
+  });
+
+  it('400 for a field given twice in the body (JSON would silently keep the last)', async () => {
+    for (const payload of [
+      '{"template":"blog","title":"Real title","title":"Different"}',
+      // The same key spelled with an escape is the same key.
+      '{"template":"blog","\\u0074itle":"Real title","title":"Different"}',
+    ]) {
+      const res = await t.inject({
+        method: 'POST',
+        url: '/render/template',
+        payload,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({
+        error: '"title" appears twice in the request body; send each field once',
+      });
+    }
+  });
 
   it('counts characters, not bytes: 200 emoji or CJK characters are accepted', async () => {
     const res = await post({ template: 'blog', title: '漢'.repeat(200) });

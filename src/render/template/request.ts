@@ -59,9 +59,12 @@ export function parseTemplateRequest(
     if (source === 'query' && Array.isArray(raw)) throw bad(`${name} must be given once`);
     if (raw !== undefined && raw !== null && typeof raw !== 'string') throw bad(`${name} must be a string`);
     const value = typeof raw === 'string' ? raw : undefined;
+    if (value !== undefined && !isValidText(value)) {
+      throw bad(`${name} contains invalid text (malformed UTF-8 or an unpaired surrogate)`);
+    }
     const text = value === undefined ? '' : normaliseText(value);
     const spec = FIELDS[name];
-    if (text === '') {
+    if (!VISIBLE.test(text)) {
       if (!spec.required) continue;
       if (name === 'template') throw bad(`template is required; use one of: ${TEMPLATE_NAMES.join(', ')}`);
       throw bad(value === undefined ? `${name} is required` : `${name} must not be empty`);
@@ -98,6 +101,21 @@ export function normaliseText(s: string): string {
       .replace(/\s+/gu, ' ')
       .trim()
   );
+}
+
+/**
+ * Text that has nothing to draw: only spaces, format characters (zero-width space and joiner,
+ * BOM, soft hyphen) or lone combining marks. Such a title would render as a blank card.
+ */
+const VISIBLE = /[^\p{Z}\p{Cf}\p{M}]/u;
+
+/**
+ * U+FFFD is what a decoder leaves for malformed UTF-8 (in the body or a percent-encoded query):
+ * drawn, it is a box, so the caller hears about the broken input instead.
+ */
+function isValidText(s: string): boolean {
+  // \p{Cs} in a `u` regex matches only unpaired surrogates (a pair is one code point there).
+  return !/\p{Cs}/u.test(s) && !s.includes('\uFFFD');
 }
 
 function isHttpUrl(s: string): boolean {

@@ -16,7 +16,9 @@ export type CardResult =
   | { kind: 'png'; etag: string; body: Buffer; cache: 'HIT' | 'MISS'; timings: Timings };
 
 /** Milliseconds per phase, for Server-Timing. */
-export type Timings = Partial<Record<'fetch' | 'image' | 'cache' | 'queue' | 'layout' | 'render', number>>;
+export type Timings = Partial<
+  Record<'fetch' | 'image' | 'cache' | 'queue' | 'layout' | 'render' | 'wait', number>
+>;
 
 export interface TemplateService {
   /** The card for `req`: 304 decision, cache, coalescing, artwork and render in that order. */
@@ -82,7 +84,8 @@ export function createTemplateService(deps: Deps): TemplateService {
       timings.cache = performance.now() - lookupStart;
       if (hit) return { kind: 'png', etag, body: hit.body, cache: 'HIT', timings };
 
-      const { value } = await flight.do(etag, async () => {
+      const joined = performance.now();
+      const { value, shared } = await flight.do(etag, async () => {
         const t: Timings = {};
         const fields: TemplateFields = { title: req.title };
         if (req.subtitle !== undefined) fields.subtitle = req.subtitle;
@@ -116,7 +119,9 @@ export function createTemplateService(deps: Deps): TemplateService {
         etag,
         body: value.body,
         cache: 'MISS',
-        timings: { ...timings, ...value.timings },
+        // A request that joined an identical render already running reports how long it waited
+        // for it, not that render's phases (which began before this request did).
+        timings: shared ? { ...timings, wait: performance.now() - joined } : { ...timings, ...value.timings },
       };
     },
   };

@@ -93,7 +93,9 @@ function clipFrame(child: Node, height: number, fontSize: number): Node {
 /** A text node, or an inline container of text runs and emoji images when the text has emoji. */
 export function richText(text: string, style: Style, dir: Direction, bag: ImageBag): Node {
   const parts = splitEmoji(text);
-  const meta = dir === 'rtl' ? { dir } : {};
+  // Always explicit: an LTR subtitle on a card whose title is RTL must not inherit the card's
+  // direction (it would be laid out right to left, its ellipsis at the start).
+  const meta = { dir };
   if (parts.length === 1 && parts[0]!.kind === 'text') return { type: 'text', text, style, ...meta };
   const children: Node[] = parts.map((part) => {
     if (part.kind === 'text') return { type: 'text', text: part.text };
