@@ -8,7 +8,7 @@ import type { Sessions } from './dashboard/sessions.js';
 import { AppError } from './errors.js';
 import type { Health } from './health/health.js';
 import { installAccessControl } from './http/access.js';
-import { answerClientError, installErrorHandling } from './http/errors.js';
+import { answerClientError, installErrorHandling, sendError, toAppError } from './http/errors.js';
 import { installJsonBodyParser } from './http/json-body.js';
 import { installObservation } from './http/observe.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -67,6 +67,18 @@ export function createApp(deps: AppDeps): FastifyInstance {
     requestTimeout: REQUEST_TIMEOUT_MS,
     clientErrorHandler: answerClientError,
     routerOptions: { querystringParser: parseQueryString },
+    // A path Fastify cannot decode (`/%`, `/render/url%zz`) is refused before routing, so the
+    // onRequest hook has not run: the shared headers are set here.
+    frameworkErrors: (err, req, reply) => {
+      reply.header('X-Request-Id', req.id);
+      reply.header('X-Content-Type-Options', 'nosniff');
+      const appErr =
+        err.code === 'FST_ERR_BAD_URL'
+          ? new AppError('bad_request', 'The URL path is not valid (a malformed percent-encoding?)')
+          : toAppError(err, deps.config.bodyLimitBytes);
+      if (appErr.code === 'internal') req.log.error({ err }, 'unhandled framework error');
+      sendError(reply, appErr);
+    },
   });
 
   let closing = false;

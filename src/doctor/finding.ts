@@ -10,11 +10,20 @@ export interface Finding {
 
 const MiB = 1024 * 1024;
 
-/** `postgres://user:pass@host/db` → `postgres://user:****@host/db`. */
+/** Query parameters that carry credentials: pg and ioredis both read `?password=`. */
+const SECRET_PARAM = /pass|pwd|secret|token|key|auth/i;
+
+/**
+ * `postgres://user:pass@host/db` → `postgres://user:****@host/db`, and
+ * `redis://host?password=x` → `redis://host?password=****`.
+ */
 export function maskUrl(url: string): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = '****';
+    for (const name of [...new Set(u.searchParams.keys())]) {
+      if (SECRET_PARAM.test(name)) u.searchParams.set(name, '****');
+    }
     return u.toString();
   } catch {
     return '(not a URL)';

@@ -7,10 +7,30 @@ import type { Finding } from './finding.js';
 /** Services an allow-list entry must never open up: the cloud metadata endpoint and internal daemons. */
 const METADATA_HOSTS = new Set([
   '169.254.169.254',
+  '169.254.170.2',
   'metadata.google.internal',
   '[fd00:ec2::254]',
   '100.100.100.200',
 ]);
+
+/**
+ * The host as the guard compares it (WHATWG: `2852039166` → `169.254.169.254`), with an IPv4
+ * address written inside IPv6 (`[::ffff:a9fe:a9fe]`, NAT64 `[64:ff9b::a9fe:a9fe]`) turned back
+ * into IPv4, so no spelling of a dangerous address slips past the list above.
+ */
+function canonicalHost(host: string): string {
+  let h: string;
+  try {
+    h = new URL(`http://${host}/`).hostname;
+  } catch {
+    return host.toLowerCase();
+  }
+  const m = /^\[(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/.exec(h);
+  if (!m) return h;
+  const hi = Number.parseInt(m[1]!, 16);
+  const lo = Number.parseInt(m[2]!, 16);
+  return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
+}
 const INTERNAL_PORTS = new Set([22, 23, 25, 2375, 2379, 3306, 5432, 6379, 9200, 11211, 27017]);
 
 /** The guard refuses loopback and the metadata endpoint, and the allow-list opens nothing dangerous. */
@@ -37,7 +57,7 @@ export async function checkUrlGuard(
   }
   const dangerous = config.allowPrivateHosts.filter((entry) => {
     const m = /^(.*):(\d+)$/.exec(entry);
-    const host = (m?.[1] ?? entry).toLowerCase();
+    const host = canonicalHost(m?.[1] ?? entry);
     const port = Number(m?.[2] ?? 0);
     return (
       METADATA_HOSTS.has(host) ||

@@ -80,7 +80,9 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
   app.setNotFoundHandler((req: FastifyRequest, reply: FastifyReply) => {
     const path = req.url.split('?')[0] ?? '/';
     const allowed = allowedMethods(app, path);
-    if (allowed.length > 0) {
+    // A route that exists for this method and still found nothing (a missing static file)
+    // is a 404, not a 405 that names the method just used.
+    if (allowed.length > 0 && !allowed.includes(req.method)) {
       return sendError(
         reply,
         new AppError(

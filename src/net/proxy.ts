@@ -242,8 +242,14 @@ async function openSession(
       timeout: connectTimeoutMs,
     });
     upstream.on('timeout', () =>
-      upstream.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })),
+      upstream.destroy(Object.assign(new Error('connect timed out'), { code: 'ETIMEDOUT' })),
     );
+    // The time-out is for connecting only. Once connected, a slow server may take as long as the
+    // capture's own deadline allows: that deadline closes the page, and with it this request.
+    upstream.on('socket', (socket: Socket) => {
+      if (!socket.connecting) upstream.setTimeout(0);
+      else socket.once('connect', () => upstream.setTimeout(0));
+    });
     upstream.on('response', (up) => {
       upstream.setTimeout(0);
       res.writeHead(up.statusCode ?? 502, up.statusMessage, responseHeaders(up.rawHeaders));

@@ -54,6 +54,22 @@ describe('HTTP parser refusals', () => {
   });
 });
 
+describe('paths the router cannot use', () => {
+  it.each(['/%', '/render/url%zz'])('400 in the error shape for the undecodable path %s', async (path) => {
+    const res = await t.inject({ method: 'GET', url: path });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'The URL path is not valid (a malformed percent-encoding?)' });
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['x-request-id']).toMatch(/^req_[0-9a-f]{20}$/);
+  });
+
+  it('404, not 405, for a missing file under a route that serves files', async () => {
+    const res = await t.inject({ method: 'GET', url: '/docs/static/nonexistent.js' });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ error: 'No route for GET /docs/static/nonexistent.js' });
+  });
+});
+
 describe('prototype-shaped input', () => {
   it.each(['constructor', 'toString', 'hasOwnProperty', '__proto__'])(
     'refuses the query parameter %s as an unknown field',

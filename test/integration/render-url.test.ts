@@ -1,3 +1,4 @@
+import { type AddressInfo, createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScreenshotRequest } from '../../src/render/screenshot/request.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
@@ -10,6 +11,9 @@ import { closedPort } from '../helpers/servers.js';
 let t: TestApp;
 let pages: PageServer;
 let deadPort: number;
+/** Accepts connections and answers with text that is not HTTP. */
+let garbage: Server;
+let garbagePort: number;
 
 const shot = (query: Record<string, string>, headers: Record<string, string> = {}) =>
   t.inject({ method: 'GET', url: `/render/url?${new URLSearchParams(query)}`, headers });
@@ -17,14 +21,21 @@ const shot = (query: Record<string, string>, headers: Record<string, string> = {
 beforeAll(async () => {
   pages = await startPageServer();
   deadPort = await closedPort();
+  garbage = createServer((socket) => {
+    socket.on('error', () => {});
+    socket.end('garbage, not http\r\n\r\n', () => socket.destroy());
+  });
+  await new Promise<void>((r) => garbage.listen(0, '127.0.0.1', () => r()));
+  garbagePort = (garbage.address() as AddressInfo).port;
   t = await startTestApp({
-    allowPrivateHosts: [pages.hostPort, `127.0.0.1:${deadPort}`],
+    allowPrivateHosts: [pages.hostPort, `127.0.0.1:${deadPort}`, `127.0.0.1:${garbagePort}`],
     screenshotViewports: ['square=300x200@2'],
   });
 });
 afterAll(async () => {
   await t?.close();
   await pages?.close();
+  await new Promise<void>((r) => (garbage ? garbage.close(() => r()) : r()));
 });
 
 describe('GET /render/url: the PNG', () => {
@@ -233,6 +244,14 @@ describe('GET /render/url: errors', () => {
       await shot({ url: `https://127.0.0.1:${deadPort}/` }),
       502,
       `127.0.0.1:${deadPort} refused the connection`,
+    );
+  });
+
+  it('502 in plain words when the server answers with something that is not HTTP', async () => {
+    await expectError(
+      await shot({ url: `http://127.0.0.1:${garbagePort}/` }),
+      502,
+      `127.0.0.1:${garbagePort} did not answer with valid HTTP`,
     );
   });
 

@@ -34,6 +34,11 @@ beforeAll(async () => {
       res.on('error', () => {});
       return pump();
     }
+    if (req.url === '/slow') {
+      // Connected at once, but the answer takes longer than the proxy's connect time-out.
+      setTimeout(() => res.end('slow but fine'), 600);
+      return;
+    }
     seen.push(req.headers);
     res.writeHead(200, {
       'content-type': 'text/plain',
@@ -74,6 +79,34 @@ function viaProxy(target: string, headers: Record<string, string> = {}) {
     },
   );
 }
+
+describe('the connect time-out', () => {
+  it('bounds connecting only: a server slower to answer than that is still relayed', async () => {
+    const guard = createUrlGuard({ allowPrivateHosts: [`127.0.0.1:${upstreamPort}`] });
+    const quick = createEgressProxy({ guard, connectTimeoutMs: 200 });
+    const s = await quick.openSession('slow');
+    try {
+      const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const target = `http://127.0.0.1:${upstreamPort}/slow`;
+        const req = request(
+          { host: '127.0.0.1', port: Number(new URL(s.server).port), path: target },
+          (r) => {
+            let body = '';
+            r.on('data', (d) => {
+              body += d;
+            });
+            r.on('end', () => resolve({ status: r.statusCode ?? 0, body }));
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+      expect(res).toEqual({ status: 200, body: 'slow but fine' });
+    } finally {
+      await quick.close();
+    }
+  });
+});
 
 /** Sends CONNECT and returns the proxy's status line. */
 function tunnel(authority: string): Promise<string> {

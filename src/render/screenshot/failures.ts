@@ -43,6 +43,8 @@ function unreachableMessage(code: string, where: { host: string; hostPort: strin
     case 'ENETUNREACH':
       return `${where.hostPort} is unreachable from this server`;
     default:
+      // Node's HTTP parser codes (HPE_…) mean the connection worked but the answer was not HTTP.
+      if (code.startsWith('HPE_')) return `${where.hostPort} did not answer with valid HTTP`;
       return `Could not connect to ${where.hostPort} (${code})`;
   }
 }
