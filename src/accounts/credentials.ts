@@ -50,9 +50,12 @@ export function createCredentials(deps: {
 
   const storePassword = async (account: Account, password: string) => {
     checkPasswordPolicy(password, account.email);
-    await store.setPassword(account.id, await hashPassword(password), clock.now());
-    // A new password ends every session, so whoever knew the old one is signed out too.
+    const now = clock.now();
+    await store.setPassword(account.id, await hashPassword(password), now);
+    // A new password ends every session, so whoever knew the old one is signed out too, and
+    // voids every other invite link: an old link must not set the password again.
     await store.deleteSessionsOf(account.id);
+    await store.voidInvitesOf(account.id, now);
   };
 
   const inspectInvite = async (token: string): Promise<Account | undefined> => {
@@ -70,6 +73,8 @@ export function createCredentials(deps: {
       const token = `csinv_${randomBytes(24).toString('base64url')}`;
       const now = clock.now();
       const expiresAt = now + deps.inviteMs;
+      // Only the newest link works: one sent earlier (perhaps to an old address) stops working.
+      await store.voidInvitesOf(account.id, now);
       await store.insertInvite({
         hash: secrets.hashToken(token),
         accountId: account.id,

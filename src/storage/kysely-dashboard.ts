@@ -63,6 +63,16 @@ export function createDashboardStore(db: Kysely<Tables>): DashboardStore {
       return r?.account_id;
     },
 
+    async voidInvitesOf(accountId, now) {
+      const result = await db
+        .updateTable('invites')
+        .set({ used_at: now })
+        .where('account_id', '=', accountId)
+        .where('used_at', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
     async insertSession(s) {
       await db
         .insertInto('sessions')

@@ -82,6 +82,8 @@ export interface DashboardStore {
    * racing on the same link: one wins); the account id when this call used it.
    */
   useInvite(hash: string, now: number): Promise<string | undefined>;
+  /** Marks every unused invite of the account used at `now` (a new password or a newer link); how many. */
+  voidInvitesOf(accountId: string, now: number): Promise<number>;
 
   insertSession(session: SessionRecord): Promise<void>;
   getSession(hash: string): Promise<SessionRecord | undefined>;

@@ -497,6 +497,28 @@ describe('invite links', () => {
     });
   });
 
+  it('only the newest link works, and none after the password is set any other way', async () => {
+    const a = await t.modules.accounts.accounts.createAccount({
+      name: 'Twice',
+      email: 'twice@invite.test',
+      plan: 'free',
+    });
+    const creds = t.modules.accounts.credentials;
+    const first = await creds.createInvite(a.id);
+    const second = await creds.createInvite(a.id);
+    expect((await dashClient(t).get(`/dashboard/invite?token=${first.token}`)).statusCode).toBe(400);
+    expect((await dashClient(t).get(`/dashboard/invite?token=${second.token}`)).statusCode).toBe(200);
+    // The operator sets the password from the CLI: the outstanding link must not reset it.
+    await creds.setPassword(a.id, PASSWORD);
+    const stale = await dashClient(t).get(`/dashboard/invite?token=${second.token}`);
+    expect(stale.statusCode).toBe(400);
+    expect(stale.body).toContain('This invite link cannot be used');
+    await expect(creds.acceptInvite(second.token, `${PASSWORD}-taken-over`)).rejects.toThrow(
+      'This invite link has expired or was already used; ask for a new one',
+    );
+    expect(await creds.verify('twice@invite.test', PASSWORD)).toMatchObject({ id: a.id });
+  });
+
   it('expire', async () => {
     const a = await t.modules.accounts.accounts.createAccount({
       name: 'Late',

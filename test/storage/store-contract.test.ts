@@ -223,6 +223,34 @@ describe.each(targets)('store on $name', (target) => {
     expect(await store.useInvite(late, 1000)).toBeUndefined();
   });
 
+  it("voids every unused invite of one account, and no other account's", async () => {
+    const a = account();
+    const b = account();
+    await store.createAccount(a);
+    await store.createAccount(b);
+    const h = (x: string) => `${x}${n}`.padEnd(64, '0');
+    await store.insertInvite({
+      hash: h('va1'),
+      accountId: a.id,
+      createdAt: 1,
+      expiresAt: 9000,
+      usedAt: null,
+    });
+    await store.insertInvite({ hash: h('va2'), accountId: a.id, createdAt: 2, expiresAt: 9000, usedAt: 5 });
+    await store.insertInvite({
+      hash: h('vb1'),
+      accountId: b.id,
+      createdAt: 3,
+      expiresAt: 9000,
+      usedAt: null,
+    });
+    expect(await store.voidInvitesOf(a.id, 700)).toBe(1);
+    expect((await store.getInvite(h('va1')))?.usedAt).toBe(700);
+    expect((await store.getInvite(h('va2')))?.usedAt).toBe(5);
+    expect(await store.useInvite(h('va1'), 800)).toBeUndefined();
+    expect(await store.useInvite(h('vb1'), 800)).toBe(b.id);
+  });
+
   it('stores sessions, raises last-seen only forwards, deletes one or all, and purges ended ones', async () => {
     const a = account();
     await store.createAccount(a);
