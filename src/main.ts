@@ -31,9 +31,27 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const first = config.firstRunKey ? await firstRun(modules.accounts) : null;
   const app = createApp({ config, log, ...modules });
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    // The two ways a listen fails on a user's machine get one plain line, not a stack trace.
+    const code = (err as NodeJS.ErrnoException).code;
+    const at = `${config.host}:${config.port}`;
+    if (code === 'EADDRINUSE' || code === 'EACCES') {
+      process.stderr.write(
+        code === 'EADDRINUSE'
+          ? `cardshot: ${at} is already in use by another program; stop it or set PORT to a free port\n`
+          : `cardshot: not allowed to listen on ${at}; use a PORT above 1023\n`,
+      );
+      await modules.close();
+      process.exit(1);
+    }
+    throw err;
+  }
+  // After listen: a start that fails (port taken) must not use up the first run, whose key and
+  // invite are shown only once.
+  const first = config.firstRunKey ? await firstRun(modules.accounts) : null;
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;

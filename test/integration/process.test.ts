@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,6 +80,27 @@ describe('the server process', () => {
 
   let devKey = '';
   let firstInvite = '';
+
+  it('a start on a taken port says so in one line, exits 1, and does not use up the first run', async () => {
+    const busy = createServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', () => r()));
+    const port = (busy.address() as AddressInfo).port;
+    try {
+      const r = await run([path.join(root, 'dist/src/main.js')], {
+        ...env(),
+        HOST: '127.0.0.1',
+        PORT: String(port),
+      });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(
+        `cardshot: 127.0.0.1:${port} is already in use by another program; stop it or set PORT to a free port\n`,
+      );
+      expect(existsSync(path.join(dataDir(), 'first-run.txt'))).toBe(false);
+    } finally {
+      await new Promise<void>((r) => busy.close(() => r()));
+    }
+    // The next test's start is still the first run: its key and invite are shown then.
+  });
 
   it('writes a development key once on the first start, serves a card with it, and shuts down cleanly', async () => {
     const { child, port, out } = await startServer();
