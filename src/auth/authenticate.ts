@@ -194,6 +194,9 @@ export function createAuthenticator(deps: {
       const queryKey = req.query.api_key;
       if (queryKey !== undefined) {
         if (typeof queryKey !== 'string') throw deny('api_key given more than once');
+        // Signed URLs are for publishing; one that also holds the key would publish the key, so
+        // it fails at once, while it is being tried out, instead of working.
+        if (req.query.sig !== undefined) throw deny('api_key and a signature in one URL');
         return byKey(queryKey, 'query');
       }
       if (req.query.sig !== undefined) return bySignature(req);

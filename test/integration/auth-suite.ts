@@ -175,6 +175,11 @@ export function describeAuthSuite(route: ProtectedRoute): void {
         expect401(await send({ url: `${otherKey.pathname}${otherKey.search}` }));
       });
 
+      it('refuses a URL that holds both the key and a signature, even a valid pair', async () => {
+        const url = signed(t.key.record.id, t.key.signingSecret);
+        expect401(await send({ url: `${url}&api_key=${t.key.key}` }));
+      });
+
       it('refuses a signed URL made for another path', async () => {
         const url = signed(t.key.record.id, t.key.signingSecret, { path: '/render/other' });
         expect401(await send({ url: url.replace('/render/other', route.path) }));

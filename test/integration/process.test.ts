@@ -202,6 +202,22 @@ describe('the server process', () => {
     );
     expect(viaStdin.code, viaStdin.stderr).toBe(0);
     expect(viaStdin.stdout).toBe(viaArgv.stdout);
+    // Refused: a URL that would publish the key, and a signature that is already expired.
+    const withKey = await run(
+      [cli, 'sign', `${toSign}&api_key=${key.key}`, ...fixed, '--secret', key.signingSecret],
+      env(),
+    );
+    expect(withKey.code).toBe(2);
+    expect(withKey.stderr).toContain(
+      'the URL carries an API key (api_key=…): remove it; a signed URL is public and must not hold the key',
+    );
+    expect(withKey.stdout).toBe('');
+    const past = await run(
+      [cli, 'sign', toSign, '--key-id', key.id, '--expires', '2020-01-01', '--secret', key.signingSecret],
+      env(),
+    );
+    expect(past.code).toBe(2);
+    expect(past.stderr).toContain('--expires must be in the future');
     const forbidden = await fetch(`http://127.0.0.1:${port}/render/template?template=saas&title=x`, {
       headers: { 'x-api-key': key.key },
     });

@@ -40,7 +40,15 @@ export async function runSign(argv: string[]): Promise<number> {
     const given = required(values.secret, '--secret');
     const secret = given === '-' ? (await readStdin()).trim() : given;
     if (!secret.startsWith('cssig_')) throw new UsageError('--secret must be the signing secret (cssig_…)');
-    const expiresAt = Math.floor(parseExpiry(values.expires ?? '365d') / 1000);
+    const expiresMs = parseExpiry(values.expires ?? '365d');
+    if (expiresMs <= Date.now()) throw new UsageError('--expires must be in the future');
+    const expiresAt = Math.floor(expiresMs / 1000);
+    // A signed URL is made to be published; one that also carries the key would publish it.
+    if (new URL(url, 'http://relative.invalid').searchParams.has('api_key')) {
+      throw new UsageError(
+        'the URL carries an API key (api_key=…): remove it; a signed URL is public and must not hold the key',
+      );
+    }
     const signed = signUrl(url, { keyId, signingSecret: secret, expiresAt });
     out(values.json ?? false, { url: signed, expiresAt: new Date(expiresAt * 1000).toISOString() }, signed);
     return 0;
