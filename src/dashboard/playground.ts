@@ -6,6 +6,7 @@ import { AppError } from '../errors.js';
 import { parseTemplateRequest, type TemplateRequest } from '../render/template/request.js';
 import type { ApiKeyRecord } from '../storage/store.js';
 import { escapeHtml } from './html.js';
+import { dateTime, shortDate } from './views/format.js';
 
 /** What the playground form sends (all strings; empty means "leave out"). */
 export interface PlaygroundInput {
@@ -24,6 +25,8 @@ export interface PlaygroundResult {
   /** Absolute, long-lived signed URL for the og:image tag. */
   ogUrl: string;
   metaTag: string;
+  /** How long the og:image URL works, and a warning when its key cuts that short. */
+  ogHint: string;
   curl: string;
   keyId: string;
 }
@@ -35,12 +38,16 @@ const PREVIEW_ROUND_MS = 10 * 60_000;
 const OG_MS = 365 * 86_400_000;
 const DAY_MS = 86_400_000;
 
-/** The account's keys the playground can sign with: active ones, production first. */
+/**
+ * The account's keys the playground can sign with: active ones, production first, then the
+ * ones that live longest (no expiry first), since a published og:image URL dies with its key.
+ */
 export function signingKeys(keys: readonly ApiKeyRecord[], now: number): ApiKeyRecord[] {
   const rank = (k: ApiKeyRecord) => (k.environment === 'production' ? 0 : 1);
+  const life = (k: ApiKeyRecord) => k.expiresAt ?? Number.POSITIVE_INFINITY;
   return keys
     .filter((k) => keyStatus(k, now) === 'active')
-    .sort((a, b) => rank(a) - rank(b) || b.createdAt - a.createdAt);
+    .sort((a, b) => rank(a) - rank(b) || life(b) - life(a) || b.createdAt - a.createdAt);
 }
 
 /**
@@ -86,10 +93,16 @@ export function buildPlayground(opts: {
     signingSecret: secret,
     expiresAt: Math.floor(cap(ogExp) / 1000),
   });
+  const ogUntil = cap(ogExp);
+  const ogHint =
+    ogUntil < ogExp
+      ? `Signed URL, valid only until ${dateTime(ogUntil)}, when key ${key.prefix}…${key.last4} expires: the tag stops working then. For a tag you publish, sign with a key that does not expire.`
+      : `Signed URL, valid until ${shortDate(ogUntil)} (one year); it renders exactly this card and cannot be altered.`;
   return {
     previewUrl,
     ogUrl,
     metaTag: `<meta property="og:image" content="${escapeHtml(ogUrl)}">`,
+    ogHint,
     curl: curlCommand(opts.baseUrl, parsed),
     keyId: key.id,
   };

@@ -699,6 +699,37 @@ describe('overview and playground', () => {
     expect(page.body).not.toContain('cssig_');
   });
 
+  it('says how long the og:image URL works, and signs with a key that outlives it when there is one', async () => {
+    const a = await t.modules.accounts.accounts.createAccount({
+      name: 'Expiring',
+      email: 'expiring@pg.test',
+      plan: 'pro',
+    });
+    const expiresAt = clock.now() + 30 * 86_400_000;
+    const short = await t.modules.accounts.accounts.createKey({
+      accountId: a.id,
+      name: 'Short-lived',
+      environment: 'production',
+      expiresAt,
+    });
+    const c = await signedIn(t, a.email);
+    const ogExp = (body: string) => Number(/og:image&quot; content=&quot;[^"]*?exp=(\d+)/.exec(body)?.[1]);
+    const hint = (body: string) => /<p class="field-hint" id="pg-meta-hint">([^<]*)<\/p>/.exec(body)?.[1];
+    const first = (await c.get('/dashboard/playground?template=blog&title=Soon')).body;
+    expect(ogExp(first)).toBe(Math.floor(expiresAt / 1000));
+    const at = new Date(expiresAt);
+    const hhmm = `${String(at.getUTCHours()).padStart(2, '0')}:${String(at.getUTCMinutes()).padStart(2, '0')}`;
+    expect(hint(first)).toContain(
+      `Signed URL, valid only until ${at.toLocaleDateString('en-US', { month: 'short', day: 'numeric', year: 'numeric', timeZone: 'UTC' })}, ${hhmm} UTC, when key ${short.record.prefix}…${short.record.last4} expires: the tag stops working then.`,
+    );
+    await t.modules.accounts.accounts.createKey({ accountId: a.id, name: 'Site', environment: 'production' });
+    const second = (await c.get('/dashboard/playground?template=blog&title=Soon')).body;
+    expect(ogExp(second)).toBeGreaterThan(clock.now() / 1000 + 364 * 86_400);
+    expect(hint(second)).toMatch(
+      /^Signed URL, valid until \w{3} \d{1,2}, \d{4} \(one year\); it renders exactly this card/,
+    );
+  });
+
   it('answers 403 for a template that is not on the plan', async () => {
     const a = await t.modules.accounts.accounts.createAccount({
       name: 'Free',

@@ -69,6 +69,7 @@ function initPlayground() {
   const status = document.getElementById('pg-status');
   const errorBox = document.getElementById('pg-error');
   const meta = document.getElementById('pg-meta');
+  const metaHint = document.getElementById('pg-meta-hint');
   const curl = document.getElementById('pg-curl');
   const uses = {
     blog: { brand: true, artwork: false },
@@ -143,6 +144,7 @@ function initPlayground() {
       }
       showError('');
       meta.textContent = body.metaTag;
+      if (metaHint && body.ogHint) metaHint.textContent = body.ogHint;
       curl.textContent = body.curl;
       setCopyEnabled(true);
       img.hidden = false;

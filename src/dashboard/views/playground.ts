@@ -4,6 +4,7 @@ import { TEMPLATES } from '../../render/template/templates/index.js';
 import type { Account, ApiKeyRecord } from '../../storage/store.js';
 import { type Html, html } from '../html.js';
 import type { PlaygroundInput, PlaygroundResult } from '../playground.js';
+import { shortDate } from './format.js';
 import { appPage } from './layout.js';
 
 /** The template playground: the form, the live preview and the snippets to copy. */
@@ -69,7 +70,7 @@ ${
     <div class="field">
       <label for="pg-key">Sign with key</label>
       <select id="pg-key" name="key" ${noKeys ? html`disabled` : ''} aria-describedby="pg-key-hint">
-        ${opts.keys.map((k) => html`<option value="${k.id}" ${k.id === (result?.keyId ?? input.key) ? html`selected` : ''}>${k.name} · ${k.environment} · ${k.prefix}…${k.last4}</option>`)}
+        ${opts.keys.map((k) => html`<option value="${k.id}" ${k.id === (result?.keyId ?? input.key) ? html`selected` : ''}>${k.name} · ${k.environment} · ${k.prefix}…${k.last4}${k.expiresAt === null ? '' : ` · expires ${shortDate(k.expiresAt)}`}</option>`)}
       </select>
       <p class="field-hint" id="pg-key-hint">The og:image URL is signed with this key and stops working if you revoke it.</p>
     </div>
@@ -89,7 +90,7 @@ ${
     </section>
     <section class="card" aria-labelledby="snippets-title">
       <div class="card-head"><h2 id="snippets-title">Use it</h2></div>
-      ${snippet('pg-meta', 'og:image tag for your page', result?.metaTag ?? '', 'Signed URL, valid for one year; it renders exactly this card and cannot be altered.')}
+      ${snippet('pg-meta', 'og:image tag for your page', result?.metaTag ?? '', result?.ogHint ?? 'Signed URL, valid for one year; it renders exactly this card and cannot be altered.')}
       ${snippet('pg-curl', 'curl (from your server)', result?.curl ?? '', 'Reads your key from $CARDSHOT_KEY; never paste a key into a page.')}
     </section>
   </div>
@@ -101,6 +102,6 @@ function snippet(id: string, label: string, value: string, hint: string): Html {
   return html`<div class="snippet">
   <div class="snippet-head"><p class="secret-label" id="${id}-label">${label}</p><button class="button small copy" type="button" data-copy="${id}" ${value ? '' : html`disabled`}>Copy</button></div>
   <pre class="code"><code id="${id}" aria-labelledby="${id}-label">${value}</code></pre>
-  <p class="field-hint">${hint}</p>
+  <p class="field-hint" id="${id}-hint">${hint}</p>
 </div>`;
 }
