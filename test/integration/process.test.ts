@@ -394,6 +394,33 @@ describe('npx cardshot on PostgreSQL', async () => {
       ]);
       expect(JSON.stringify(listed)).not.toContain(JSON.parse(key.stdout).key);
 
+      // Rotating a key that expires in an hour with a month's grace: both keep the hour, and
+      // the output says so rather than promising the month.
+      const short = await run(
+        [
+          cli,
+          'keys',
+          'create',
+          '--account',
+          account.id,
+          '--name',
+          's',
+          '--environment',
+          'ci',
+          '--expires',
+          '1h',
+          '--json',
+        ],
+        env,
+      );
+      const shortId = JSON.parse(short.stdout).id;
+      const rotated = await run([cli, 'keys', 'rotate', shortId, '--grace', '30d'], env);
+      expect(rotated.code, rotated.stderr).toBe(0);
+      expect(rotated.stdout).toMatch(/The grace period ends early: the old key expires at \S+ anyway\./);
+      expect(rotated.stdout).toMatch(
+        /The new key keeps the old one's expiry, \S+; create a key without --expires/,
+      );
+
       const other = await run([cli, 'accounts', 'list'], { ...env, CARDSHOT_SECRET: 'b'.repeat(40) });
       expect(other.code).toBe(78);
       expect(other.stderr).toContain('CARDSHOT_SECRET is not the secret this database was set up with');

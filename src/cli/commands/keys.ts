@@ -107,11 +107,25 @@ export async function runKeys(argv: string[]): Promise<number> {
         const id = positionals[0];
         if (!id) throw new UsageError('rotate needs a key id');
         const grace = parseDuration(values.grace ?? '24h', '--grace');
+        const asked = Date.now() + grace;
         const { created, old } = await accounts.rotateKey(id, grace);
+        // Rotation keeps the old key's expiry (it answers exposure, not lifetime): say so when
+        // that cuts the grace period short or gives the new key an end date.
+        const notes = [
+          old.expiresAt !== null && old.expiresAt < asked - 60_000
+            ? `The grace period ends early: the old key expires at ${when(old.expiresAt)} anyway.`
+            : '',
+          created.record.expiresAt !== null
+            ? `The new key keeps the old one's expiry, ${when(created.record.expiresAt)}; create a key without --expires for one that does not expire.`
+            : '',
+        ].filter(Boolean);
         out(
           json,
           { key: createdJson(created), old: keyJson(old) },
-          `${createdText(created)}\n\nThe old key ${old.id} keeps working until ${when(old.expiresAt)}.`,
+          [
+            `${createdText(created)}\n\nThe old key ${old.id} keeps working until ${when(old.expiresAt)}.`,
+            ...notes,
+          ].join('\n'),
         );
         return 0;
       }

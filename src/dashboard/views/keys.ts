@@ -226,6 +226,11 @@ export function rotatePage(opts: {
   <h1 id="confirm-title">Rotate “${k.name}”</h1>
   <p><code class="key-hint">${k.prefix}…${k.last4}</code> <span class="badge env">${k.environment}</span></p>
   <p>Rotation creates a new key with the same name and environment. The old key keeps working for the grace period, so you can deploy the new one without downtime.</p>
+  ${
+    k.expiresAt === null
+      ? ''
+      : html`<p class="field-hint">This key expires ${dateTime(k.expiresAt)}. The new key keeps that date, and the old one stops then at the latest, whatever grace period you choose.</p>`
+  }
   ${alertBox('error', opts.error)}
   <form method="post" action="/dashboard/keys/${k.id}/rotate" class="stack">
     <input type="hidden" name="_csrf" value="${opts.csrf}">
