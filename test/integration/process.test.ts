@@ -425,5 +425,7 @@ describe('npx cardshot on PostgreSQL', async () => {
       expect(other.code).toBe(78);
       expect(other.stderr).toContain('CARDSHOT_SECRET is not the secret this database was set up with');
     },
+    // Seven CLI processes, each opening PostgreSQL; other suites start servers and browsers meanwhile.
+    90_000,
   );
 });
