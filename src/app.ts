@@ -1,4 +1,10 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import type { Logger } from 'pino';
 import type { AccountsModule } from './accounts/open.js';
 import type { Authenticator } from './auth/authenticate.js';
@@ -70,8 +76,7 @@ export function createApp(deps: AppDeps): FastifyInstance {
     // A path Fastify cannot decode (`/%`, `/render/url%zz`) is refused before routing, so the
     // onRequest hook has not run: the shared headers are set here.
     frameworkErrors: (err, req, reply) => {
-      reply.header('X-Request-Id', req.id);
-      reply.header('X-Content-Type-Options', 'nosniff');
+      setSharedHeaders(req, reply);
       const appErr =
         err.code === 'FST_ERR_BAD_URL'
           ? new AppError('bad_request', 'The URL path is not valid (a malformed percent-encoding?)')
@@ -91,8 +96,7 @@ export function createApp(deps: AppDeps): FastifyInstance {
   installJsonBodyParser(app);
 
   app.addHook('onRequest', async (req, reply) => {
-    reply.header('X-Request-Id', req.id);
-    reply.header('X-Content-Type-Options', 'nosniff');
+    setSharedHeaders(req, reply);
     if (closing) throw new AppError('unavailable', 'The server is shutting down', { retryAfter: 1 });
   });
   // One line per request (secrets redacted, key id but never the key) and its metrics.
@@ -112,4 +116,10 @@ export function createApp(deps: AppDeps): FastifyInstance {
   });
   registerDashboard(app, deps);
   return app;
+}
+
+/** Headers every answer carries: the request id to quote in a report, and no MIME sniffing. */
+function setSharedHeaders(req: FastifyRequest, reply: FastifyReply): void {
+  reply.header('X-Request-Id', req.id);
+  reply.header('X-Content-Type-Options', 'nosniff');
 }

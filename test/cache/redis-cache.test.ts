@@ -6,6 +6,7 @@ import { createLogger } from '../../src/log.js';
 import { openRedis, type RedisModule } from '../../src/redis/open.js';
 import { type PrivateRedis, redisServerAvailable, startPrivateRedis } from '../helpers/redis-server.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+import { timed, until } from '../helpers/wait.js';
 
 // The Redis tier's own promises: bounded entries, a TTL on every key, and a Redis that is
 // stopped or hung costs a request at most one 50 ms time-out, is logged once, and comes back
@@ -59,20 +60,6 @@ const entry = (bytes: number, expiresAt: number | null = null): CacheEntry => ({
   storedAt: Date.now(),
   expiresAt,
 });
-
-async function timed<T>(p: Promise<T>): Promise<{ value: T; ms: number }> {
-  const start = performance.now();
-  const value = await p;
-  return { value, ms: performance.now() - start };
-}
-
-async function until(cond: () => boolean, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe.skipIf(!redisServerAvailable())('Redis PNG tier', () => {
   it('keeps entries over the size cap out of Redis, and puts a TTL on every key it writes', async () => {

@@ -106,3 +106,23 @@ export async function startNodeProcess(
     },
   };
 }
+
+/** Runs `node <args>` to its end (a CLI command), with what it printed and its exit code. */
+export function runNode(
+  args: string[],
+  opts: { cwd: string; env: NodeJS.ProcessEnv; input?: string },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: opts.cwd, env: opts.env });
+    if (opts.input !== undefined) child.stdin.end(opts.input);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}

@@ -5,6 +5,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runNode } from '../helpers/node-process.js';
 import { pngSize } from '../helpers/png.js';
 import { dropSchema, postgresTestUrl, uniqueSchema } from '../helpers/services.js';
 
@@ -22,21 +23,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function run(args: string[], env: Record<string, string> = {}, input = '') {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: dir, env: { ...process.env, ...env } });
-    child.stdin.end(input);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const run = (args: string[], env: Record<string, string> = {}, input = '') =>
+  runNode(args, { cwd: dir, env: { ...process.env, ...env }, input });
 
 describe('the server process', () => {
   const dataDir = () => path.join(dir, 'data');

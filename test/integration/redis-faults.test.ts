@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { deleteRedisPrefixes, redisTestUrl, uniqueRedisPrefix } from '../helpers/services.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+import { until } from '../helpers/wait.js';
 
 // Issue 6 §3 on the whole request path: with REDIS_URL a request touches Redis up to three
 // times (rate limit, cache read, cache write). When Redis stops or hangs, the first request
@@ -37,14 +38,6 @@ async function timedCard(title: string) {
 }
 
 const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
-
-async function until(cond: () => boolean, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe.skipIf(!redisUrl)('a node whose Redis stops or hangs', () => {
   it('uses Redis while it answers: the card rendered here is in the shared tier', async () => {

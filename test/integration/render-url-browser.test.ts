@@ -3,6 +3,7 @@ import { listProcesses, liveGroupMembers } from '../../src/render/screenshot/pro
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { type PageServer, startPageServer } from '../helpers/pages.js';
 import { pngSize } from '../helpers/png.js';
+import { until } from '../helpers/wait.js';
 
 // The browser pool under stress: a missing Chromium, a full queue, a page that never loads,
 // a browser killed mid-request, recycling and shutdown, with the process table checked after.
@@ -35,13 +36,7 @@ const statusAfterFailure = async (t: TestApp, url: string) => {
 /** Zombies whose parent is this process: the ones it would be our job to reap. */
 const ownZombies = () => listProcesses().filter((p) => p.ppid === process.pid && p.state === 'Z');
 
-const waitFor = async (check: () => boolean, ms = 10_000) => {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
+const waitFor = (check: () => boolean) => until(check, 10_000);
 
 describe('without Chromium', () => {
   it('answers 503 with a clear message and keeps serving templates', async () => {

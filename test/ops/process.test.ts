@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable } from '../helpers/browser.js';
+import { runNode } from '../helpers/node-process.js';
 
 // These run the built program as `npx cardshot` and `npm start` do (npm test builds first).
 const root = path.resolve(import.meta.dirname, '../..');
@@ -29,20 +30,8 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-function run(args: string[], opts: { cwd: string; env?: Record<string, string> }) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [cli, ...args], { cwd: opts.cwd, env: cleanEnv(opts.env ?? {}) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const run = (args: string[], opts: { cwd: string; env?: Record<string, string> }) =>
+  runNode([cli, ...args], { cwd: opts.cwd, env: cleanEnv(opts.env ?? {}) });
 
 describe('cardshot/client', () => {
   it('is importable by its package name, with type declarations, in plain Node', async () => {

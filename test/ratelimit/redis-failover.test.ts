@@ -7,6 +7,7 @@ import { createRedisLimiter } from '../../src/ratelimit/redis.js';
 import { closedPort } from '../helpers/servers.js';
 import { deleteRedisPrefixes, redisTestUrl, uniqueRedisPrefix } from '../helpers/services.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
+import { timed, until } from '../helpers/wait.js';
 
 // Redis faults made on demand without touching the Redis other test runs share: a closed
 // port, and a TCP proxy we control in front of the real Redis (stopped, or paused with the
@@ -32,20 +33,6 @@ function setup(url: string) {
     log,
   });
   return { limiter, primary, lines };
-}
-
-async function timed<T>(p: Promise<T>): Promise<{ value: T; ms: number }> {
-  const start = performance.now();
-  const value = await p;
-  return { value, ms: performance.now() - start };
-}
-
-async function until(cond: () => boolean, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 const cleanups: Array<() => Promise<void>> = [];

@@ -104,8 +104,9 @@ export function normaliseText(s: string): string {
 }
 
 /**
- * Text that has nothing to draw: only spaces, format characters (zero-width space and joiner,
- * BOM, soft hyphen) or lone combining marks. Such a title would render as a blank card.
+ * A character that draws something. Text without one (only spaces, format characters such as
+ * zero-width space and joiner, BOM and soft hyphen, or lone combining marks) counts as empty:
+ * as a title it would render a blank card.
  */
 const VISIBLE = /[^\p{Z}\p{Cf}\p{M}]/u;
 
