@@ -32,7 +32,7 @@ export async function checkChromium(config: Pick<Config, 'chromiumPath'>): Promi
   const name = 'chromium';
   const exe = config.chromiumPath;
   const install =
-    'run `npm start` as root on Debian (it installs the chromium package), or `apt-get install -y chromium`, or set CARDSHOT_CHROMIUM_PATH to a Chromium';
+    'run `npm start` as root on Debian (it installs the chromium-headless-shell and chromium packages), or `apt-get install -y chromium-headless-shell`, or set CARDSHOT_CHROMIUM_PATH to a Chromium';
   if (!existsSync(exe)) {
     return {
       name,

@@ -1,8 +1,15 @@
 import { existsSync } from 'node:fs';
 import { type Browser, chromium } from 'playwright-core';
+import { settings } from '../../src/config/schema.js';
 
-/** Debian's Chromium, or CARDSHOT_CHROMIUM_PATH. Browser downloads do not work here (no internet). */
-export const CHROMIUM = process.env.CARDSHOT_CHROMIUM_PATH || '/usr/bin/chromium';
+/**
+ * The service's default browser (Debian's headless shell), or CARDSHOT_CHROMIUM_PATH. Browser
+ * downloads do not work here (no internet).
+ */
+export const CHROMIUM = process.env.CARDSHOT_CHROMIUM_PATH || settings.chromiumPath.default;
+
+/** Debian's full browser, the documented alternative to the headless shell. */
+export const FULL_CHROMIUM = '/usr/bin/chromium';
 
 /**
  * True when Chromium is installed. In CI a missing browser fails the suite (it must run
@@ -10,7 +17,7 @@ export const CHROMIUM = process.env.CARDSHOT_CHROMIUM_PATH || '/usr/bin/chromium
  */
 export function chromiumAvailable(): boolean {
   if (existsSync(CHROMIUM)) return true;
-  const msg = `Chromium is not installed at ${CHROMIUM} (apt-get install -y chromium, or set CARDSHOT_CHROMIUM_PATH)`;
+  const msg = `Chromium is not installed at ${CHROMIUM} (npm test installs it on Debian as root: apt-get install -y chromium-headless-shell chromium; or set CARDSHOT_CHROMIUM_PATH)`;
   if (process.env.CI === 'true') throw new Error(`${msg}: CI needs it`);
   process.stderr.write(`skipping browser tests: ${msg}\n`);
   return false;

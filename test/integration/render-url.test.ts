@@ -1,7 +1,9 @@
+import { readlinkSync, realpathSync } from 'node:fs';
 import { type AddressInfo, createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScreenshotRequest } from '../../src/render/screenshot/request.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { CHROMIUM, FULL_CHROMIUM } from '../helpers/browser.js';
 import { type PageServer, startPageServer } from '../helpers/pages.js';
 import { pixelAt, pngSize } from '../helpers/png.js';
 import { closedPort } from '../helpers/servers.js';
@@ -88,6 +90,41 @@ describe('GET /render/url: the PNG', () => {
     expect(res.statusCode).toBe(200);
     expect(pngSize(res.rawPayload)).toEqual({ width: 1200, height: 630 });
     expect(await pixelAt(res.rawPayload, 600, 600)).toEqual([255, 0, 0, 255]);
+  });
+});
+
+describe("GET /render/url on Debian's full browser (CARDSHOT_CHROMIUM_PATH=/usr/bin/chromium)", () => {
+  // The default is the headless shell; the full browser is the documented alternative.
+  it('gives the same sizes and pixels, web fonts included', async () => {
+    const full = await startTestApp({ allowPrivateHosts: [pages.hostPort], chromiumPath: FULL_CHROMIUM });
+    try {
+      for (const [viewport, w, h] of [
+        ['og', 1200, 630],
+        ['mobile', 1170, 2532],
+      ] as const) {
+        const res = await full.inject({
+          method: 'GET',
+          url: `/render/url?${new URLSearchParams({ url: `${pages.url}/split-mobile?full=${viewport}`, viewport })}`,
+        });
+        expect(res.statusCode).toBe(200);
+        expect(pngSize(res.rawPayload)).toEqual({ width: w, height: h });
+        expect(await pixelAt(res.rawPayload, Math.round(w * 0.25), Math.round(h / 2))).toEqual([
+          255, 0, 0, 255,
+        ]);
+        expect(await pixelAt(res.rawPayload, Math.round(w * 0.75), Math.round(h / 2))).toEqual([
+          0, 0, 255, 255,
+        ]);
+      }
+      // The wrapper in /usr/bin exec's the browser: the process that ran is Debian's full build.
+      expect(readlinkSync(`/proc/${full.modules.screenshots.pool.status().pid}/exe`)).toBe(
+        '/usr/lib/chromium/chromium',
+      );
+      expect(readlinkSync(`/proc/${t.modules.screenshots.pool.status().pid}/exe`)).toBe(
+        realpathSync(CHROMIUM),
+      );
+    } finally {
+      await full.close();
+    }
   });
 });
 
