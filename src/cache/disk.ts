@@ -53,7 +53,7 @@ export function createDiskCache(opts: { dir: string; maxBytes: number; log?: Log
 
   // The index of files from earlier runs is rebuilt in the background; until it is done a
   // get() still reads the file directly, so nothing is missed, only counted late.
-  const ready = scan(opts.dir, touch, opts.log)
+  const ready = scan(opts.dir, touch, Date.now() - TMP_STALE_MS, opts.log)
     .then(evict)
     .finally(() => {
       scanned = true;
@@ -168,7 +168,20 @@ export function createDiskCache(opts: { dir: string; maxBytes: number; log?: Log
   };
 }
 
-async function scan(dir: string, touch: (key: string, size: number) => void, log?: Logger): Promise<void> {
+/**
+ * A temporary file older than this cache's start minus this margin is a crash's leftover; newer
+ * ones are writes in flight (this process's own, which begin while the scan is still reading, or
+ * another process's). The margin covers file times lagging the clock by a tick.
+ */
+const TMP_STALE_MS = 1_000;
+
+async function scan(
+  dir: string,
+  touch: (key: string, size: number) => void,
+  /** `.tmp` files last written before this time are removed. */
+  staleBefore: number,
+  log?: Logger,
+): Promise<void> {
   const found: Array<{ key: string; size: number; mtime: number }> = [];
   let shards: string[];
   try {
@@ -186,7 +199,8 @@ async function scan(dir: string, touch: (key: string, size: number) => void, log
     for (const name of names) {
       const file = path.join(dir, shard, name);
       if (name.endsWith('.tmp')) {
-        await rm(file, { force: true }).catch(() => {});
+        const st = await stat(file).catch(() => undefined);
+        if (st && st.mtimeMs < staleBefore) await rm(file, { force: true }).catch(() => {});
         continue;
       }
       if (!name.endsWith('.bin')) continue;

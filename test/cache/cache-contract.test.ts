@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
@@ -182,6 +182,23 @@ describe('disk cache', () => {
     expect(await c.get('corrupt')).toBeUndefined();
     expect(await readdir(shard)).toEqual([]);
     await c.close();
+  });
+
+  it("removes a crash's leftover temporary files at start, never a write in flight", async () => {
+    const dir = await tmp();
+    await mkdir(path.join(dir, 'ab'), { recursive: true });
+    const stale = path.join(dir, 'ab', 'abc.bin.0a1b2c.tmp');
+    const inFlight = path.join(dir, 'ab', 'abd.bin.3d4e5f.tmp');
+    await writeFile(stale, 'half a file');
+    await writeFile(inFlight, 'half a file');
+    const now = Date.now() / 1000;
+    await utimes(stale, now - 3600, now - 3600);
+    // A write that began as the cache started: its file is as new as the start (here a little
+    // newer, so the scan reliably finds it; in production it is the writes made during the scan).
+    await utimes(inFlight, now + 5, now + 5);
+    const c = createDiskCache({ dir, maxBytes: 1 << 20 });
+    await c.close(); // waits for the start-up scan
+    expect((await readdir(path.join(dir, 'ab'))).sort()).toEqual(['abd.bin.3d4e5f.tmp']);
   });
 
   it('counts files from an earlier run against the budget', async () => {
