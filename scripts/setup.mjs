@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // One idempotent set-up for `npm start`, `npm test` and `npx cardshot`: dependencies from the
 // lockfile, the TypeScript build, the data directory, and Debian's Chromium with the fonts pages
-// need (for GET /render/url): its headless shell, which Cardshot drives, and the full browser. Each step is skipped when already done,
+// need (for GET /render/url): its headless shell, which Cardshot drives (and, for the tests and
+// the screenshot benchmark, its full browser). Each step is skipped when already done,
 // so a second run costs well under a second. Plain JavaScript: it runs before anything is built.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -14,6 +15,9 @@ const quiet = process.argv.includes('--quiet');
 // `npm test` only: the scale-out test runs Debian's nginx in front of two nodes. `npm start`
 // never needs it.
 const forTests = process.argv.includes('--test');
+// `npm test` and `npm run bench:screenshot`: Debian's full browser too (a test captures with it;
+// the benchmark's per-capture baseline launches it). The service itself never needs it.
+const wantsFullBrowser = forTests || process.argv.includes('--bench');
 const say = (msg) => {
   if (!quiet) process.stderr.write(`[setup] ${msg}\n`);
 };
@@ -101,13 +105,15 @@ function chromiumPath() {
 }
 
 // Debian builds both from its chromium source. The headless shell is the default browser (see
-// chromiumPath in src/config/schema.ts for why); the full browser is the documented alternative
-// and the benchmark's per-capture baseline, and a fresh machine gets both.
+// chromiumPath in src/config/schema.ts for why); the full browser is the alternative, and what
+// the service falls back to when the default is missing.
 const HEADLESS_SHELL = '/usr/lib/chromium/chromium-headless-shell';
-const DEBIAN_CHROMIUM = [
-  ['chromium-headless-shell', HEADLESS_SHELL],
-  ['chromium', '/usr/bin/chromium'],
-];
+const FULL_BROWSER = '/usr/bin/chromium';
+const DEBIAN_PACKAGE = {
+  [HEADLESS_SHELL]: 'chromium-headless-shell',
+  '/usr/bin/chromium-headless-shell': 'chromium-headless-shell',
+  [FULL_BROWSER]: 'chromium',
+};
 
 /** apt-get install of `wanted`, refreshing the package lists once when the first try fails. */
 function aptInstall(wanted, what) {
@@ -139,15 +145,20 @@ function aptInstall(wanted, what) {
 
 function ensureChromium() {
   const wanted = [];
-  for (const [pkg, file] of DEBIAN_CHROMIUM) if (!existsSync(file)) wanted.push(pkg);
   const browser = chromiumPath();
-  // A custom path that is missing is the operator's to fix; apt only provides Debian's.
-  if (!existsSync(browser) && !DEBIAN_CHROMIUM.some(([, file]) => file === browser)) {
-    say(`warning: CARDSHOT_CHROMIUM_PATH=${browser} does not exist; screenshots will answer 503`);
+  if (!existsSync(browser)) {
+    // A custom path that is missing is the operator's to fix; apt only provides Debian's.
+    if (DEBIAN_PACKAGE[browser]) wanted.push(DEBIAN_PACKAGE[browser]);
+    else say(`warning: CARDSHOT_CHROMIUM_PATH=${browser} does not exist; screenshots will answer 503`);
   }
+  if (wantsFullBrowser && !existsSync(FULL_BROWSER) && !wanted.includes('chromium')) wanted.push('chromium');
   for (const [pkg, file] of FONT_PACKAGES) if (!existsSync(file)) wanted.push(pkg);
   if (wanted.length === 0) return;
-  aptInstall(wanted, 'templates work, GET /render/url answers 503 until Chromium is installed');
+  const meanwhile =
+    browser === HEADLESS_SHELL && existsSync(FULL_BROWSER)
+      ? `screenshots use ${FULL_BROWSER} meanwhile, about half as fast`
+      : 'templates work, GET /render/url answers 503 until Chromium is installed';
+  aptInstall(wanted, meanwhile);
 }
 
 /** Debian's nginx for the scale-out test (test/integration/scale-out.test.ts); a stat when present. */

@@ -22,6 +22,7 @@ import type { RedisBreaker } from './redis/breaker.js';
 import { dedupeErrors } from './redis/client.js';
 import { openRedis, type RedisModule } from './redis/open.js';
 import { type ArtworkFetcher, createArtworkFetcher } from './render/image/artwork.js';
+import { chromiumExecutable } from './render/screenshot/browser.js';
 import { createScreenshotService, type ScreenshotService } from './render/screenshot/service.js';
 import { createTemplateRenderer, type TemplateRenderer } from './render/template/renderer.js';
 import { createTemplateService, type TemplateService } from './render/template/service.js';
@@ -328,7 +329,9 @@ async function createLimiter(
 
 /** The browser check: Chromium installed, and a browser running (or why not). */
 async function browserReady(config: Config, screenshots: ScreenshotService): Promise<string> {
-  if (!screenshots.pool.available()) throw new Error(`Chromium is not installed at ${config.chromiumPath}`);
+  if (!screenshots.pool.available()) {
+    throw new Error(`Chromium is not installed at ${chromiumExecutable(config.chromiumPath).path}`);
+  }
   const s = screenshots.pool.status();
   if (s.launchError) throw new Error(`Chromium could not be started: ${s.launchError}`);
   if (!s.up) {

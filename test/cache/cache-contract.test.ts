@@ -190,12 +190,11 @@ describe('disk cache', () => {
     const stale = path.join(dir, 'ab', 'abc.bin.0a1b2c.tmp');
     const inFlight = path.join(dir, 'ab', 'abd.bin.3d4e5f.tmp');
     await writeFile(stale, 'half a file');
-    await writeFile(inFlight, 'half a file');
     const now = Date.now() / 1000;
     await utimes(stale, now - 3600, now - 3600);
-    // A write that began as the cache started: its file is as new as the start (here a little
-    // newer, so the scan reliably finds it; in production it is the writes made during the scan).
-    await utimes(inFlight, now + 5, now + 5);
+    // Written just now, as a write in flight when the cache starts (in production: this process's
+    // writes that begin while the scan is still reading, or another process's).
+    await writeFile(inFlight, 'half a file');
     const c = createDiskCache({ dir, maxBytes: 1 << 20 });
     await c.close(); // waits for the start-up scan
     expect((await readdir(path.join(dir, 'ab'))).sort()).toEqual(['abd.bin.3d4e5f.tmp']);

@@ -15,9 +15,9 @@ export const FULL_CHROMIUM = '/usr/bin/chromium';
  * True when Chromium is installed. In CI a missing browser fails the suite (it must run
  * there); elsewhere the browser tests are skipped with a message saying how to install it.
  */
-export function chromiumAvailable(): boolean {
-  if (existsSync(CHROMIUM)) return true;
-  const msg = `Chromium is not installed at ${CHROMIUM} (npm test installs it on Debian as root: apt-get install -y chromium-headless-shell chromium; or set CARDSHOT_CHROMIUM_PATH)`;
+export function chromiumAvailable(executable = CHROMIUM): boolean {
+  if (existsSync(executable)) return true;
+  const msg = `Chromium is not installed at ${executable} (npm test installs it on Debian as root: apt-get install -y chromium-headless-shell chromium; or set CARDSHOT_CHROMIUM_PATH)`;
   if (process.env.CI === 'true') throw new Error(`${msg}: CI needs it`);
   process.stderr.write(`skipping browser tests: ${msg}\n`);
   return false;

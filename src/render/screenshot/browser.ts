@@ -4,7 +4,9 @@
  * the network except through the egress proxy (each flag verified on Debian's Chromium 156).
  */
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from 'playwright-core';
+import { settings } from '../../config/schema.js';
 import type { EgressProxy, EgressSession } from '../../net/proxy.js';
 import { findProcessByArgument } from './processes.js';
 import { userAgentFor, type Viewport } from './viewports.js';
@@ -27,6 +29,26 @@ export const CHROMIUM_FLAGS = [
 ];
 
 const LAUNCH_TIMEOUT_MS = 30_000;
+
+/** Debian's full browser: the fallback when the default headless shell is not installed. */
+export const FULL_CHROMIUM_PATH = '/usr/bin/chromium';
+
+/**
+ * The browser to run for `configured` (CARDSHOT_CHROMIUM_PATH). Left at its default, a machine
+ * set up before Cardshot moved to the headless shell (and not by root since, so set-up could not
+ * add it) still has only Debian's full browser: that one is used, slower, rather than answering
+ * 503. A path the operator chose is taken as it is.
+ */
+export function chromiumExecutable(
+  configured: string,
+  defaultPath = String(settings.chromiumPath.default),
+  fallback = FULL_CHROMIUM_PATH,
+): { path: string; fellBack: boolean } {
+  if (configured === defaultPath && !existsSync(configured) && existsSync(fallback)) {
+    return { path: fallback, fellBack: true };
+  }
+  return { path: configured, fellBack: false };
+}
 
 export interface LaunchedBrowser {
   browser: Browser;

@@ -9,6 +9,7 @@ import { createWorkQueue, type WorkQueue } from '../../lib/work-queue.js';
 import { createEgressProxy, type EgressProxy } from '../../net/proxy.js';
 import { createUrlGuard, type UrlGuard, UrlRefusedError } from '../../net/url-guard.js';
 import { etagMatches } from '../template/service.js';
+import { chromiumExecutable } from './browser.js';
 import { BrowserCrashError, type Capture, capturePage } from './capture.js';
 import { type BrowserPool, createBrowserPool } from './pool.js';
 import type { ScreenshotRequest } from './request.js';
@@ -98,8 +99,15 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
     log,
     maxBytesPerSession: config.screenshotMaxPageBytes,
   });
+  const browser = chromiumExecutable(config.chromiumPath);
+  if (browser.fellBack) {
+    log.warn(
+      { path: browser.path },
+      'chromium-headless-shell is not installed: screenshots use the full browser, about half as fast (apt-get install chromium-headless-shell)',
+    );
+  }
   const pool = createBrowserPool({
-    executablePath: config.chromiumPath,
+    executablePath: browser.path,
     proxy,
     spareContexts: config.screenshotSpareContexts,
     recycleAfter: config.browserRecycleAfter,
@@ -117,7 +125,7 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
 
   const notInstalled = () =>
     new AppError('unavailable', 'Screenshots are not available on this server: Chromium is not installed', {
-      detail: `no executable at ${config.chromiumPath} (CARDSHOT_CHROMIUM_PATH)`,
+      detail: `no executable at ${browser.path} (CARDSHOT_CHROMIUM_PATH)`,
     });
 
   /** Refuses a private or unresolvable top-level URL before a browser is involved. */
