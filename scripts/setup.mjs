@@ -155,9 +155,10 @@ function ensureChromium() {
   // machine gets both in one go: the alternative and the fallback), and is required for the
   // tests and the benchmark. On its own it never triggers apt at start.
   const fullMissing = !existsSync(FULL_BROWSER) && !wanted.includes('chromium');
-  if (wantsFullBrowser && fullMissing) wanted.push('chromium');
+  if (fullMissing && (wantsFullBrowser || (wanted.length > 0 && DEBIAN_PACKAGE[browser]))) {
+    wanted.push('chromium');
+  }
   if (wanted.length === 0) return;
-  if (fullMissing && DEBIAN_PACKAGE[browser] && !wanted.includes('chromium')) wanted.push('chromium');
   const meanwhile =
     browser === HEADLESS_SHELL && existsSync(FULL_BROWSER)
       ? `screenshots use ${FULL_BROWSER} meanwhile, about half as fast`

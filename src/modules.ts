@@ -22,7 +22,6 @@ import type { RedisBreaker } from './redis/breaker.js';
 import { dedupeErrors } from './redis/client.js';
 import { openRedis, type RedisModule } from './redis/open.js';
 import { type ArtworkFetcher, createArtworkFetcher } from './render/image/artwork.js';
-import { chromiumExecutable } from './render/screenshot/browser.js';
 import { createScreenshotService, type ScreenshotService } from './render/screenshot/service.js';
 import { createTemplateRenderer, type TemplateRenderer } from './render/template/renderer.js';
 import { createTemplateService, type TemplateService } from './render/template/service.js';
@@ -236,7 +235,7 @@ export async function createModules(
     health.register('browser', {
       // Not critical: without Chromium, templates are still served and screenshots answer 503.
       critical: false,
-      run: async () => browserReady(config, screenshots),
+      run: async () => browserReady(screenshots),
       fix: 'npx cardshot doctor checks Chromium and says how to install it; GET /render/url answers 503 meanwhile',
     });
     metrics.sample('work', () => {
@@ -328,9 +327,9 @@ async function createLimiter(
 }
 
 /** The browser check: Chromium installed, and a browser running (or why not). */
-async function browserReady(config: Config, screenshots: ScreenshotService): Promise<string> {
+async function browserReady(screenshots: ScreenshotService): Promise<string> {
   if (!screenshots.pool.available()) {
-    throw new Error(`Chromium is not installed at ${chromiumExecutable(config.chromiumPath).path}`);
+    throw new Error(`Chromium is not installed at ${screenshots.pool.executablePath}`);
   }
   const s = screenshots.pool.status();
   if (s.launchError) throw new Error(`Chromium could not be started: ${s.launchError}`);

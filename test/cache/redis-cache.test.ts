@@ -1,9 +1,8 @@
-import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CacheEntry } from '../../src/cache/cache.js';
 import { createRedisCache } from '../../src/cache/redis.js';
-import { createLogger } from '../../src/log.js';
 import { openRedis, type RedisModule } from '../../src/redis/open.js';
+import { capturedLogger } from '../helpers/logs.js';
 import { type PrivateRedis, redisServerAvailable, startPrivateRedis } from '../helpers/redis-server.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { timed, until } from '../helpers/wait.js';
@@ -35,14 +34,7 @@ afterEach(async () => {
 let proxyStopped = false;
 
 async function setup(opts: { maxEntryBytes?: number; ttlSeconds?: number } = {}) {
-  const lines: Array<Record<string, unknown>> = [];
-  const sink = new Writable({
-    write(chunk, _e, cb) {
-      for (const l of String(chunk).split('\n')) if (l.trim()) lines.push(JSON.parse(l));
-      cb();
-    },
-  });
-  const log = createLogger({ logLevel: 'info', nodeEnv: 'test' }, sink);
+  const { log, lines } = capturedLogger();
   const redis = await openRedis({ url: proxy.url('redis'), prefix: 'rc:', timeoutMs: TIMEOUT_MS, log });
   opened.push(redis);
   const cache = createRedisCache({

@@ -1,16 +1,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { CreatedKey } from '../../src/accounts/manager.js';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config, SettingKey } from '../../src/config/schema.js';
 import type { Clock } from '../../src/lib/clock.js';
-import { createLogger } from '../../src/log.js';
 import { createModules, type Modules } from '../../src/modules.js';
 import type { Account, Store } from '../../src/storage/store.js';
+import { capturedLogger } from './logs.js';
 
 /** `app.inject` options, plus `auth: false` to send no credentials at all. */
 export type TestInjectOptions = InjectOptions & { auth?: false };
@@ -47,14 +46,7 @@ export async function startTestApp(
 ): Promise<TestApp> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'cardshot-test-'));
   const config = loadConfig({ dataDir, logLevel: 'info', nodeEnv: 'test', ...overrides }, {});
-  const logs: Array<Record<string, unknown>> = [];
-  const sink = new Writable({
-    write(chunk, _enc, cb) {
-      for (const line of String(chunk).split('\n')) if (line.trim()) logs.push(JSON.parse(line));
-      cb();
-    },
-  });
-  const log = createLogger(config, sink);
+  const { log, lines: logs } = capturedLogger(config);
   const modules = await createModules(config, log, opts.clock ? { clock: opts.clock } : {});
   const account = await modules.accounts.accounts.createAccount({
     name: 'Test account',

@@ -1,9 +1,8 @@
-import { Writable } from 'node:stream';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/log.js';
 import { createFailoverLimiter } from '../../src/ratelimit/failover.js';
 import { createMemoryLimiter } from '../../src/ratelimit/memory.js';
 import { createRedisLimiter } from '../../src/ratelimit/redis.js';
+import { capturedLogger } from '../helpers/logs.js';
 import { closedPort } from '../helpers/servers.js';
 import { deleteRedisPrefixes, redisTestUrl, uniqueRedisPrefix } from '../helpers/services.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
@@ -17,14 +16,7 @@ const TIMEOUT_MS = 50;
 const BUDGET_MS = 100;
 
 function setup(url: string) {
-  const lines: Array<Record<string, unknown>> = [];
-  const sink = new Writable({
-    write(chunk, _e, cb) {
-      for (const l of String(chunk).split('\n')) if (l.trim()) lines.push(JSON.parse(l));
-      cb();
-    },
-  });
-  const log = createLogger({ logLevel: 'info', nodeEnv: 'test' }, sink);
+  const { log, lines } = capturedLogger();
   const primary = createRedisLimiter({ url, prefix: uniqueRedisPrefix(), timeoutMs: TIMEOUT_MS });
   const limiter = createFailoverLimiter({
     primary,

@@ -65,6 +65,8 @@ export interface PoolStatus {
 }
 
 export interface BrowserPool {
+  /** The Chromium executable this pool launches. */
+  readonly executablePath: string;
   /** False when the configured Chromium executable does not exist (screenshots answer 503). */
   available(): boolean;
   /** A fresh context for `viewport`; launches the browser on first use. */
@@ -318,6 +320,7 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
   }
 
   const pool: BrowserPool = {
+    executablePath: opts.executablePath,
     available() {
       return existsSync(opts.executablePath);
     },
