@@ -5,12 +5,13 @@ import { dirname, join } from 'node:path';
 import type { Renderer } from '@takumi-rs/core';
 
 /**
- * Every face the templates can reach, from @fontsource packages only (no network at run time).
+ * Every face the templates can reach, from npm packages only (@fontsource subsets and the complete
+ * Inter from inter-ui; no network at run time).
  * Only the weights the templates use are registered; a Noto family serves one script each and
  * falls back by `unicodeRange`, so a title in any supported script never draws tofu.
  * Bump FONTS_VERSION whenever this list or a package version changes: it is part of the ETag.
  */
-export const FONTS_VERSION = 1;
+export const FONTS_VERSION = 2;
 
 export const FAMILY = {
   sans: 'Inter',
@@ -22,6 +23,8 @@ export const FAMILY = {
   hebrew: 'Noto Sans Hebrew',
   devanagari: 'Noto Sans Devanagari',
   thai: 'Noto Sans Thai',
+  /** The whole Inter, not split into subsets: the last resort of every stack (see COMPLETE). */
+  complete: 'Inter Complete',
 } as const;
 
 interface FamilySpec {
@@ -46,21 +49,36 @@ const SPECS: readonly FamilySpec[] = [
 ];
 
 /**
+ * Subsets split a letter from a combining mark that has no precomposed form: Guaraní g̃ has its
+ * `g` in the latin subset and U+0303 only in the vietnamese one. takumi shapes a cluster from one
+ * face, so it drew a missing-glyph box for the letter. The complete Inter (inter-ui, the same
+ * design; ~110 KB a weight) holds both and the mark positioning between them, and is tried after
+ * every subset, so text the subsets cover draws exactly as before.
+ */
+const COMPLETE = {
+  pkg: 'inter-ui',
+  family: FAMILY.complete,
+  // Every weight a template draws with: Inter's 400/600/800 and, for the serif titles, 700.
+  files: { 400: 'Regular', 600: 'SemiBold', 700: 'Bold', 800: 'ExtraBold' },
+} as const;
+
+/**
  * The fallback order handed to every render. It is explicit because takumi otherwise falls back
  * in registration order, and registration runs in parallel: an implicit order could change the
  * glyphs of a Han character between two processes and break the immutable ETag.
  */
-export const FALLBACK_FAMILIES: readonly string[] = SPECS.map((s) => s.family);
+export const FALLBACK_FAMILIES: readonly string[] = [...SPECS.map((s) => s.family), COMPLETE.family];
 
-/** One subset file to register. */
+/** One font file to register. */
 export interface FontFile {
   family: string;
   weight: number;
   path: string;
-  unicodeRange: [number, number][];
+  /** The subset's code points; undefined for a complete font (its own character map decides). */
+  unicodeRange: [number, number][] | undefined;
 }
 
-/** Lists the subset files to register, with the unicode ranges from each package's unicode.json. */
+/** Lists the font files to register: each subset with its unicode.json range, then the complete Inter. */
 export function listFontFiles(): FontFile[] {
   const require = createRequire(import.meta.url);
   const files: FontFile[] = [];
@@ -78,6 +96,11 @@ export function listFontFiles(): FontFile[] {
         files.push({ family: spec.family, weight, path, unicodeRange: parseUnicodeRange(range) });
       }
     }
+  }
+  const complete = dirname(require.resolve(`${COMPLETE.pkg}/package.json`));
+  for (const [weight, name] of Object.entries(COMPLETE.files)) {
+    const path = join(complete, 'web', `Inter-${name}.woff2`);
+    files.push({ family: COMPLETE.family, weight: Number(weight), path, unicodeRange: undefined });
   }
   return files;
 }
@@ -113,7 +136,7 @@ export async function registerFonts(renderer: Renderer): Promise<{ files: number
         data,
         weight: f.weight,
         style: 'normal',
-        unicodeRange: f.unicodeRange,
+        ...(f.unicodeRange ? { unicodeRange: f.unicodeRange } : {}),
       });
     }),
   );

@@ -22,7 +22,8 @@ export function detectDirection(text: string): Direction {
 }
 
 /**
- * A `font-family` value: the design face first, then the Noto family for each script. Han
+ * A `font-family` value: the design face first, then the Noto family for each script, then the
+ * complete Inter for clusters no subset holds whole (a letter with a combining mark). Han
  * characters exist in all three CJK families with different regional shapes, so a text with
  * kana prefers the Japanese family and one with Hangul the Korean family; otherwise Chinese.
  */
@@ -40,6 +41,7 @@ export function fontStack(text: string, primary: string): string {
     FAMILY.hebrew,
     FAMILY.devanagari,
     FAMILY.thai,
+    FAMILY.complete,
   ];
   return families.map((f) => `'${f}'`).join(', ');
 }
