@@ -337,5 +337,6 @@ async function browserReady(screenshots: ScreenshotService): Promise<string> {
     // Launched on the first screenshot (or by the server right after it starts listening).
     return 'Chromium installed; not started yet';
   }
-  return `Chromium running (pid ${s.pid ?? '?'}), ${screenshots.queue.active} capturing, ${s.spares} spare contexts`;
+  const sandbox = s.sandbox ? 'sandboxed' : 'without its sandbox';
+  return `Chromium running (pid ${s.pid ?? '?'}, ${sandbox}), ${screenshots.queue.active} capturing, ${s.spares} spare contexts`;
 }

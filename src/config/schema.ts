@@ -324,6 +324,13 @@ export const settings = {
     description:
       "Chromium executable for GET /render/url. `npm start` installs Debian's chromium-headless-shell when this default is missing; if it still is, Debian's full browser (`/usr/bin/chromium`) is used when present, about half as fast. If no browser can be started, screenshots answer 503 and templates keep working.",
   },
+  chromiumSandbox: {
+    kind: 'enum',
+    default: 'auto',
+    values: ['auto', 'on', 'off'],
+    description:
+      "Chromium's own sandbox for the pages it renders. auto: on unless the service runs as root (Chromium cannot sandbox as root), and off with a logged warning where the kernel does not allow it. on: a browser without it is not started (screenshots answer 503). off: never.",
+  },
   screenshotConcurrency: {
     kind: 'int',
     default: Math.max(1, os.availableParallelism()),

@@ -6,7 +6,13 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
 import type { Config } from '../config/schema.js';
-import { CHROMIUM_FLAGS, chromiumExecutable } from '../render/screenshot/browser.js';
+import {
+  CHROMIUM_FLAGS,
+  chromiumExecutable,
+  SANDBOX_AS_ROOT,
+  type SandboxSetting,
+  sandboxWanted,
+} from '../render/screenshot/browser.js';
 import { listFontFiles } from '../render/template/fonts.js';
 import { createTemplateRenderer } from '../render/template/renderer.js';
 import { type Finding, firstLine, formatMiB } from './finding.js';
@@ -28,7 +34,9 @@ const run = promisify(execFile);
 const MiB = 1024 * 1024;
 
 /** Found, which version, and starts headless with the flags the service uses. */
-export async function checkChromium(config: Pick<Config, 'chromiumPath'>): Promise<Finding> {
+export async function checkChromium(
+  config: Pick<Config, 'chromiumPath' | 'chromiumSandbox'>,
+): Promise<Finding> {
   const name = 'chromium';
   const { path: exe, fellBack } = chromiumExecutable(config.chromiumPath);
   const install =
@@ -47,11 +55,16 @@ export async function checkChromium(config: Pick<Config, 'chromiumPath'>): Promi
   } catch (err) {
     return { name, status: 'fail', detail: `${exe} --version failed: ${firstLine(err)}`, fix: install };
   }
+  const setting = config.chromiumSandbox as SandboxSetting;
+  if (setting === 'on' && process.getuid?.() === 0) {
+    return { name, status: 'fail', detail: SANDBOX_AS_ROOT, fix: 'run Cardshot as an unprivileged user' };
+  }
   const started = performance.now();
-  try {
+  const shoot = async (sandbox: boolean) => {
     const browser = await chromium.launch({
       executablePath: exe,
       headless: true,
+      chromiumSandbox: sandbox,
       args: CHROMIUM_FLAGS,
       timeout: 30_000,
     });
@@ -62,6 +75,19 @@ export async function checkChromium(config: Pick<Config, 'chromiumPath'>): Promi
     } finally {
       await browser.close();
     }
+  };
+  // The same choice the service makes: the sandbox when wanted, without it if `auto` must.
+  let sandbox = sandboxWanted(setting);
+  let sandboxError = '';
+  try {
+    try {
+      await shoot(sandbox);
+    } catch (err) {
+      if (!sandbox || setting === 'on') throw err;
+      sandboxError = firstLine(err);
+      sandbox = false;
+      await shoot(false);
+    }
   } catch (err) {
     return {
       name,
@@ -70,7 +96,16 @@ export async function checkChromium(config: Pick<Config, 'chromiumPath'>): Promi
       fix: 'run the printed command by hand to see why; a container may need `--init` and enough /dev/shm, and the service must not run Chromium from a read-only home',
     };
   }
-  const detail = `${version} at ${exe}; started headless with the service's flags and took a screenshot in ${Math.round(performance.now() - started)} ms`;
+  const how = sandbox ? 'with its sandbox' : 'without its sandbox';
+  const detail = `${version} at ${exe}; started headless ${how} with the service's flags and took a screenshot in ${Math.round(performance.now() - started)} ms`;
+  if (sandboxError) {
+    return {
+      name,
+      status: 'warn',
+      detail: `${detail}; the sandbox could not start here (${sandboxError})`,
+      fix: 'allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or a container runtime that permits them), or set CARDSHOT_CHROMIUM_SANDBOX=off to accept running without it',
+    };
+  }
   if (fellBack) {
     return {
       name,

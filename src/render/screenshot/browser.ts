@@ -15,9 +15,9 @@ import { userAgentFor, type Viewport } from './viewports.js';
  * Chromium resolves no names itself (the proxy does; 127.0.0.1 is excluded so it can reach
  * the proxy), WebRTC sends nothing outside the proxy, no QUIC, no background traffic. The JS
  * heap cap turns a page that allocates without end into a crashed tab, not a starved machine.
+ * `--no-sandbox` is not here: Playwright adds it unless `chromiumSandbox` is set (see below).
  */
 export const CHROMIUM_FLAGS = [
-  '--no-sandbox',
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
@@ -50,11 +50,31 @@ export function chromiumExecutable(
   return { path: configured, fellBack: false };
 }
 
+export type SandboxSetting = 'auto' | 'on' | 'off';
+
+/**
+ * Whether to start Chromium with its own sandbox (renderers in their own user, PID and network
+ * namespaces with a seccomp filter), from CARDSHOT_CHROMIUM_SANDBOX and the user the service
+ * runs as. Chromium refuses to start sandboxed as root, so `auto` turns it on for every other
+ * user; `on` as root is a configuration error the launch reports.
+ */
+export function sandboxWanted(setting: SandboxSetting, uid = process.getuid?.()): boolean {
+  if (setting === 'off') return false;
+  if (setting === 'on') return true;
+  return uid !== 0;
+}
+
+/** Why `on` cannot work as root, as the launch error says it. */
+export const SANDBOX_AS_ROOT =
+  "CARDSHOT_CHROMIUM_SANDBOX=on, but the service runs as root and Chromium's sandbox cannot start as root; run as an unprivileged user or set it to auto";
+
 export interface LaunchedBrowser {
   browser: Browser;
   version: string;
   /** The browser's pid, which is also its process group id; undefined if /proc is unreadable. */
   pid: number | undefined;
+  /** True when Chromium runs with its own sandbox. */
+  sandbox: boolean;
 }
 
 /**
@@ -63,12 +83,17 @@ export interface LaunchedBrowser {
  * and link-local addresses. The browser-wide proxy stays although every context has its own:
  * Chromium's background traffic ignores per-context proxies.
  */
-export async function launchBrowser(executablePath: string, proxyServer: string): Promise<LaunchedBrowser> {
+export async function launchBrowser(
+  executablePath: string,
+  proxyServer: string,
+  sandbox: boolean,
+): Promise<LaunchedBrowser> {
   // A unique, harmless switch: how the browser's pid is found in /proc afterwards.
   const marker = `--cardshot-browser=${randomBytes(8).toString('hex')}`;
   const browser = await chromium.launch({
     executablePath,
     headless: true,
+    chromiumSandbox: sandbox,
     proxy: { server: proxyServer },
     args: [...CHROMIUM_FLAGS, marker],
     timeout: LAUNCH_TIMEOUT_MS,
@@ -77,7 +102,7 @@ export async function launchBrowser(executablePath: string, proxyServer: string)
     handleSIGTERM: false,
     handleSIGHUP: false,
   });
-  return { browser, version: browser.version(), pid: findProcessByArgument(marker) };
+  return { browser, version: browser.version(), pid: findProcessByArgument(marker), sandbox };
 }
 
 /** A context ready for one capture: its page, a CDP session on it, and its own proxy session. */

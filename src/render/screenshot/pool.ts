@@ -13,7 +13,15 @@ import type { Logger } from 'pino';
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { AppError } from '../../errors.js';
 import type { EgressProxy, EgressSession } from '../../net/proxy.js';
-import { type CaptureContext, type LaunchedBrowser, launchBrowser, openCaptureContext } from './browser.js';
+import {
+  type CaptureContext,
+  type LaunchedBrowser,
+  launchBrowser,
+  openCaptureContext,
+  SANDBOX_AS_ROOT,
+  type SandboxSetting,
+  sandboxWanted,
+} from './browser.js';
 import { killGroup, listProcesses, liveGroupMembers, type ProcessInfo } from './processes.js';
 import type { Viewport } from './viewports.js';
 
@@ -23,6 +31,8 @@ const LAUNCH_RETRY_MS = 5_000;
 
 export interface BrowserPoolOptions {
   executablePath: string;
+  /** CARDSHOT_CHROMIUM_SANDBOX: `auto` falls back to no sandbox, with a warning, if it cannot start. */
+  sandbox: SandboxSetting;
   proxy: EgressProxy;
   /** Contexts kept ready; 0 creates each one on demand. */
   spareContexts: number;
@@ -62,6 +72,8 @@ export interface PoolStatus {
   up: boolean;
   /** Why the last launch failed, until a launch succeeds (health checks). */
   launchError: string | undefined;
+  /** Whether the running browser has Chromium's sandbox; undefined while none runs. */
+  sandbox: boolean | undefined;
 }
 
 export interface BrowserPool {
@@ -115,6 +127,8 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
   let closed = false;
   const spares: Spare[] = [];
   const pending = new Map<string, number>();
+  /** Set once the sandbox failed to start under `auto`: later launches go straight without it. */
+  let sandboxFailed = false;
 
   async function launch(): Promise<Instance> {
     if (!existsSync(opts.executablePath)) {
@@ -126,8 +140,17 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
         },
       );
     }
+    if (opts.sandbox === 'on' && process.getuid?.() === 0) {
+      throw new AppError(
+        'unavailable',
+        'Screenshots are not available on this server: Chromium cannot start',
+        {
+          detail: SANDBOX_AS_ROOT,
+        },
+      );
+    }
     background ??= await opts.proxy.openSession('browser');
-    const launched = await launchBrowser(opts.executablePath, background.server);
+    const launched = await launchWithSandboxFallback(background.server);
     const instance: Instance = {
       ...launched,
       generation: ++generation,
@@ -145,6 +168,27 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
       'browser started',
     );
     return instance;
+  }
+
+  /**
+   * Under `auto`, a kernel without unprivileged user namespaces (some container runtimes) stops
+   * the sandbox from starting; screenshots then run without it, said once in the log, rather
+   * than not at all. `on` makes that a launch failure instead.
+   */
+  async function launchWithSandboxFallback(proxyServer: string): Promise<LaunchedBrowser> {
+    const sandbox = sandboxWanted(opts.sandbox) && !sandboxFailed;
+    try {
+      return await launchBrowser(opts.executablePath, proxyServer, sandbox);
+    } catch (err) {
+      if (!sandbox || opts.sandbox === 'on') throw err;
+      const launched = await launchBrowser(opts.executablePath, proxyServer, false);
+      sandboxFailed = true;
+      log.warn(
+        { detail: (err as Error).message.split('\n')[0] },
+        "Chromium's sandbox could not start here; running without it (docs/security.md; CARDSHOT_CHROMIUM_SANDBOX=off skips the attempt)",
+      );
+      return launched;
+    }
   }
 
   function onDisconnected(instance: Instance): void {
@@ -357,6 +401,7 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
         up: current !== undefined && !current.lost,
         // Kept until a launch succeeds: a browser that cannot start stays visible to /readyz.
         launchError: launchFailure ? (launchFailure.error.detail ?? launchFailure.error.message) : undefined,
+        sandbox: current?.sandbox,
       };
     },
 

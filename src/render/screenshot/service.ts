@@ -9,7 +9,7 @@ import { createWorkQueue, type WorkQueue } from '../../lib/work-queue.js';
 import { createEgressProxy, type EgressProxy } from '../../net/proxy.js';
 import { createUrlGuard, type UrlGuard, UrlRefusedError } from '../../net/url-guard.js';
 import { etagMatches } from '../template/service.js';
-import { chromiumExecutable } from './browser.js';
+import { chromiumExecutable, type SandboxSetting } from './browser.js';
 import { BrowserCrashError, type Capture, capturePage } from './capture.js';
 import { type BrowserPool, createBrowserPool } from './pool.js';
 import type { ScreenshotRequest } from './request.js';
@@ -108,6 +108,8 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
   }
   const pool = createBrowserPool({
     executablePath: browser.path,
+    // The schema accepts only auto, on and off.
+    sandbox: config.chromiumSandbox as SandboxSetting,
     proxy,
     spareContexts: config.screenshotSpareContexts,
     recycleAfter: config.browserRecycleAfter,
