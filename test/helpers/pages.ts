@@ -7,7 +7,8 @@ import type { AddressInfo, Socket } from 'node:net';
  * HTML fixture pages for screenshot tests, on 127.0.0.1:0. Colours are flat so tests can assert
  * pixels: `/split` is red on the left half and blue on the right half of any viewport.
  *
- * Routes: /split, /split-mobile (same, with a device-width meta viewport), /late (turns green
+ * Routes: /split, /split-mobile (same, with a device-width meta viewport), /wide (a 960 px
+ * desktop layout without a meta viewport: red then blue halves), /late (turns green
  * only after a request that finishes 1.5 s after load: visible with networkidle, not load),
  * /never (an image that never finishes: load never fires), /spin (a script that never returns),
  * /hog (allocates memory until the tab crashes), /hold?ms=N (answers after N ms),
@@ -33,6 +34,9 @@ const FONT = readFileSync(require.resolve('@fontsource/inter/files/inter-latin-9
 
 const html = (body: string, head = '') =>
   `<!doctype html><html><head><meta charset="utf-8"><title>fixture</title>${head}<style>html,body{margin:0;height:100%}</style></head><body>${body}</body></html>`;
+
+/** A desktop page (no meta viewport): 960 px wide, red then blue halves, which a phone zooms out to fit. */
+const WIDE = `<div style="display:flex;width:960px;height:2000px"><div style="flex:1;background:#ff0000"></div><div style="flex:1;background:#0000ff"></div></div>`;
 
 const SPLIT = `<div style="position:fixed;inset:0 50% 0 0;background:#ff0000"></div><div style="position:fixed;inset:0 0 0 50%;background:#0000ff"></div>`;
 
@@ -79,6 +83,7 @@ export async function startPageServer(): Promise<PageServer> {
     const [, first, second] = path.split('/');
 
     if (path === '/split') return send(html(SPLIT));
+    if (path === '/wide') return send(html(WIDE));
     if (path === '/split-mobile') {
       return send(html(SPLIT, '<meta name="viewport" content="width=device-width, initial-scale=1">'));
     }

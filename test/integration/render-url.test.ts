@@ -70,6 +70,19 @@ describe('GET /render/url: the PNG', () => {
     expect(await pixelAt(png, Math.round(w * 0.75), Math.round(h / 2))).toEqual([0, 0, 255, 255]);
   });
 
+  it('mobile shows a desktop page zoomed out to its full width, as a phone does', async () => {
+    // No meta viewport: the page lays out 980 px wide and the phone zooms out to 390/980. The
+    // capture once drew only the left 390 CSS px of that, leaving the right part white.
+    const res = await shot({ url: `${pages.url}/wide`, viewport: 'mobile' });
+    expect(res.statusCode).toBe(200);
+    const png = res.rawPayload;
+    expect(pngSize(png)).toEqual({ width: 1170, height: 2532 });
+    // 960 px of page at 3 × 390/980 ≈ 1.19 device pixels per CSS pixel: red to ~573, blue to ~1146.
+    expect(await pixelAt(png, 300, 1000)).toEqual([255, 0, 0, 255]);
+    expect(await pixelAt(png, 860, 1000)).toEqual([0, 0, 255, 255]);
+    expect(await pixelAt(png, 1100, 2000)).toEqual([0, 0, 255, 255]);
+  });
+
   it('uses the og viewport and waitUntil=load when none is given', async () => {
     const res = await shot({ url: `${pages.url}/split?defaults` });
     expect(res.statusCode).toBe(200);
