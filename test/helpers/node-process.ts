@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chown, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { killGroup, listProcesses, liveGroupMembers } from '../../src/render/screenshot/processes.js';
@@ -22,17 +22,31 @@ export interface NodeProcess {
   stop(): Promise<void>;
 }
 
-/** Starts a node with `env` on top of the test's environment, a fresh data dir and PORT=0. */
+/**
+ * Starts a node with `env` on top of the test's environment, a fresh data dir and PORT=0;
+ * with `uid`, as that user (the test runs as root), owning the data dir, which is also its HOME.
+ */
 export async function startNodeProcess(
   root: string,
   name: string,
   env: Record<string, string>,
+  opts: { uid?: number } = {},
 ): Promise<NodeProcess> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), `cardshot-${name}-`));
+  const user = opts.uid === undefined ? {} : { uid: opts.uid, gid: opts.uid };
+  if (opts.uid !== undefined) await chown(dataDir, opts.uid, opts.uid);
   const child: ChildProcess = spawn(process.execPath, [path.join(root, 'dist/src/main.js')], {
     cwd: dataDir,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', CARDSHOT_DATA_DIR: dataDir, ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      CARDSHOT_DATA_DIR: dataDir,
+      ...(opts.uid === undefined ? {} : { HOME: dataDir }),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...user,
   });
   let out = '';
   let err = '';
