@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { AccountsModule } from './accounts/open.js';
 import type { Authenticator } from './auth/authenticate.js';
 import type { Config } from './config/schema.js';
+import { readTrustProxy } from './config/trust-proxy.js';
 import { registerDashboard } from './dashboard/index.js';
 import type { Sessions } from './dashboard/sessions.js';
 import { AppError } from './errors.js';
@@ -58,8 +59,8 @@ export function createApp(deps: AppDeps): FastifyInstance {
     // Our own onResponse hook writes one line per request (with secrets redacted) instead.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.bodyLimitBytes,
-    // Client address and https from X-Forwarded-* only when the operator says a proxy sets them.
-    trustProxy: deps.config.trustProxy,
+    // Client address and https from X-Forwarded-* only as far as the operator says proxies set them.
+    trustProxy: trustProxyOption(deps.config.trustProxy),
     // A load balancer's request id is kept so one id follows the request across hops.
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
@@ -116,6 +117,18 @@ export function createApp(deps: AppDeps): FastifyInstance {
   });
   registerDashboard(app, deps);
   return app;
+}
+
+/** Fastify's `trustProxy` for CARDSHOT_TRUST_PROXY (validated when the config was loaded). */
+function trustProxyOption(value: string): false | string[] | ((address: string, hop: number) => boolean) {
+  const trust = readTrustProxy(value);
+  if (trust.kind === 'none') return false;
+  if (trust.kind === 'addresses') return [...trust.list];
+  // Not the number itself: Fastify 5.12 reads a numeric trustProxy as "trust no one" (it cannot
+  // check the nearest peer), which would silently drop the client address and https. Hop 0 is
+  // the socket's peer, so `hop < hops` believes exactly the nearest `hops` proxies.
+  const { hops } = trust;
+  return (_address, hop) => hop < hops;
 }
 
 /** Headers every answer carries: the request id to quote in a report, and no MIME sniffing. */

@@ -1,8 +1,10 @@
-import { writeFile } from 'node:fs/promises';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { firstRun, firstRunMessage } from './accounts/first-run.js';
+import type { Logger } from 'pino';
+import { type FirstRun, firstRun, firstRunMessage } from './accounts/first-run.js';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config/load.js';
+import type { Config } from './config/schema.js';
 import { createLogger } from './log.js';
 import { createModules } from './modules.js';
 
@@ -56,24 +58,7 @@ async function main(): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const baseUrl = `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
-  if (first) {
-    const message = firstRunMessage(baseUrl, first);
-    const facts = { account: first.account.id, keyId: first.created.record.id };
-    if (process.stdout.isTTY || config.nodeEnv !== 'production') {
-      // Straight to stdout, never through the logger: the key must not reach a log line.
-      process.stdout.write(message);
-      log.info(facts, 'first start: created the default account and a development key (printed above, once)');
-    } else {
-      // In production stdout is the log stream (journald, docker, a collector): a key and a
-      // sign-in link must not be kept there, so they go to a file only the service user can read.
-      const file = path.join(config.dataDir, 'first-run.txt');
-      await writeFile(file, message, { mode: 0o600 });
-      log.info(
-        { ...facts, file },
-        'first start: created the default account and a development key; read them once from the file, then delete it',
-      );
-    }
-  }
+  if (first) await showFirstRun(baseUrl, first, config, log);
   log.info({ port }, `Cardshot is serving on ${baseUrl}`);
   // Chromium starts after the port is open so templates are served meanwhile; a missing or
   // broken Chromium leaves GET /render/url answering 503 and everything else working.
@@ -110,6 +95,40 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+/**
+ * Shows the first run's key, signing secret and invite link once: on a terminal, printed; on
+ * any other stdout (nohup.out, journald, docker logs, a collector), which keeps what it is
+ * given, written to a file only the service user can read instead, whatever NODE_ENV says.
+ */
+async function showFirstRun(baseUrl: string, first: FirstRun, config: Config, log: Logger): Promise<void> {
+  const message = firstRunMessage(baseUrl, first);
+  const facts = { account: first.account.id, keyId: first.created.record.id };
+  if (process.stdout.isTTY) {
+    // Straight to stdout, never through the logger: the key must not reach a log line.
+    process.stdout.write(message);
+    log.info(facts, 'first start: created the default account and a development key (printed above, once)');
+    return;
+  }
+  const file = path.join(config.dataDir, 'first-run.txt');
+  try {
+    // With PostgreSQL and CARDSHOT_SECRET nothing else may have created the data dir.
+    await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+    await writeFile(file, message, { mode: 0o600 });
+    // The mode above applies only to a new file; one left from an earlier install keeps its own.
+    await chmod(file, 0o600);
+  } catch (err) {
+    log.error(
+      { ...facts, file, err: (err as Error).message },
+      'first start: could not write the first-run file; make a key with `npx cardshot keys create` and an invite with `npx cardshot accounts invite admin@localhost`',
+    );
+    return;
+  }
+  log.info(
+    { ...facts, file },
+    'first start: created the default account and a development key; read them once from the file, then delete it',
+  );
 }
 
 main().catch((err) => {

@@ -3,7 +3,7 @@ import { inviteUrl } from './credentials.js';
 import type { CreatedKey } from './manager.js';
 import type { AccountsModule } from './open.js';
 
-/** What the first start created: shown once, on stdout. */
+/** What the first start created: shown once (on a terminal, or else in data/first-run.txt). */
 export interface FirstRun {
   account: Account;
   created: CreatedKey;

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { presetProblem } from '../render/screenshot/viewports.js';
+import { trustProxyProblem } from './trust-proxy.js';
 
 /**
  * The one configuration schema. Every setting has a default, a description and an
@@ -172,7 +173,7 @@ export const settings = {
     kind: 'bool',
     default: true,
     description:
-      'On the first start with an empty database, create a default account on the pro plan, a development key and a dashboard invite, shown once: on stdout, or in production without a terminal in CARDSHOT_DATA_DIR/first-run.txt (0600).',
+      'On the first start with an empty database, create a default account on the pro plan, a development key and a dashboard invite, shown once: printed when stdout is a terminal, otherwise (nohup, systemd, docker logs keep stdout) written to CARDSHOT_DATA_DIR/first-run.txt (0600).',
   },
   keyCacheSeconds: {
     kind: 'int',
@@ -196,10 +197,11 @@ export const settings = {
       'The address users reach Cardshot at (https://cards.example.com), used in invite links and in the og:image tags the dashboard playground writes. Empty: taken from each request (http://localhost:3000 for the CLI).',
   },
   trustProxy: {
-    kind: 'bool',
-    default: false,
+    kind: 'string',
+    default: 'false',
+    check: trustProxyProblem,
     description:
-      'Believe X-Forwarded-For and X-Forwarded-Proto from the proxy in front (client address for sign-in limits, https for Secure cookies). Turn on only behind a proxy that sets them.',
+      'Which proxies X-Forwarded-For, -Proto and -Host are believed from (client address for sign-in limits, https for Secure cookies). false: none. A number of hops, e.g. 1: the nearest proxy, so the client is the right-most X-Forwarded-For entry (use it only when nothing but the proxies can reach Cardshot). Or a comma-separated list of proxy addresses or CIDR ranges (10.0.0.0/8,::1), the safer choice. The old value true means 1, not every hop.',
   },
   sessionIdleMinutes: {
     kind: 'int',
@@ -229,14 +231,14 @@ export const settings = {
     min: 1,
     max: 10_000,
     description:
-      'Dashboard sign-in attempts allowed per email address from one client address in CARDSHOT_SIGN_IN_WINDOW_SECONDS (ten times this from all addresses together), so a stranger cannot lock the owner out.',
+      'Dashboard sign-in attempts allowed per email address from one client address (an IPv6 /64) in CARDSHOT_SIGN_IN_WINDOW_SECONDS; ten times this from all addresses together, except from a browser that signed in as that email before (a device cookie, which has this budget of its own), so a stranger cannot lock the owner out of a browser they have used.',
   },
   signInLimitPerIp: {
     kind: 'int',
     default: 50,
     min: 1,
     max: 100_000,
-    description: 'Dashboard sign-in attempts allowed per client address in CARDSHOT_SIGN_IN_WINDOW_SECONDS.',
+    description: 'Dashboard sign-in attempts allowed per client address (an IPv6 /64) in CARDSHOT_SIGN_IN_WINDOW_SECONDS.',
   },
   signInWindowSeconds: {
     kind: 'int',

@@ -44,11 +44,14 @@ export function isSecure(req: FastifyRequest, config: Pick<Config, 'publicUrl'>)
   return req.protocol === 'https' || config.publicUrl.startsWith('https://');
 }
 
+/** The dashboard's cookies: the session, the pre-session (login CSRF) and the device cookie (sign-in limits). */
+export type CookieKind = 'session' | 'pre' | 'device';
+
 /**
  * Cookie names. Over https the `__Host-` prefix makes the browser refuse the cookie unless it
  * is Secure, host-only and for path /, so a sibling subdomain cannot plant or shadow it.
  */
-export function cookieName(kind: 'session' | 'pre', secure: boolean): string {
+export function cookieName(kind: CookieKind, secure: boolean): string {
   return `${secure ? '__Host-' : ''}cardshot_${kind}`;
 }
 
@@ -56,18 +59,14 @@ export function cookieName(kind: 'session' | 'pre', secure: boolean): string {
  * Reads a dashboard cookie. Over https only the `__Host-` name counts: reading the plain name
  * too would let a sibling subdomain plant a session cookie the prefix exists to refuse.
  */
-export function readCookie(
-  req: FastifyRequest,
-  kind: 'session' | 'pre',
-  secure: boolean,
-): string | undefined {
+export function readCookie(req: FastifyRequest, kind: CookieKind, secure: boolean): string | undefined {
   return req.cookies[cookieName(kind, secure)];
 }
 
 /** Sets an HttpOnly, SameSite=Lax cookie for the whole site (Secure over https). */
 export function setCookie(
   reply: FastifyReply,
-  kind: 'session' | 'pre',
+  kind: CookieKind,
   value: string,
   maxAgeSeconds: number,
   secure: boolean,
@@ -82,7 +81,7 @@ export function setCookie(
 }
 
 /** Deletes a dashboard cookie under both names. */
-export function clearCookie(reply: FastifyReply, kind: 'session' | 'pre', secure: boolean): void {
+export function clearCookie(reply: FastifyReply, kind: CookieKind, secure: boolean): void {
   reply.clearCookie(cookieName(kind, false), { path: '/' });
   if (secure) reply.clearCookie(cookieName(kind, true), { path: '/', secure: true });
 }

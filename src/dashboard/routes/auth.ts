@@ -1,9 +1,11 @@
-import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isAppError } from '../../errors.js';
 import { STATUS } from '../../http/errors.js';
+import { systemClock } from '../../lib/clock.js';
 import { type DashboardDeps, field, seeOther, sendPage, sessionOf } from '../context.js';
-import { clearCookie, setCookie } from '../security.js';
+import { createDeviceCookies } from '../devices.js';
+import { clearCookie, readCookie, setCookie } from '../security.js';
+import { countSignInAttempt } from '../sign-in-limits.js';
 import { invitePage, signInPage } from '../views/auth.js';
 
 /** The generic refusal: it never says whether the email exists. */
@@ -22,19 +24,23 @@ function safeNext(next: string): string | undefined {
 export function registerAuthRoutes(scope: FastifyInstance, deps: DashboardDeps): void {
   const { config, sessions, limiter, log } = deps;
   const { credentials } = deps.accounts;
+  const devices = createDeviceCookies(deps.accounts.secrets, deps.clock ?? systemClock);
 
   const startSession = async (
     reply: Parameters<typeof seeOther>[0],
-    accountId: string,
+    account: { id: string; email: string },
     dash: NonNullable<FastifyRequest['dash']>,
   ): Promise<void> => {
     const secure = dash.secure;
     // Signing in again (or through an invite) while signed in replaces the old session; left
     // alive, it would outlast the sign-out the user makes later.
     if (dash.session) await sessions.end(dash.session.id);
-    const s = await sessions.start(accountId);
+    const s = await sessions.start(account.id);
     setCookie(reply, 'session', s.id, Math.floor(sessions.maxMs / 1000), secure);
     clearCookie(reply, 'pre', secure);
+    // Kept after sign-out: it marks this browser as the owner's for the sign-in limits.
+    const device = devices.issue(account.email.trim().toLowerCase());
+    setCookie(reply, 'device', device, devices.maxAgeSeconds, secure);
   };
 
   scope.get<{ Querystring: Record<string, string> }>(
@@ -65,25 +71,8 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: DashboardDeps):
       sendPage(reply, signInPage({ csrf: dash.csrf, email, error, ...(next ? { next } : {}) }), status);
     if (email === '' || password === '') return render(STATUS.bad_request, 'Enter your email and password.');
 
-    // Counted before the password is checked, so parallel guesses cannot all slip through.
-    // The tight per-email budget is per email AND address, so a stranger guessing from elsewhere
-    // cannot lock the owner out; a budget ten times larger across all addresses still caps a
-    // guesser who spreads out over many.
-    const windowMs = config.signInWindowSeconds * 1000;
-    const emailKey = createHash('sha256').update(email).digest('hex').slice(0, 32);
-    const budgets = [
-      { by: 'ip', key: `signin:ip:${req.ip}`, limit: config.signInLimitPerIp },
-      { by: 'email+ip', key: `signin:email-ip:${emailKey}:${req.ip}`, limit: config.signInLimitPerEmail },
-      { by: 'email', key: `signin:email:${emailKey}`, limit: config.signInLimitPerEmail * 10 },
-    ];
-    let refused: { by: string; resetMs: number } | undefined;
-    for (const b of budgets) {
-      const d = await limiter.consume(b.key, b.limit, windowMs);
-      if (!d.allowed) {
-        refused = { by: b.by, resetMs: d.resetMs };
-        break;
-      }
-    }
+    const device = devices.verify(email, readCookie(req, 'device', dash.secure));
+    const refused = await countSignInAttempt(limiter, config, { email, ip: req.ip, device });
     if (refused) {
       const wait = Math.max(1, Math.ceil(refused.resetMs / 1000));
       log.warn({ ip: req.ip, by: refused.by }, 'dashboard sign-in rate limited');
@@ -100,7 +89,7 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: DashboardDeps):
       log.info({ ip: req.ip }, 'dashboard sign-in refused');
       return render(STATUS.unauthorized, SIGN_IN_FAILED);
     }
-    await startSession(reply, account.id, dash);
+    await startSession(reply, account, dash);
     log.info({ account: account.id }, 'dashboard sign-in');
     return seeOther(reply, next ?? '/dashboard');
   });
@@ -146,7 +135,7 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: DashboardDeps):
       if (isAppError(err, 'bad_request')) return render(err.message);
       throw err;
     }
-    await startSession(reply, account.id, dash);
+    await startSession(reply, account, dash);
     log.info({ account: account.id }, 'dashboard password set from an invite link');
     return seeOther(reply, '/dashboard?welcome=1');
   });
