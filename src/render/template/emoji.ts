@@ -1,11 +1,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fontsDraw } from './coverage.js';
 
 /**
  * Colour emoji as images. Colour-emoji fonts from @fontsource draw blank in takumi, so each emoji
  * grapheme becomes an inline image of the matching SVG in @twemoji/svg. The detection rules follow
- * `extractEmojis` from @takumi-rs/helpers/emoji, which emits CDN URLs we cannot fetch here.
+ * `extractEmojis` from @takumi-rs/helpers/emoji, which emits CDN URLs we cannot fetch here, with
+ * one addition: a character whose default is text (✔ ☺ ✈, sent without U+FE0F) is drawn as the
+ * emoji when no registered font has a text glyph for it, as browsers do, instead of as a box.
  */
 
 /** A piece of text: plain text, or one emoji grapheme drawn from an SVG file. */
@@ -37,10 +40,18 @@ function names(): Set<string> {
 }
 
 function isEmojiGrapheme(g: string): boolean {
-  if (g.includes(VS15)) return false; // text presentation explicitly asked for
+  const pictographic = PICTOGRAPHIC.test(g);
+  // FE0E asks for text presentation; honoured whenever a font can give it.
+  if (g.includes(VS15)) return pictographic && !fontsDraw(g.codePointAt(0)!);
   if (FLAG.test(g) || KEYCAP.test(g)) return true;
   return (
-    PICTOGRAPHIC.test(g) && (g.includes(VS16) || g.includes(ZWJ) || PRESENTATION.test(g) || MODIFIED.test(g))
+    pictographic &&
+    (g.includes(VS16) ||
+      g.includes(ZWJ) ||
+      PRESENTATION.test(g) ||
+      MODIFIED.test(g) ||
+      // Last: the coverage is looked up only for text-default pictographs (©, ↔, ☀, ✔).
+      !fontsDraw(g.codePointAt(0)!))
   );
 }
 

@@ -1,4 +1,5 @@
 import { Renderer } from '@takumi-rs/core';
+import { warmCoverage } from './coverage.js';
 import { FALLBACK_FAMILIES, FONTS_VERSION, registerFonts } from './fonts.js';
 import { TEMPLATES } from './templates/index.js';
 import { CARD_HEIGHT, CARD_WIDTH, type TemplateFields, type TemplateName } from './types.js';
@@ -38,6 +39,9 @@ const CACHE_BYTES = 64 * 1024 * 1024;
 export async function createTemplateRenderer(): Promise<TemplateRenderer> {
   const engine = new Renderer({ cacheMaxBytes: CACHE_BYTES });
   await registerFonts(engine);
+  // Request parsing and text fitting read the glyph coverage synchronously: built here, not on
+  // the first request.
+  warmCoverage();
   const fontFamilies = [...FALLBACK_FAMILIES];
   let closed = false;
 

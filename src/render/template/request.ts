@@ -1,4 +1,6 @@
 import { AppError } from '../../errors.js';
+import { describeCluster, undrawableClusters } from './drawable.js';
+import { TEMPLATES } from './templates/index.js';
 
 /**
  * The template request: one field table drives validation, normalisation, the docs and the
@@ -85,6 +87,17 @@ export function parseTemplateRequest(
   if (out.imageUrl !== undefined && !isHttpUrl(out.imageUrl)) {
     throw bad('imageUrl must be an absolute http or https URL');
   }
+  // Last, and only for fields the template draws: an ignored brand may hold anything.
+  const drawn: FieldName[] = [
+    'title',
+    'subtitle',
+    ...(TEMPLATES[template as TemplateNameInput].uses.brand ? (['brand'] as const) : []),
+  ];
+  for (const name of drawn) {
+    const text = out[name];
+    const missing = text === undefined ? [] : undrawableClusters(text);
+    if (missing.length > 0) throw bad(undrawableMessage(name, missing));
+  }
   return out as unknown as TemplateRequest;
 }
 
@@ -117,6 +130,16 @@ const VISIBLE = /[^\p{Z}\p{Cf}\p{M}]/u;
 function isValidText(s: string): boolean {
   // \p{Cs} in a `u` regex matches only unpaired surrogates (a pair is one code point there).
   return !/\p{Cs}/u.test(s) && !s.includes('\uFFFD');
+}
+
+/**
+ * Like malformed text, text no font draws would come out as boxes, which nobody asks for: the
+ * caller hears which characters, up to five of them, to remove or replace.
+ */
+function undrawableMessage(name: FieldName, clusters: string[]): string {
+  const shown = clusters.slice(0, 5).map(describeCluster).join(', ');
+  const more = clusters.length > 5 ? ` and ${clusters.length - 5} more` : '';
+  return `${name} contains characters no font here can draw (they would be boxes): ${shown}${more}`;
 }
 
 function isHttpUrl(s: string): boolean {

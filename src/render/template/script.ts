@@ -21,11 +21,35 @@ export function detectDirection(text: string): Direction {
   return 'ltr';
 }
 
+/** The Noto family for each script besides CJK, in fallback order. */
+const SCRIPT_FAMILIES: readonly (readonly [RegExp, string])[] = [
+  [/\p{Script=Arabic}/u, FAMILY.arabic],
+  [/\p{Script=Hebrew}/u, FAMILY.hebrew],
+  [/\p{Script=Devanagari}/u, FAMILY.devanagari],
+  [/\p{Script=Thai}/u, FAMILY.thai],
+  [/\p{Script=Armenian}/u, FAMILY.armenian],
+  [/\p{Script=Georgian}/u, FAMILY.georgian],
+  [/\p{Script=Ethiopic}/u, FAMILY.ethiopic],
+  [/\p{Script=Bengali}/u, FAMILY.bengali],
+  [/\p{Script=Gurmukhi}/u, FAMILY.gurmukhi],
+  [/\p{Script=Gujarati}/u, FAMILY.gujarati],
+  [/\p{Script=Tamil}/u, FAMILY.tamil],
+  [/\p{Script=Telugu}/u, FAMILY.telugu],
+  [/\p{Script=Kannada}/u, FAMILY.kannada],
+  [/\p{Script=Malayalam}/u, FAMILY.malayalam],
+  [/\p{Script=Sinhala}/u, FAMILY.sinhala],
+  [/\p{Script=Lao}/u, FAMILY.lao],
+  [/\p{Script=Myanmar}/u, FAMILY.myanmar],
+  [/\p{Script=Khmer}/u, FAMILY.khmer],
+];
+
 /**
  * A `font-family` value: the design face first, then the Noto family for each script, then the
  * complete Inter for clusters no subset holds whole (a letter with a combining mark). Han
  * characters exist in all three CJK families with different regional shapes, so a text with
  * kana prefers the Japanese family and one with Hangul the Korean family; otherwise Chinese.
+ * Likewise the families of the scripts a text uses come before the other scripts': the Indic
+ * families share the danda (।) and a few signs, which must come from the text's own face.
  */
 export function fontStack(text: string, primary: string): string {
   const cjk = KANA.test(text)
@@ -33,27 +57,37 @@ export function fontStack(text: string, primary: string): string {
     : HANGUL.test(text)
       ? [FAMILY.kr, FAMILY.sc, FAMILY.jp]
       : [FAMILY.sc, FAMILY.jp, FAMILY.kr];
+  const own = SCRIPT_FAMILIES.filter(([script]) => script.test(text)).map(([, family]) => family);
+  const others = SCRIPT_FAMILIES.map(([, family]) => family).filter((family) => !own.includes(family));
   const families = [
     primary,
     ...(primary === FAMILY.sans ? [] : [FAMILY.sans]),
+    ...own,
     ...cjk,
-    FAMILY.arabic,
-    FAMILY.hebrew,
-    FAMILY.devanagari,
-    FAMILY.thai,
+    ...others,
     FAMILY.complete,
   ];
   return families.map((f) => `'${f}'`).join(', ');
 }
 
-const TALL_SCRIPT = /[\p{Script=Arabic}\p{Script=Devanagari}\p{Script=Thai}]/u;
+/**
+ * Scripts that stack vowel signs, subscript consonants or medials above and below the letters:
+ * at Latin display leading the marks of one line collide with the next. Armenian, Georgian and
+ * Ethiopic keep Latin-like proportions and keep the design's leading.
+ */
+const TALL_SCRIPT =
+  /[\p{Script=Arabic}\p{Script=Devanagari}\p{Script=Thai}\p{Script=Bengali}\p{Script=Gurmukhi}\p{Script=Gujarati}\p{Script=Tamil}\p{Script=Telugu}\p{Script=Kannada}\p{Script=Malayalam}\p{Script=Sinhala}\p{Script=Lao}\p{Script=Myanmar}\p{Script=Khmer}]/u;
+/** Stacks two or three marks deep (Myanmar medials under a consonant, Khmer subscripts). */
+const TALLEST_SCRIPT = /[\p{Script=Myanmar}\p{Script=Khmer}]/u;
 const CJK_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
 /**
- * The line height a text needs: Arabic, Devanagari and Thai stack marks above and below the
- * letters and collide at Latin display leading; CJK reads cramped below 1.2.
+ * The line height a text needs: stacked scripts collide at Latin display leading (Myanmar and
+ * Khmer still touched between lines at 1.3 on the blog and saas titles); CJK reads cramped
+ * below 1.2.
  */
 export function lineHeightFor(text: string, base: number): number {
+  if (TALLEST_SCRIPT.test(text)) return Math.max(base + 0.35, 1.45);
   if (TALL_SCRIPT.test(text)) return Math.max(base + 0.2, 1.3);
   if (CJK_SCRIPT.test(text)) return Math.max(base, 1.2);
   return base;

@@ -23,7 +23,17 @@ describe('emoji to twemoji files', () => {
       { kind: 'emoji', text: '👋🏾', file: '1f44b-1f3fe.svg' },
       { kind: 'text', text: ' © ™ 1 #' },
     ]);
-    expect(splitEmoji('☺︎ plain')).toEqual([{ kind: 'text', text: '☺︎ plain' }]);
+    expect(splitEmoji('❤︎ plain')).toEqual([{ kind: 'text', text: '❤︎ plain' }]);
+  });
+
+  it('draws a text-default character as the emoji when no registered font has a text glyph for it', () => {
+    expect(splitEmoji('Done ✔ ok © ↔ ❤')).toEqual([
+      { kind: 'text', text: 'Done ' },
+      { kind: 'emoji', text: '✔', file: '2714.svg' },
+      { kind: 'text', text: ' ok © ↔ ❤' },
+    ]);
+    // U+FE0E asks for text, but with no text glyph anywhere the emoji beats a box, as in browsers.
+    expect(splitEmoji('☺\uFE0E')).toEqual([{ kind: 'emoji', text: '☺\uFE0E', file: '263a.svg' }]);
   });
 
   it('falls back to the base emoji for a sequence twemoji does not draw', () => {

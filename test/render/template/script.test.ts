@@ -22,10 +22,24 @@ describe('script helpers', () => {
     expect(fontStack('中文标题', 'Source Serif 4')).toMatch(/^'Source Serif 4', 'Inter', 'Noto Sans SC'/);
   });
 
+  it("puts the text's own script families first, so shared signs (the danda) come from its face", () => {
+    expect(fontStack('বাংলা।', 'Inter')).toMatch(/^'Inter', 'Noto Sans Bengali', 'Noto Sans SC'/);
+    expect(fontStack('தமிழ் and हिन्दी', 'Inter')).toMatch(
+      /^'Inter', 'Noto Sans Devanagari', 'Noto Sans Tamil', /,
+    );
+    expect(fontStack('Hello', 'Inter')).toMatch(/'Noto Sans KR', 'Noto Sans Arabic', .*'Inter Complete'$/);
+  });
+
   it('opens the leading for stacked scripts and drops tracking outside Latin, Greek and Cyrillic', () => {
     expect(lineHeightFor('Hello', 1.1)).toBe(1.1);
     expect(lineHeightFor('مرحبا', 1.1)).toBeCloseTo(1.3);
     expect(lineHeightFor('中文', 1.1)).toBe(1.2);
+    for (const tall of ['বাংলা', 'ਪੰਜਾਬੀ', 'ગુજરાતી', 'தமிழ்', 'తెలుగు', 'ಕನ್ನಡ', 'മലയാളം', 'සිංහල', 'ລາວ'])
+      expect(lineHeightFor(tall, 1.1), tall).toBeCloseTo(1.3);
+    expect(lineHeightFor('မြန်မာ', 1.1)).toBeCloseTo(1.45);
+    expect(lineHeightFor('ខ្មែរ', 1.1)).toBeCloseTo(1.45);
+    for (const alphabet of ['Հայերեն', 'ქართული', 'አማርኛ'])
+      expect(lineHeightFor(alphabet, 1.1), alphabet).toBe(1.1);
     expect(letterSpacingFor('Привет, Ελλάδα — hello!', -0.03)).toBe(-0.03);
     expect(letterSpacingFor('مرحبا', -0.03)).toBe(0);
     expect(letterSpacingFor('Hello 中文', -0.03)).toBe(0);

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { splitEmoji } from '../../../src/render/template/emoji.js';
 import { listFontFiles } from '../../../src/render/template/fonts.js';
 import { createTemplateRenderer, type TemplateRenderer } from '../../../src/render/template/renderer.js';
+import { parseTemplateRequest } from '../../../src/render/template/request.js';
+import type { TemplateName } from '../../../src/render/template/types.js';
 import { decode, diffPixels, type Rgba } from './pixels.js';
 
 /** A few distinct characters per script; each must draw a real glyph. */
@@ -15,6 +18,20 @@ const SAMPLES: Record<string, string> = {
   hebrew: 'שלוםא',
   devanagari: 'हिन्दी',
   thai: 'ภาษาไทย',
+  armenian: 'Հայերեն',
+  georgian: 'ქართული',
+  ethiopic: 'አማርኛ',
+  bengali: 'বাংলা',
+  gurmukhi: 'ਪੰਜਾਬੀ',
+  gujarati: 'ગુજરાતી',
+  tamil: 'தமிழ்',
+  telugu: 'తెలుగు',
+  kannada: 'ಕನ್ನಡ',
+  malayalam: 'മലയാളം',
+  sinhala: 'සිංහල',
+  lao: 'ພາສາລາວ',
+  myanmar: 'မြန်မာ',
+  khmer: 'ខ្មែរ',
   emoji: '🚀👩‍💻🇯🇵👍🏽1️⃣',
 };
 
@@ -31,9 +48,30 @@ const MISSING = ['\u0378', '\u0379'];
 const graphemes = (s: string) =>
   [...new Intl.Segmenter('en', { granularity: 'grapheme' }).segment(s)].map((g) => g.segment);
 
+/**
+ * Characters whose default presentation is text, sent without U+FE0F, that no registered font
+ * draws: each used to be a missing-glyph box and must now be the emoji.
+ */
+const TEXT_DEFAULT_EMOJI = ['✔', '☺', '✌', '✳', '✈', '✏', '☑', 'ℹ', '⌨', '🌡'];
+
+/** Text-default characters a registered font does draw: they must stay text. */
+const TEXT_SYMBOLS = ['#', '*', '1', '©', '®', '™', '↔', '❤', '★', '☀'];
+
+/** Scripts and characters no registered font draws: refused by the request, never drawn as boxes. */
+const UNDRAWABLE: Record<string, string> = {
+  tibetan: 'ༀ',
+  cherokee: 'Ꭰ',
+  'math alphanumerics': '𝐀',
+  'CJK Extension B': '𠀀',
+  'a mark no font holds under its letter': 'x\u0331',
+};
+
+const TEMPLATES: readonly TemplateName[] = ['blog', 'product', 'saas'];
+
 let renderer: TemplateRenderer;
 const tofu: Rgba[] = [];
-const draw = async (title: string) => decode((await renderer.render('blog', { title })).png);
+const draw = async (title: string, template: TemplateName = 'blog') =>
+  decode((await renderer.render(template, { title })).png);
 
 beforeAll(async () => {
   renderer = await createTemplateRenderer();
@@ -78,6 +116,56 @@ describe('every script draws real glyphs, never tofu', () => {
       if (script === 'emoji') continue;
       for (const ch of sample)
         expect(covered(ch.codePointAt(0)!), `${script} U+${ch.codePointAt(0)!.toString(16)}`).toBe(true);
+    }
+  });
+});
+
+describe('text-default emoji without U+FE0F', () => {
+  for (const template of TEMPLATES) {
+    it(`${template}: draws ${TEXT_DEFAULT_EMOJI.join(' ')} as emoji, not boxes`, async () => {
+      const box = await draw(MISSING[0]!, template);
+      for (const ch of TEXT_DEFAULT_EMOJI) {
+        const { count } = diffPixels(await draw(ch, template), box);
+        expect(count, `${template} ${ch} looks like a missing glyph`).toBeGreaterThan(200);
+      }
+    });
+  }
+
+  it('draws ☺ in twemoji yellow (an image, not a monochrome glyph)', async () => {
+    const card = await draw('☺', 'saas');
+    let yellow = 0;
+    for (let i = 0; i < card.data.length; i += 4) {
+      const [r, g, b] = [card.data[i]!, card.data[i + 1]!, card.data[i + 2]!];
+      if (r > 220 && g > 170 && b < 90) yellow++;
+    }
+    expect(yellow).toBeGreaterThan(500);
+  });
+
+  it('keeps characters a registered font draws as text: #, digits, ©, ®, ™, ↔, ❤, ★, ☀', async () => {
+    for (const ch of TEXT_SYMBOLS)
+      expect(splitEmoji(`a ${ch}`), ch).toEqual([{ kind: 'text', text: `a ${ch}` }]);
+    // With U+FE0F the same character is the emoji image, so the text glyph is really a different drawing.
+    const { count } = diffPixels(await draw('©'), await draw('©\uFE0F'));
+    expect(count).toBeGreaterThan(200);
+  });
+});
+
+describe('text no font draws is refused, because it would be drawn as boxes', () => {
+  for (const [what, sample] of Object.entries(UNDRAWABLE)) {
+    it(`${what}: ${sample}`, async () => {
+      expect(() => parseTemplateRequest({ template: 'blog', title: `Title ${sample}` }, 'body')).toThrow(
+        /^title contains characters no font here can draw \(they would be boxes\): "/,
+      );
+    });
+  }
+
+  it('the refusal is honest: those characters really draw as missing-glyph boxes', async () => {
+    for (const ch of ['ༀ', 'Ꭰ', '𝐀']) expect(diffPixels(await draw(ch), tofu[0]!).count, ch).toBe(0);
+  });
+
+  it('every script sample passes the same check', () => {
+    for (const [script, sample] of Object.entries({ ...SAMPLES, ...COMBINING })) {
+      expect(() => parseTemplateRequest({ template: 'saas', title: sample }, 'body'), script).not.toThrow();
     }
   });
 });
