@@ -238,7 +238,8 @@ export const settings = {
     default: 50,
     min: 1,
     max: 100_000,
-    description: 'Dashboard sign-in attempts allowed per client address (an IPv6 /64) in CARDSHOT_SIGN_IN_WINDOW_SECONDS.',
+    description:
+      'Dashboard sign-in attempts allowed per client address (an IPv6 /64) in CARDSHOT_SIGN_IN_WINDOW_SECONDS.',
   },
   signInWindowSeconds: {
     kind: 'int',

@@ -9,7 +9,18 @@ import { AppError } from '../errors.js';
  */
 export function installJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    // Bodies are read as they come: a gzip body would otherwise be reported as "not valid JSON".
+    const encoding = req.headers['content-encoding']?.trim().toLowerCase();
+    if (encoding && encoding !== 'identity') {
+      const name = JSON.stringify(encoding.slice(0, 40));
+      return done(
+        new AppError(
+          'unsupported_media_type',
+          `Content-Encoding ${name} is not supported; send the body uncompressed`,
+        ),
+      );
+    }
     const text = String(body);
     if (text.trim() === '')
       return done(new AppError('bad_request', 'Request body is empty; send a JSON object'));

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { pngSize } from '../helpers/png.js';
@@ -361,6 +362,26 @@ describe('bad input', () => {
       expect(res.statusCode, type).toBe(415);
       expect(res.json()).toEqual({ error: 'Content-Type must be application/json' });
     }
+  });
+
+  it('415 naming the encoding for a compressed body, not "not valid JSON"', async () => {
+    const res = await t.inject({
+      method: 'POST',
+      url: '/render/template',
+      payload: gzipSync(JSON.stringify({ template: 'blog', title: 'a' })),
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    });
+    expect(res.statusCode).toBe(415);
+    expect(res.json()).toEqual({
+      error: 'Content-Encoding "gzip" is not supported; send the body uncompressed',
+    });
+    const plain = await t.inject({
+      method: 'POST',
+      url: '/render/template',
+      payload: JSON.stringify({ template: 'blog', title: 'a' }),
+      headers: { 'content-type': 'application/json', 'content-encoding': 'identity' },
+    });
+    expect(plain.statusCode).toBe(200);
   });
 
   it('404 for an unknown route, 405 with Allow for a wrong method', async () => {
