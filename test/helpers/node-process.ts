@@ -140,3 +140,52 @@ export function runNode(
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
+
+/** Environment without the caller's Cardshot settings, so only what a test sets applies. */
+export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) =>
+        !k.startsWith('CARDSHOT_') && !['PORT', 'HOST', 'DATABASE_URL', 'REDIS_URL', 'NODE_ENV'].includes(k),
+    ),
+  );
+  return { ...env, ...extra };
+}
+
+/**
+ * Runs the built server (`dist/src/main.js` under `root`) until it says it is serving, then
+ * SIGTERM; returns what it printed. `viaTerminal` runs it under `script`, which gives it a real
+ * terminal, as when someone runs `npm start` by hand.
+ */
+export async function serveUntilStarted(
+  root: string,
+  opts: { cwd: string; env: NodeJS.ProcessEnv; viaTerminal: boolean },
+): Promise<string> {
+  const main = path.join(root, 'dist/src/main.js');
+  const child: ChildProcess = opts.viaTerminal
+    ? spawn('script', ['-qfec', `exec "${process.execPath}" "${main}"`, '/dev/null'], {
+        cwd: opts.cwd,
+        env: opts.env,
+      })
+    : spawn(process.execPath, [main], { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => {
+    out += d;
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no start line: ${out}`)), 30_000);
+      child.stdout!.on('data', () => {
+        if (out.includes('Cardshot is serving')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+  } finally {
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+  }
+  return out;
+}

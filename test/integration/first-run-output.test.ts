@@ -1,13 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanEnv, serveUntilStarted } from '../helpers/node-process.js';
 
 // The built program, as `npm start` runs it (npm test builds first).
 const root = path.resolve(import.meta.dirname, '../..');
-const main = path.join(root, 'dist/src/main.js');
 const hasScript = existsSync('/usr/bin/script');
 let dir: string;
 
@@ -27,44 +26,14 @@ async function firstStart(
   const cwd = path.join(dir, name);
   await mkdir(cwd, { recursive: true });
   const dataDir = path.join(cwd, 'data');
-  // Only what this test sets: the developer's own CARDSHOT_*, NODE_ENV or DATABASE_URL must not leak in.
-  const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([k]) =>
-        !k.startsWith('CARDSHOT_') && !['PORT', 'HOST', 'DATABASE_URL', 'REDIS_URL', 'NODE_ENV'].includes(k),
-    ),
-  );
-  const fullEnv = {
-    ...inherited,
+  const fullEnv = cleanEnv({
     PORT: '0',
     HOST: '127.0.0.1',
     CARDSHOT_DATA_DIR: dataDir,
     CARDSHOT_CHROMIUM_PATH: path.join(cwd, 'no-chromium'),
     ...env,
-  };
-  // `script` gives the server a real terminal, as when someone runs `npm start` by hand.
-  const child: ChildProcess = viaTerminal
-    ? spawn('script', ['-qfec', `exec "${process.execPath}" "${main}"`, '/dev/null'], { cwd, env: fullEnv })
-    : spawn(process.execPath, [main], { cwd, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (d) => {
-    out += d;
   });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no start line: ${out}`)), 30_000);
-      child.stdout!.on('data', () => {
-        if (out.includes('Cardshot is serving')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-    });
-  } finally {
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await exited;
-  }
+  const out = await serveUntilStarted(root, { cwd, env: fullEnv, viaTerminal });
   const port = Number(/(?:"port":|127\.0\.0\.1:)(\d+)/.exec(out)?.[1]);
   return { out, dataDir, port };
 }

@@ -348,7 +348,11 @@ describe('/metrics', () => {
         });
         expect(refused.statusCode).toBe(400);
         const ready = (await shots.inject({ method: 'GET', url: '/readyz', auth: false })).json();
-        expect(ready.checks.browser.detail).toMatch(/^Chromium running \(pid \d+\)/);
+        // Chromium refuses its sandbox as root (as CI runs); any other user gets it.
+        const sandbox = process.getuid?.() === 0 ? 'without its sandbox' : 'sandboxed';
+        expect(ready.checks.browser.detail).toMatch(
+          new RegExp(`^Chromium running \\(pid \\d+, ${sandbox}\\), \\d+ capturing, \\d+ spare contexts$`),
+        );
       } finally {
         await shots.close();
         await pages.close();

@@ -1,11 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable } from '../helpers/browser.js';
-import { runNode } from '../helpers/node-process.js';
+import { cleanEnv, runNode, serveUntilStarted as serveServer } from '../helpers/node-process.js';
 
 // These run the built program as `npx cardshot` and `npm start` do (npm test builds first).
 const root = path.resolve(import.meta.dirname, '../..');
@@ -18,17 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-/** Environment without the caller's Cardshot settings, so only what a test sets applies. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([k]) =>
-        !k.startsWith('CARDSHOT_') && !['PORT', 'HOST', 'DATABASE_URL', 'REDIS_URL', 'NODE_ENV'].includes(k),
-    ),
-  );
-  return { ...env, ...extra };
-}
 
 const run = (args: string[], opts: { cwd: string; env?: Record<string, string> }) =>
   runNode([cli, ...args], { cwd: opts.cwd, env: cleanEnv(opts.env ?? {}) });
@@ -207,31 +196,7 @@ describe('logs', () => {
       CARDSHOT_CHROMIUM_PATH: path.join(cwd, 'no-chromium'),
       ...env,
     });
-    const main = path.join(root, 'dist/src/main.js');
-    // `script` gives the server a real terminal, as when someone runs it by hand.
-    const child: ChildProcess = viaTerminal
-      ? spawn('script', ['-qfec', `exec "${process.execPath}" "${main}"`, '/dev/null'], { cwd, env: fullEnv })
-      : spawn(process.execPath, [main], { cwd, env: fullEnv });
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-    });
-    try {
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no start line: ${out}`)), 30_000);
-        child.stdout!.on('data', () => {
-          if (out.includes('Cardshot is serving')) {
-            clearTimeout(timer);
-            resolve();
-          }
-        });
-      });
-    } finally {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    }
-    return out;
+    return serveServer(root, { cwd, env: fullEnv, viaTerminal });
   }
 
   it.skipIf(!hasScript)(
