@@ -57,6 +57,14 @@ describe('POST /render/template', () => {
     expect(a.headers.etag).toBe(b.headers.etag);
   });
 
+  it('draws "fancy text" mathematical letters (𝐁𝐨𝐥𝐝, 𝘪𝘵𝘢𝘭𝘪𝘤) as the plain letters, the same card', async () => {
+    const fancy = await post({ template: 'saas', title: '𝐁𝐨𝐥𝐝 𝘪𝘵𝘢𝘭𝘪𝘤 𝟙𝟚𝟛', subtitle: '𝖘𝖈𝖗𝖎𝖕𝖙' });
+    const plain = await post({ template: 'saas', title: 'Bold italic 123', subtitle: 'script' });
+    expect(fancy.statusCode).toBe(200);
+    expect(fancy.headers.etag).toBe(plain.headers.etag);
+    expect(fancy.rawPayload.equals(plain.rawPayload)).toBe(true);
+  });
+
   it('gives different ETags to different cards', async () => {
     const a = await post({ template: 'blog', title: 'One' });
     const b = await post({ template: 'blog', title: 'Two' });

@@ -102,13 +102,23 @@ export function parseTemplateRequest(
 }
 
 /**
+ * Mathematical alphanumeric letters and digits (U+1D400–U+1D7FF: 𝐁𝐨𝐥𝐝, 𝘪𝘵𝘢𝘭𝘪𝘤, 𝟙): what
+ * social-media "fancy text" generators produce for styling. No bundled font has them, so they
+ * are drawn as the plain letters they stand for (NFKC maps each to one), in the card's style,
+ * rather than refused.
+ */
+const MATH_ALPHANUMERIC = /[\u{1D400}-\u{1D7FF}]/gu;
+
+/**
  * NFC, control characters removed, runs of white space (line breaks included) folded to one
- * space, trimmed: two requests that look the same render the same card and share one ETag.
+ * space, mathematical letters made plain, trimmed: two requests that look the same render the
+ * same card and share one ETag.
  */
 export function normaliseText(s: string): string {
   return (
     s
       .normalize('NFC')
+      .replace(MATH_ALPHANUMERIC, (c) => c.normalize('NFKC'))
       // Control characters that are white space (tab, line breaks) become spaces; the rest go.
       .replace(/\p{Cc}/gu, (c) => (/\s/.test(c) ? ' ' : ''))
       .replace(/\s+/gu, ' ')

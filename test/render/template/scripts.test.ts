@@ -61,7 +61,6 @@ const TEXT_SYMBOLS = ['#', '*', '1', '©', '®', '™', '↔', '❤', '★', '�
 const UNDRAWABLE: Record<string, string> = {
   tibetan: 'ༀ',
   cherokee: 'Ꭰ',
-  'math alphanumerics': '𝐀',
   'CJK Extension B': '𠀀',
   'a mark no font holds under its letter': 'x\u0331',
 };
