@@ -11,7 +11,7 @@ import {
   chromiumExecutable,
   SANDBOX_AS_ROOT,
   type SandboxSetting,
-  sandboxWanted,
+  startWithSandboxFallback,
 } from '../render/screenshot/browser.js';
 import { listFontFiles } from '../render/template/fonts.js';
 import { createTemplateRenderer } from '../render/template/renderer.js';
@@ -76,18 +76,11 @@ export async function checkChromium(
       await browser.close();
     }
   };
-  // The same choice the service makes: the sandbox when wanted, without it if `auto` must.
-  let sandbox = sandboxWanted(setting);
-  let sandboxError = '';
+  let sandbox: boolean;
+  let sandboxError: string | undefined;
   try {
-    try {
-      await shoot(sandbox);
-    } catch (err) {
-      if (!sandbox || setting === 'on') throw err;
-      sandboxError = firstLine(err);
-      sandbox = false;
-      await shoot(false);
-    }
+    // The same choice the service makes: the sandbox when wanted, without it if `auto` must.
+    ({ sandbox, sandboxError } = await startWithSandboxFallback(setting, shoot));
   } catch (err) {
     return {
       name,

@@ -226,7 +226,7 @@ function parseIPv4(s: string): bigint | null {
 }
 
 /** IPv6 text (with `::` and an optional dotted tail) → 128-bit value; zone ids are refused. */
-function parseIPv6(s: string): bigint | null {
+export function parseIPv6(s: string): bigint | null {
   if (s.includes('%') || !isIPv6(s)) return null;
   let text = s;
   const tail: number[] = [];

@@ -64,6 +64,28 @@ export function sandboxWanted(setting: SandboxSetting, uid = process.getuid?.())
   return uid !== 0;
 }
 
+/**
+ * Starts something Chromium-backed the way the service does: with the sandbox when wanted (and
+ * not `skipSandbox`), and under `auto`, if that fails, once more without it. A kernel without
+ * unprivileged user namespaces (some container runtimes) stops the sandbox from starting; `auto`
+ * then runs without it rather than not at all, `on` lets the failure stand. `sandboxError` is
+ * the first line of why it fell back, for the caller to report.
+ */
+export async function startWithSandboxFallback<T>(
+  setting: SandboxSetting,
+  start: (sandbox: boolean) => Promise<T>,
+  opts: { skipSandbox?: boolean } = {},
+): Promise<{ value: T; sandbox: boolean; sandboxError?: string }> {
+  const sandbox = sandboxWanted(setting) && !opts.skipSandbox;
+  try {
+    return { value: await start(sandbox), sandbox };
+  } catch (err) {
+    if (!sandbox || setting === 'on') throw err;
+    const value = await start(false);
+    return { value, sandbox: false, sandboxError: String((err as Error)?.message ?? err).split('\n')[0] };
+  }
+}
+
 /** Why `on` cannot work as root, as the launch error says it. */
 export const SANDBOX_AS_ROOT =
   "CARDSHOT_CHROMIUM_SANDBOX=on, but the service runs as root and Chromium's sandbox cannot start as root; run as an unprivileged user or set it to auto";

@@ -20,7 +20,7 @@ import {
   openCaptureContext,
   SANDBOX_AS_ROOT,
   type SandboxSetting,
-  sandboxWanted,
+  startWithSandboxFallback,
 } from './browser.js';
 import { killGroup, listProcesses, liveGroupMembers, type ProcessInfo } from './processes.js';
 import type { Viewport } from './viewports.js';
@@ -150,7 +150,20 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
       );
     }
     background ??= await opts.proxy.openSession('browser');
-    const launched = await launchWithSandboxFallback(background.server);
+    const proxyServer = background.server;
+    const { value: launched, sandboxError } = await startWithSandboxFallback(
+      opts.sandbox,
+      (sandbox) => launchBrowser(opts.executablePath, proxyServer, sandbox),
+      { skipSandbox: sandboxFailed },
+    );
+    if (sandboxError) {
+      // Said once: later launches go straight without it.
+      sandboxFailed = true;
+      log.warn(
+        { detail: sandboxError },
+        "Chromium's sandbox could not start here; running without it (docs/security.md; CARDSHOT_CHROMIUM_SANDBOX=off skips the attempt)",
+      );
+    }
     const instance: Instance = {
       ...launched,
       generation: ++generation,
@@ -168,27 +181,6 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
       'browser started',
     );
     return instance;
-  }
-
-  /**
-   * Under `auto`, a kernel without unprivileged user namespaces (some container runtimes) stops
-   * the sandbox from starting; screenshots then run without it, said once in the log, rather
-   * than not at all. `on` makes that a launch failure instead.
-   */
-  async function launchWithSandboxFallback(proxyServer: string): Promise<LaunchedBrowser> {
-    const sandbox = sandboxWanted(opts.sandbox) && !sandboxFailed;
-    try {
-      return await launchBrowser(opts.executablePath, proxyServer, sandbox);
-    } catch (err) {
-      if (!sandbox || opts.sandbox === 'on') throw err;
-      const launched = await launchBrowser(opts.executablePath, proxyServer, false);
-      sandboxFailed = true;
-      log.warn(
-        { detail: (err as Error).message.split('\n')[0] },
-        "Chromium's sandbox could not start here; running without it (docs/security.md; CARDSHOT_CHROMIUM_SANDBOX=off skips the attempt)",
-      );
-      return launched;
-    }
   }
 
   function onDisconnected(instance: Instance): void {

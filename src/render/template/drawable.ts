@@ -9,7 +9,7 @@ const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
 /**
  * The clusters of `text` that would be drawn as missing-glyph boxes, once each, in order: not an
  * emoji image, and no single registered face draws all of the cluster (scripts without a font,
- * such as Tibetan or Cherokee, math alphanumerics, CJK Extension B, unassigned code points, or a
+ * such as Tibetan or Cherokee, CJK Extension B, unassigned code points, or a
  * mark no font has under its letter).
  */
 export function undrawableClusters(text: string): string[] {
