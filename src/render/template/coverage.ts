@@ -6,8 +6,8 @@ import { type FontFile, listFontFiles } from './fonts.js';
  * Which code points the registered fonts really draw: each file's character map (cmap) cut to the
  * `unicodeRange` it is registered with. Subset ranges alone are not enough: Google's script ranges
  * name code points a family does not have, and only the cmap tells. It decides two things a box
- * would otherwise decide silently: a text-default emoji (✔ ☺) with no text glyph is drawn as the
- * emoji, and a request with text no font draws is refused before anything renders.
+ * would otherwise decide silently: a text-default emoji (✔ ☺) with no glyph in a text font is
+ * drawn as the emoji, and a request with text no font draws is refused before anything renders.
  *
  * Built once, synchronously, because text fitting and request parsing are synchronous: ~55-70 ms
  * of CPU for the ~370 faces (one weight each), most of it inflating the CJK slices' cmaps. The
@@ -15,18 +15,38 @@ import { type FontFile, listFontFiles } from './fonts.js';
  * font registration was tried and was no faster on 2 cores: both compete for the same threads.
  */
 
-/** Drawn code points as a bitmap, and per face (one subset, any weight) as sorted ranges. */
-let state: { union: Uint8Array; faces: Ranges[] } | undefined;
+/**
+ * Drawn code points as bitmaps (every font; the text fonts alone), and per face (one subset, any
+ * weight) as sorted ranges.
+ */
+interface Coverage {
+  union: Uint8Array;
+  text: Uint8Array;
+  faces: Ranges[];
+}
 
-function coverage(): { union: Uint8Array; faces: Ranges[] } {
+let state: Coverage | undefined;
+
+function coverage(): Coverage {
   state ??= buildCoverage();
   return state;
 }
 
+function has(bits: Uint8Array, cp: number): boolean {
+  return cp >= 0 && cp <= 0x10ffff && (bits[cp >> 3]! & (1 << (cp & 7))) !== 0;
+}
+
 /** Whether some registered font has a glyph for `cp` within the range it is registered for. */
 export function fontsDraw(cp: number): boolean {
-  const { union } = coverage();
-  return cp >= 0 && cp <= 0x10ffff && (union[cp >> 3]! & (1 << (cp & 7))) !== 0;
+  return has(coverage().union, cp);
+}
+
+/**
+ * Whether a text font (not one of the last-resort symbol fonts) draws `cp`: what decides that a
+ * text-default pictograph (✔ ☺) is shown as a colour emoji rather than a monochrome symbol.
+ */
+export function textFontsDraw(cp: number): boolean {
+  return has(coverage().text, cp);
 }
 
 /**
@@ -64,7 +84,7 @@ export function warmCoverage(): number {
   return performance.now() - start;
 }
 
-function buildCoverage(): { union: Uint8Array; faces: Ranges[] } {
+function buildCoverage(): Coverage {
   const files = faceFiles();
   return combine(
     files,
@@ -83,15 +103,21 @@ function faceFiles(): FontFile[] {
   });
 }
 
-function combine(files: FontFile[], cmaps: Buffer[]): { union: Uint8Array; faces: Ranges[] } {
+function combine(files: FontFile[], cmaps: Buffer[]): Coverage {
   const union = new Uint8Array(0x110000 >> 3);
+  const text = new Uint8Array(0x110000 >> 3);
   const faces = files.map((file, i) => {
     const mapped = mappedRanges(cmaps[i]!);
     const face = file.unicodeRange ? intersect(mapped, file.unicodeRange) : mapped;
-    for (const [first, last] of face) for (let cp = first; cp <= last; cp++) union[cp >> 3]! |= 1 << (cp & 7);
+    for (const [first, last] of face) {
+      for (let cp = first; cp <= last; cp++) {
+        union[cp >> 3]! |= 1 << (cp & 7);
+        if (file.tier === 'text') text[cp >> 3]! |= 1 << (cp & 7);
+      }
+    }
     return face;
   });
-  return { union, faces };
+  return { union, text, faces };
 }
 
 /** The overlap of two lists of inclusive ranges, sorted. */

@@ -1,14 +1,15 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fontsDraw } from './coverage.js';
+import { fontsDraw, textFontsDraw } from './coverage.js';
 
 /**
  * Colour emoji as images. Colour-emoji fonts from @fontsource draw blank in takumi, so each emoji
  * grapheme becomes an inline image of the matching SVG in @twemoji/svg. The detection rules follow
  * `extractEmojis` from @takumi-rs/helpers/emoji, which emits CDN URLs we cannot fetch here, with
  * one addition: a character whose default is text (✔ ☺ ✈, sent without U+FE0F) is drawn as the
- * emoji when no registered font has a text glyph for it, as browsers do, instead of as a box.
+ * emoji when no text font has a glyph for it, as browsers do, instead of as a box or as the
+ * last-resort symbol font's monochrome glyph; with U+FE0E it is drawn from that symbol font.
  */
 
 /** A piece of text: plain text, or one emoji grapheme drawn from an SVG file. */
@@ -50,8 +51,9 @@ function isEmojiGrapheme(g: string): boolean {
       g.includes(ZWJ) ||
       PRESENTATION.test(g) ||
       MODIFIED.test(g) ||
-      // Last: the coverage is looked up only for text-default pictographs (©, ↔, ☀, ✔).
-      !fontsDraw(g.codePointAt(0)!))
+      // Last: the coverage is looked up only for text-default pictographs (©, ↔, ☀, ✔). The
+      // symbol fonts do not count: ✔ from Noto Sans Symbols 2 is not what a user expects.
+      !textFontsDraw(g.codePointAt(0)!))
   );
 }
 

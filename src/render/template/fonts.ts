@@ -11,7 +11,7 @@ import type { Renderer } from '@takumi-rs/core';
  * falls back by `unicodeRange`, so a title in any supported script never draws tofu.
  * Bump FONTS_VERSION whenever this list or a package version changes: it is part of the ETag.
  */
-export const FONTS_VERSION = 3;
+export const FONTS_VERSION = 4;
 
 export const FAMILY = {
   sans: 'Inter',
@@ -37,8 +37,11 @@ export const FAMILY = {
   lao: 'Noto Sans Lao',
   myanmar: 'Noto Sans Myanmar',
   khmer: 'Noto Sans Khmer',
-  /** The whole Inter, not split into subsets: the last resort of every stack (see COMPLETE). */
+  /** The whole Inter, not split into subsets: tried after every subset (see COMPLETE). */
   complete: 'Inter Complete',
+  /** Symbol fonts, tried last of all (see SYMBOL_SPECS). */
+  symbols: 'Noto Sans Symbols',
+  symbols2: 'Noto Sans Symbols 2',
 } as const;
 
 interface FamilySpec {
@@ -48,6 +51,14 @@ interface FamilySpec {
   /** Which subsets of the package to register: all, the numbered CJK slices, or named ones. */
   subsets: 'all' | 'numbered' | readonly string[];
 }
+
+/**
+ * Where a face stands: `text` fonts draw letters and the symbols they have; `symbols` fonts are
+ * the last resort, for the dingbats, arrows and shapes (✘ ☐ ➜ ✦ ☰) no text font has. A
+ * text-default pictograph (✔ ☺ ✈) that only a symbols font draws stays a colour emoji, as
+ * browsers show it: the symbols tier only draws what would otherwise be refused.
+ */
+export type FontTier = 'text' | 'symbols';
 
 /**
  * Scripts with one small Noto family each, named by the @fontsource package and its subset: one
@@ -104,11 +115,25 @@ const COMPLETE = {
 } as const;
 
 /**
+ * Noto's two symbol families, after everything else so no character any other font draws
+ * changes. Only their `symbols` subsets: the others repeat Latin and mathematical letters.
+ * Noto Sans Symbols 2 has a single weight, so bold titles draw its symbols at 400.
+ */
+const SYMBOL_SPECS: readonly FamilySpec[] = [
+  { pkg: 'noto-sans-symbols', family: FAMILY.symbols, weights: [400, 700], subsets: ['symbols'] },
+  { pkg: 'noto-sans-symbols-2', family: FAMILY.symbols2, weights: [400], subsets: ['symbols'] },
+];
+
+/**
  * The fallback order handed to every render. It is explicit because takumi otherwise falls back
  * in registration order, and registration runs in parallel: an implicit order could change the
  * glyphs of a Han character between two processes and break the immutable ETag.
  */
-export const FALLBACK_FAMILIES: readonly string[] = [...SPECS.map((s) => s.family), COMPLETE.family];
+export const FALLBACK_FAMILIES: readonly string[] = [
+  ...SPECS.map((s) => s.family),
+  COMPLETE.family,
+  ...SYMBOL_SPECS.map((s) => s.family),
+];
 
 /** One font file to register. */
 export interface FontFile {
@@ -119,6 +144,7 @@ export interface FontFile {
   path: string;
   /** The subset's code points; undefined for a complete font (its own character map decides). */
   unicodeRange: [number, number][] | undefined;
+  tier: FontTier;
 }
 
 let fontFiles: readonly FontFile[] | undefined;
@@ -135,24 +161,7 @@ export function listFontFiles(): readonly FontFile[] {
 
 function findFontFiles(): FontFile[] {
   const require = createRequire(import.meta.url);
-  const files: FontFile[] = [];
-  for (const spec of SPECS) {
-    const dir = dirname(require.resolve(`@fontsource/${spec.pkg}/unicode.json`));
-    const ranges = JSON.parse(readFileSync(join(dir, 'unicode.json'), 'utf8')) as Record<string, string>;
-    const subsets = Object.entries(ranges).flatMap(([key, range]) => {
-      const numbered = key.startsWith('[');
-      if (spec.subsets === 'numbered' && !numbered) return [];
-      if (Array.isArray(spec.subsets) && !spec.subsets.includes(key)) return [];
-      return [{ name: numbered ? key.slice(1, -1) : key, unicodeRange: parseUnicodeRange(range) }];
-    });
-    for (const weight of spec.weights) {
-      for (const { name, unicodeRange } of subsets) {
-        // .woff (zlib) registers ~40% faster than .woff2 (brotli): 160 ms vs 300 ms for the CJK set.
-        const path = join(dir, 'files', `${spec.pkg}-${name}-${weight}-normal.woff`);
-        files.push({ family: spec.family, subset: name, weight, path, unicodeRange });
-      }
-    }
-  }
+  const files = SPECS.flatMap((spec) => subsetFiles(require, spec, 'text'));
   const complete = dirname(require.resolve(`${COMPLETE.pkg}/package.json`));
   for (const [weight, name] of Object.entries(COMPLETE.files)) {
     const path = join(complete, 'web', `Inter-${name}.woff2`);
@@ -162,9 +171,34 @@ function findFontFiles(): FontFile[] {
       weight: Number(weight),
       path,
       unicodeRange: undefined,
+      tier: 'text',
     });
   }
+  files.push(...SYMBOL_SPECS.flatMap((spec) => subsetFiles(require, spec, 'symbols')));
   return files;
+}
+
+/** The files of one @fontsource family: each wanted subset at each weight, with its range. */
+function subsetFiles(require: NodeJS.Require, spec: FamilySpec, tier: FontTier): FontFile[] {
+  const dir = dirname(require.resolve(`@fontsource/${spec.pkg}/unicode.json`));
+  const ranges = JSON.parse(readFileSync(join(dir, 'unicode.json'), 'utf8')) as Record<string, string>;
+  const subsets = Object.entries(ranges).flatMap(([key, range]) => {
+    const numbered = key.startsWith('[');
+    if (spec.subsets === 'numbered' && !numbered) return [];
+    if (Array.isArray(spec.subsets) && !spec.subsets.includes(key)) return [];
+    return [{ name: numbered ? key.slice(1, -1) : key, unicodeRange: parseUnicodeRange(range) }];
+  });
+  return spec.weights.flatMap((weight) =>
+    subsets.map(({ name, unicodeRange }) => ({
+      family: spec.family,
+      subset: name,
+      weight,
+      // .woff (zlib) registers ~40% faster than .woff2 (brotli): 160 ms vs 300 ms for the CJK set.
+      path: join(dir, 'files', `${spec.pkg}-${name}-${weight}-normal.woff`),
+      unicodeRange,
+      tier,
+    })),
+  );
 }
 
 /** Parses a CSS `unicode-range` value (`U+0000-00FF,U+0131`) into inclusive code point pairs. */

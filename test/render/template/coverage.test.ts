@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { cmapTable, mappedRanges } from '../../../src/render/template/cmap.js';
-import { clusterDrawn, fontsDraw } from '../../../src/render/template/coverage.js';
+import { clusterDrawn, fontsDraw, textFontsDraw } from '../../../src/render/template/coverage.js';
 import { listFontFiles } from '../../../src/render/template/fonts.js';
 
 const cp = (ch: string) => ch.codePointAt(0)!;
@@ -21,8 +21,15 @@ describe('glyph coverage from the registered fonts’ character maps', () => {
   it('knows what the fonts draw, including symbols only a CJK face has (❤ ★ ☀)', () => {
     for (const ch of 'Aé€…ж漢あ한عש' + 'क' + 'ก' + 'বதఅಅമગਗසລမកաქአ' + '❤★☀©®™↔')
       expect(fontsDraw(cp(ch)), ch).toBe(true);
-    for (const ch of ['✔', '☺', '✈', 'ༀ', 'Ꭰ', '𝐀', '𠀀', '\u0378'])
-      expect(fontsDraw(cp(ch)), ch).toBe(false);
+    for (const ch of ['ༀ', 'Ꭰ', '𝐀', '𠀀', '\u0378', 'ℹ']) expect(fontsDraw(cp(ch)), ch).toBe(false);
+  });
+
+  it('tells the last-resort symbol fonts apart: they draw ✘ ☐ ➜ ✦ ☰ and ✔ ☺ ✈, no text font does', () => {
+    for (const ch of '✘☐☒➜✦☰⚑❧✔☺✈') {
+      expect(fontsDraw(cp(ch)), ch).toBe(true);
+      expect(textFontsDraw(cp(ch)), ch).toBe(false);
+    }
+    for (const ch of 'A€★❤☀') expect(textFontsDraw(cp(ch)), ch).toBe(true);
   });
 
   it('needs one face to hold a whole cluster, as takumi shapes a cluster from one face', () => {

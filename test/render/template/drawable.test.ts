@@ -9,6 +9,8 @@ describe('text that would be drawn as boxes', () => {
   it('lists undrawable clusters once each, skipping emoji images and spaces', () => {
     expect(undrawableClusters('Hi ✔ 🚀 ༀ ༀ Ꭰ\u3000x\u0331')).toEqual(['ༀ', 'Ꭰ', 'x\u0331']);
     expect(undrawableClusters('Plain title, 漢字, عربي, বাংলা and ❤')).toEqual([]);
+    // Dingbats, arrows and shapes no text font has come from the symbol fonts (were refused).
+    expect(undrawableClusters('Get started ➜ ✦ New ☐ todo ☒ done ✘ ☰ ⚑')).toEqual([]);
     expect(describeCluster('x\u0331')).toBe('"x̱" U+0078 U+0331');
     expect(describeCluster('𠀀')).toBe('"𠀀" U+20000');
   });

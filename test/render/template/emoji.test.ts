@@ -26,14 +26,26 @@ describe('emoji to twemoji files', () => {
     expect(splitEmoji('❤︎ plain')).toEqual([{ kind: 'text', text: '❤︎ plain' }]);
   });
 
-  it('draws a text-default character as the emoji when no registered font has a text glyph for it', () => {
+  it('draws a text-default character as the emoji when no text font has a glyph for it', () => {
     expect(splitEmoji('Done ✔ ok © ↔ ❤')).toEqual([
       { kind: 'text', text: 'Done ' },
       { kind: 'emoji', text: '✔', file: '2714.svg' },
       { kind: 'text', text: ' ok © ↔ ❤' },
     ]);
-    // U+FE0E asks for text, but with no text glyph anywhere the emoji beats a box, as in browsers.
-    expect(splitEmoji('☺\uFE0E')).toEqual([{ kind: 'emoji', text: '☺\uFE0E', file: '263a.svg' }]);
+    // The last-resort symbol fonts have ✔ ☺ ✈ too, but a user sending them expects the emoji.
+    for (const ch of ['✔', '☺', '✌', '✳', '✈', '✏', '☑', '⌨', '⚙'])
+      expect(
+        splitEmoji(ch).map((p) => p.kind),
+        ch,
+      ).toEqual(['emoji']);
+    // U+FE0E asks for text: the symbol font's glyph when one has it…
+    expect(splitEmoji('☺\uFE0E ✔\uFE0E')).toEqual([{ kind: 'text', text: '☺\uFE0E ✔\uFE0E' }]);
+    // …and with no glyph anywhere the emoji beats a box, as in browsers.
+    expect(splitEmoji('ℹ\uFE0E')).toEqual([{ kind: 'emoji', text: 'ℹ\uFE0E', file: '2139.svg' }]);
+  });
+
+  it('leaves dingbats and shapes without an emoji form as text (the symbol fonts draw them)', () => {
+    expect(splitEmoji('Next ➜ ✦ ☐ ✘ ☰')).toEqual([{ kind: 'text', text: 'Next ➜ ✦ ☐ ✘ ☰' }]);
   });
 
   it('falls back to the base emoji for a sequence twemoji does not draw', () => {

@@ -32,6 +32,8 @@ const SAMPLES: Record<string, string> = {
   lao: 'ພາສາລາວ',
   myanmar: 'မြန်မာ',
   khmer: 'ខ្មែរ',
+  // Dingbats, arrows and shapes only the last-resort symbol fonts draw.
+  symbols: '✘☐☒➜➔➤✦✧☰⚑❧☛✎',
   emoji: '🚀👩‍💻🇯🇵👍🏽1️⃣',
 };
 
@@ -49,8 +51,8 @@ const graphemes = (s: string) =>
   [...new Intl.Segmenter('en', { granularity: 'grapheme' }).segment(s)].map((g) => g.segment);
 
 /**
- * Characters whose default presentation is text, sent without U+FE0F, that no registered font
- * draws: each used to be a missing-glyph box and must now be the emoji.
+ * Characters whose default presentation is text, sent without U+FE0F, that no text font draws
+ * (only the last-resort symbol fonts): each used to be a missing-glyph box and must be the emoji.
  */
 const TEXT_DEFAULT_EMOJI = ['✔', '☺', '✌', '✳', '✈', '✏', '☑', 'ℹ', '⌨', '🌡'];
 
