@@ -63,6 +63,11 @@ export type FontTier = 'text' | 'symbols';
 /**
  * Scripts with one small Noto family each, named by the @fontsource package and its subset: one
  * file a weight (20-200 KB). Together 28 files; registering them alone takes ~12 ms.
+ *
+ * Bengali is pinned to @fontsource 4.5.14 (Noto Sans Bengali 2.003): takumi's shaper does not
+ * form the ra-phala (প্র, ক্র) from the 3.x font of @fontsource 5, drawing a visible hasanta
+ * (প্‌র) in a very common Bengali conjunct. 2.003 forms it; it lacks only U+0980 and U+09FC-09FE
+ * (rare Vedic signs), which are refused like any character no font draws.
  */
 const SMALL_SCRIPTS = [
   'armenian',

@@ -110,6 +110,20 @@ describe('every script draws real glyphs, never tofu', () => {
     });
   }
 
+  // Bengali ra-phala (র after a hasanta under a consonant) is a below-base form; a ZWNJ after the
+  // hasanta asks for the explicit, visible hasanta instead. The two must look different: with
+  // Noto Sans Bengali 3.x under takumi they were the same (the hasanta was always visible).
+  it('bengali: প্র draws the ra-phala, not a visible hasanta (প্‌র)', async () => {
+    for (const [conjunct, explicit] of [
+      ['প্র', 'প্\u200cর'],
+      ['ক্র', 'ক্\u200cর'],
+      ['দ্রু', 'দ্\u200cরু'],
+    ]) {
+      const { count } = diffPixels(await draw(conjunct!), await draw(explicit!));
+      expect(count, `${conjunct} is drawn like ${explicit}`).toBeGreaterThan(200);
+    }
+  });
+
   it('every sample code point outside emoji is covered by a registered subset', () => {
     const ranges = listFontFiles().flatMap((f) => f.unicodeRange ?? []);
     const covered = (cp: number) => ranges.some(([a, b]) => cp >= a && cp <= b);
