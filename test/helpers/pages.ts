@@ -11,6 +11,9 @@ import type { AddressInfo, Socket } from 'node:net';
  * desktop layout without a meta viewport: red then blue halves), /late (turns green
  * only after a request that finishes 1.5 s after load: visible with networkidle, not load),
  * /never (an image that never finishes: load never fires), /spin (a script that never returns),
+ * /spin-after-load (the same, a task after the load event), /moves?after=N (green, then N ms
+ * after load sent to /split by script), /moves-meta (the same by a meta refresh), /reloads
+ * (reloads itself 20 ms after every load),
  * /hog (allocates memory until the tab crashes), /hold?ms=N (answers after N ms),
  * /status/<code> (an HTML page with that status), /empty/<code> (that status, no body),
  * /download (an attachment), /dialog (alert, confirm, prompt on load), /popup (window.open on
@@ -138,6 +141,39 @@ export async function startPageServer(): Promise<PageServer> {
 document.documentElement.style.background = seen ? '#ff0000' : '#0000ff';
 document.cookie = 'seen=1; max-age=3600'; localStorage.setItem('seen', '1');</script>`,
         ),
+      );
+    }
+    if (path === '/moves') {
+      // Green, then N ms after load (default 0) off to /split: location=… in an onload handler.
+      const after = Number(u.searchParams.get('after') ?? 0);
+      return send(
+        html(
+          '<p>moving</p>',
+          `<style>body{background:#00ff00}</style><script>addEventListener('load', () => setTimeout(() => { location.href = '/split?moved' }, ${after}))</script>`,
+        ),
+      );
+    }
+    if (path === '/moves-meta') {
+      return send(
+        html(
+          '<p>moving</p>',
+          '<style>body{background:#00ff00}</style><meta http-equiv="refresh" content="0;url=/split?meta">',
+        ),
+      );
+    }
+    if (path === '/reloads') {
+      // Reloads itself 20 ms after every load, for ever.
+      return send(
+        html(
+          '<p>again</p>',
+          `<script>addEventListener('load', () => setTimeout(() => location.reload(), 20))</script>`,
+        ),
+      );
+    }
+    if (path === '/spin-after-load') {
+      // Reaches load, then (a task later) blocks its main thread for good.
+      return send(
+        html('<p>spinning</p>', `<script>addEventListener('load', () => setTimeout(() => { for (;;) {} }, 0))</script>`),
       );
     }
     if (path === '/spin') {

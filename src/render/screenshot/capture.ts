@@ -1,4 +1,4 @@
-import { errors, type Request, type Response } from 'playwright-core';
+import { errors, type Frame, type Request, type Response } from 'playwright-core';
 import sharp from 'sharp';
 import { AppError } from '../../errors.js';
 import { EGRESS_HEADER } from '../../net/proxy.js';
@@ -45,6 +45,13 @@ const STALL_GRACE_MS = 500;
 const FONTS_WAIT_MS = 3_000;
 
 /**
+ * New documents a page may move to after its first `waitUntil` (location=… in an onload
+ * handler, a meta refresh, a reload) that are followed before the request gives up. Each one
+ * is waited for like the first, then captured; a page that keeps moving gets a 504.
+ */
+const MAX_LATE_NAVIGATIONS = 3;
+
+/**
  * Loads `input.url` in the lease's fresh page, waits for `waitUntil` and web fonts, and returns
  * the visible viewport as PNG. Throws AppError for anything the client should hear about and
  * BrowserCrashError when the browser died, so the caller can retry once.
@@ -68,8 +75,25 @@ export async function capturePage(lease: Lease, input: CaptureInput): Promise<Ca
     if (r.headers()[EGRESS_HEADER] === lease.egress.token) markProxyAnswered();
     else lastResponse = r;
   };
+  // Main-frame moves to a new document: a navigation request, then its commit. Same-document
+  // navigations (pushState, #hash) make no request and do not count.
+  let documentRequested = false;
+  let commits = 0;
+  let onCommit: (() => void) | undefined;
+  const onRequest = (r: Request) => {
+    if (isMainNav(r)) documentRequested = true;
+  };
+  const onNavigated = (f: Frame) => {
+    if (f !== main || !documentRequested) return;
+    documentRequested = false;
+    commits++;
+    onCommit?.();
+  };
+  const nextCommit = () => new Promise<void>((resolve) => (onCommit = resolve));
   page.on('requestfailed', onFailed);
   page.on('response', onResponse);
+  page.on('request', onRequest);
+  page.on('framenavigated', onNavigated);
   const remaining = () => Math.max(1, input.deadline - Date.now());
   const timings = { navigate: 0, fonts: 0, capture: 0, encode: 0 };
 
@@ -116,22 +140,52 @@ export async function capturePage(lease: Lease, input: CaptureInput): Promise<Ca
     }
     timings.navigate = performance.now() - mark;
 
-    mark = performance.now();
-    await waitForFonts(lease, Math.min(FONTS_WAIT_MS, remaining()));
-    timings.fonts = performance.now() - mark;
+    // Documents the page moved to after the first one loaded (location=… in onload, a meta
+    // refresh, a reload): each is waited for like the first, then captured.
+    let settled = commits;
+    let raw: Buffer | undefined;
+    for (let moves = 0; raw === undefined; ) {
+      if (commits !== settled) {
+        moves += commits - settled;
+        if (moves > MAX_LATE_NAVIGATIONS) throw movingError(input, moves);
+        settled = commits;
+        mark = performance.now();
+        await page.waitForLoadState(input.waitUntil, { timeout: remaining() });
+        // The status reported is the one of the document captured.
+        response = lastResponse ?? response;
+        timings.navigate += performance.now() - mark;
+      }
 
-    // A late navigation (meta refresh, location=…) to a refused or dead host leaves Chromium's
-    // own error page: answer as if the first navigation had failed, never screenshot it.
-    if (page.url().startsWith('chrome-error://') && lastFailed && !showsErrorPage) {
-      throw (
-        egressError(lease.egress.decisionFor(lastFailed.url), lastFailed.url, input.url) ??
-        describeNetError(lastFailed.error, lastFailed.url)
-      );
+      mark = performance.now();
+      await waitForFonts(lease, Math.min(FONTS_WAIT_MS, remaining()));
+      timings.fonts += performance.now() - mark;
+
+      // A late navigation (meta refresh, location=…) to a refused or dead host leaves Chromium's
+      // own error page: answer as if the first navigation had failed, never screenshot it.
+      if (page.url().startsWith('chrome-error://') && lastFailed && !showsErrorPage) {
+        throw (
+          egressError(lease.egress.decisionFor(lastFailed.url), lastFailed.url, input.url) ??
+          describeNetError(lastFailed.error, lastFailed.url)
+        );
+      }
+
+      // Chromium leaves a capture unanswered (or failing: "Not attached to an active page") when
+      // its document is replaced meanwhile: the capture gives way to the new document.
+      mark = performance.now();
+      const seen = commits;
+      const moved = nextCommit().then(() => 'moved' as const);
+      const shot = screenshotViewport(lease).catch((err: unknown) => {
+        if (commits !== seen || documentRequested || DETACHED.test((err as Error)?.message ?? '')) {
+          return 'moved' as const;
+        }
+        throw err;
+      });
+      const outcome = await withDeadline(Promise.race([shot, moved]), remaining(), () => busyError(input));
+      timings.capture += performance.now() - mark;
+      if (outcome !== 'moved') raw = outcome;
+      // Failed as the document was going: wait for the new one to arrive.
+      else if (commits === seen) await withDeadline(moved, remaining(), () => timeoutError(input));
     }
-
-    mark = performance.now();
-    const raw = await withDeadline(screenshotViewport(lease), remaining(), input);
-    timings.capture = performance.now() - mark;
 
     mark = performance.now();
     const png = await encode(raw, lease);
@@ -152,8 +206,13 @@ export async function capturePage(lease: Lease, input: CaptureInput): Promise<Ca
   } finally {
     page.off('requestfailed', onFailed);
     page.off('response', onResponse);
+    page.off('request', onRequest);
+    page.off('framenavigated', onNavigated);
   }
 }
+
+/** How Chromium fails a page command whose document has just been replaced. */
+const DETACHED = /not attached to an active page|cannot find context|execution context was destroyed/i;
 
 function navigationFailure(
   err: unknown,
@@ -187,8 +246,30 @@ function navigationFailure(
 }
 
 function timeoutError(input: CaptureInput): AppError {
-  const seconds = Number((input.timeoutMs / 1000).toFixed(1));
-  return new AppError('gateway_timeout', `The page did not reach "${input.waitUntil}" within ${seconds} s`);
+  return new AppError(
+    'gateway_timeout',
+    `The page did not reach "${input.waitUntil}" within ${seconds(input)} s`,
+  );
+}
+
+/** The page loaded but never drew a frame to capture (a script holding its main thread after load). */
+function busyError(input: CaptureInput): AppError {
+  return new AppError(
+    'gateway_timeout',
+    `The page reached "${input.waitUntil}" but could not be drawn within ${seconds(input)} s (a script kept it busy)`,
+  );
+}
+
+/** The page kept replacing itself after load (a reload or redirect loop in script). */
+function movingError(input: CaptureInput, moves: number): AppError {
+  return new AppError(
+    'gateway_timeout',
+    `The page kept navigating after "${input.waitUntil}" (${moves} new documents) and could not be captured`,
+  );
+}
+
+function seconds(input: CaptureInput): number {
+  return Number((input.timeoutMs / 1000).toFixed(1));
 }
 
 function netCode(err: unknown): string | undefined {
@@ -267,13 +348,13 @@ async function encode(raw: Buffer, lease: Lease): Promise<Buffer> {
   return small.length < raw.length ? small : raw;
 }
 
-async function withDeadline<T>(p: Promise<T>, ms: number, input: CaptureInput): Promise<T> {
+async function withDeadline<T>(p: Promise<T>, ms: number, error: () => AppError): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   p.catch(() => {});
   return Promise.race([
     p,
     new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(timeoutError(input)), ms);
+      timer = setTimeout(() => reject(error()), ms);
     }),
   ]).finally(() => clearTimeout(timer));
 }

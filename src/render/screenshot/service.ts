@@ -89,6 +89,18 @@ export function screenshotCacheKey(url: string, viewport: Viewport): string {
 }
 
 /** Creates the screenshot service: guard, egress proxy, browser pool, queue and cache wiring. */
+
+/** The least time left for which starting a capture is worth it (a warm capture takes ~150 ms). */
+const MIN_CAPTURE_MS = 250;
+
+/** The queue or the browser could not take the request in time: a 503 the client may retry. */
+function busy(detail: string): AppError {
+  return new AppError('unavailable', 'The screenshot renderer is busy; retry shortly', {
+    retryAfter: 2,
+    detail,
+  });
+}
+
 export function createScreenshotService(config: Config, deps: ScreenshotDeps): ScreenshotService {
   const log = deps.log;
   const viewports = viewportCatalogue(config.screenshotViewports);
@@ -146,7 +158,10 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
     }
   }
 
-  /** A fresh context, or a 503 when the browser cannot give one before the deadline. */
+  /**
+   * A fresh context, or a 503 when the browser cannot give one before the deadline: "busy" while
+   * the browser runs (the request waited too long for its turn), "not ready" when it does not.
+   */
   async function acquire(req: ScreenshotRequest, deadline: number) {
     const pending = pool.acquire(req.viewport);
     let timer: NodeJS.Timeout | undefined;
@@ -154,10 +169,16 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
       timer = setTimeout(
         () =>
           reject(
-            new AppError('unavailable', 'Screenshots are temporarily unavailable: the browser is not ready', {
-              retryAfter: 5,
-              detail: `no browser context within ${timeoutMs} ms`,
-            }),
+            pool.status().up
+              ? busy(`no browser context within ${timeoutMs} ms`)
+              : new AppError(
+                  'unavailable',
+                  'Screenshots are temporarily unavailable: the browser is not ready',
+                  {
+                    retryAfter: 5,
+                    detail: `no browser context within ${timeoutMs} ms`,
+                  },
+                ),
           ),
         Math.max(1, deadline - Date.now()),
       );
@@ -250,15 +271,12 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
       .run(async () => {
         started = true;
         t.queue = performance.now() - queued;
+        // A slot that comes with almost no time left cannot hold a capture: still "busy".
+        if (deadline - Date.now() < MIN_CAPTURE_MS) throw busy(`a slot with under ${MIN_CAPTURE_MS} ms left`);
         return captureWithRetry(req, deadline, t);
       }, expire)
       .catch((err) => {
-        if (!started && expire.aborted) {
-          throw new AppError('unavailable', 'The screenshot renderer is busy; retry shortly', {
-            retryAfter: 2,
-            detail: `no slot within ${timeoutMs} ms`,
-          });
-        }
+        if (!started && expire.aborted) throw busy(`no slot within ${timeoutMs} ms`);
         throw err;
       });
     return { ...capture, timings: { ...t, ...capture.timings } };
