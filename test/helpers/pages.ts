@@ -173,7 +173,10 @@ document.cookie = 'seen=1; max-age=3600'; localStorage.setItem('seen', '1');</sc
     if (path === '/spin-after-load') {
       // Reaches load, then (a task later) blocks its main thread for good.
       return send(
-        html('<p>spinning</p>', `<script>addEventListener('load', () => setTimeout(() => { for (;;) {} }, 0))</script>`),
+        html(
+          '<p>spinning</p>',
+          `<script>addEventListener('load', () => setTimeout(() => { for (;;) {} }, 0))</script>`,
+        ),
       );
     }
     if (path === '/spin') {
