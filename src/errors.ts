@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'unprocessable' // 422: input is well formed but unusable (an imageUrl we cannot use)
   | 'rate_limited' // 429
   | 'header_too_large' // 431
+  | 'client_closed' // 499: the client went away first (nobody reads it; logs and metrics do)
   | 'internal' // 500
   | 'bad_gateway' // 502
   | 'unavailable' // 503: queue full, dependency down
@@ -52,4 +53,12 @@ export class AppError extends Error {
 /** True when `err` is an AppError with one of the given codes (any code when none given). */
 export function isAppError(err: unknown, ...codes: ErrorCode[]): err is AppError {
   return err instanceof AppError && (codes.length === 0 || codes.includes(err.code));
+}
+
+/**
+ * The client hung up before its answer was ready: what a route aborts its work with. Nobody
+ * reads the message; the status (499) keeps such requests apart in logs and metrics.
+ */
+export function clientClosed(): AppError {
+  return new AppError('client_closed', 'The client closed the request before the answer was ready');
 }

@@ -18,6 +18,7 @@ export const STATUS: Readonly<Record<ErrorCode, number>> = {
   unprocessable: 422,
   rate_limited: 429,
   header_too_large: 431,
+  client_closed: 499,
   internal: 500,
   bad_gateway: 502,
   unavailable: 503,

@@ -1,33 +1,71 @@
 /**
  * Coalesces identical concurrent work: while a task for `key` is running, later callers with
  * the same key get the same promise instead of starting another render or fetch.
+ *
+ * A caller may pass an AbortSignal (its client went away): it stops waiting at once, and when
+ * every caller of a task has gone, the task's own signal aborts so the work can stop too. A
+ * caller without a signal keeps the task wanted to the end.
  */
 export interface SingleFlight<T> {
   /** Runs `task` for `key` unless one is already running; `shared` tells whether it joined one. */
-  do(key: string, task: () => Promise<T>): Promise<{ value: T; shared: boolean }>;
+  do(
+    key: string,
+    task: (signal: AbortSignal) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<{ value: T; shared: boolean }>;
   /** Keys in flight now. */
   readonly size: number;
 }
 
+interface Flight<T> {
+  promise: Promise<T>;
+  controller: AbortController;
+  /** Callers still waiting for the result. */
+  waiting: number;
+}
+
 /** Creates an empty single-flight group. */
 export function createSingleFlight<T>(): SingleFlight<T> {
-  const inflight = new Map<string, Promise<T>>();
+  const inflight = new Map<string, Flight<T>>();
   return {
     get size() {
       return inflight.size;
     },
-    async do(key, task) {
-      const running = inflight.get(key);
-      if (running) return { value: await running, shared: true };
-      const p = (async () => {
-        try {
-          return await task();
-        } finally {
-          inflight.delete(key);
-        }
-      })();
-      inflight.set(key, p);
-      return { value: await p, shared: false };
+    async do(key, task, signal) {
+      signal?.throwIfAborted();
+      let flight = inflight.get(key);
+      const shared = flight !== undefined;
+      if (!flight) {
+        const controller = new AbortController();
+        const promise = (async () => {
+          try {
+            return await task(controller.signal);
+          } finally {
+            inflight.delete(key);
+          }
+        })();
+        // Every caller may have gone by the time it settles.
+        promise.catch(() => {});
+        flight = { promise, controller, waiting: 0 };
+        inflight.set(key, flight);
+      }
+      const joined = flight;
+      joined.waiting++;
+      if (!signal) return { value: await joined.promise, shared };
+      let onAbort: (() => void) | undefined;
+      const left = new Promise<never>((_, reject) => {
+        onAbort = () => {
+          joined.waiting--;
+          if (joined.waiting === 0) joined.controller.abort(signal.reason);
+          reject(signal.reason);
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+      });
+      try {
+        return { value: await Promise.race([joined.promise, left]), shared };
+      } finally {
+        if (onAbort) signal.removeEventListener('abort', onAbort);
+      }
     },
   };
 }

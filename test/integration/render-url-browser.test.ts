@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listProcesses, liveGroupMembers } from '../../src/render/screenshot/processes.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
@@ -155,6 +156,63 @@ describe('a request whose turn comes as its time runs out', () => {
       { status: 503, body: { error: 'The screenshot renderer is busy; retry shortly' }, retry: '2' },
       { status: 504, body: { error: 'The page did not reach "load" within 2 s' }, retry: undefined },
     ]);
+  });
+});
+
+describe('a client that hangs up', () => {
+  let t: TestApp;
+  let base: string;
+  beforeAll(async () => {
+    t = await startTestApp({
+      allowPrivateHosts: [pages.hostPort],
+      screenshotConcurrency: 1,
+      screenshotTimeoutMs: 6000,
+    });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  /** Asks for a screenshot over a real socket and hangs up once `ready` resolves. */
+  const askThenHangUp = async (page: string, ready: Promise<unknown>) => {
+    const req = request(`${base}/render/url?${new URLSearchParams({ url: page })}`, {
+      headers: { 'x-api-key': t.key.key },
+    });
+    req.on('error', () => {});
+    req.end();
+    await ready;
+    req.destroy();
+  };
+  const fetchShot = async (page: string) => {
+    const started = Date.now();
+    const res = await fetch(`${base}/render/url?${new URLSearchParams({ url: page })}`, {
+      headers: { 'x-api-key': t.key.key },
+    });
+    await res.arrayBuffer();
+    return { status: res.status, ms: Date.now() - started };
+  };
+
+  // The only slot was held by a capture nobody would read, until its 6 s time-out.
+  it('frees its browser slot at once: the next request does not wait for the abandoned capture', async () => {
+    await askThenHangUp(`${pages.url}/never?gone=1`, pages.nextRequest('/never'));
+    const next = await fetchShot(`${pages.url}/split?after-hang-up`);
+    expect(next.status).toBe(200);
+    expect(next.ms).toBeLessThan(3000);
+  });
+
+  it('does not stop a capture another client is still waiting for', async () => {
+    const url = `${pages.url}/never?shared=1`;
+    const arrived = pages.nextRequest('/never');
+    const staying = fetchShot(url);
+    await arrived;
+    // The second client joins the same capture, then leaves.
+    await askThenHangUp(url, new Promise((r) => setTimeout(r, 300)));
+    const stayed = await staying;
+    // The capture ran on to the page's time-out for the client that stayed.
+    expect(stayed.status).toBe(504);
+    expect(stayed.ms).toBeGreaterThan(5000);
   });
 });
 

@@ -103,4 +103,46 @@ describe('single flight', () => {
     await expect(join).rejects.toThrow('nope');
     expect((await sf.do('k', async () => 2)).value).toBe(2);
   });
+
+  it('lets a caller leave at once, and aborts the task only when every caller has left', async () => {
+    const sf = createSingleFlight<string>();
+    const gate = deferred();
+    let taskSignal: AbortSignal | undefined;
+    const task = async (signal: AbortSignal) => {
+      taskSignal = signal;
+      await gate.promise;
+      return 'done';
+    };
+    const first = new AbortController();
+    const second = new AbortController();
+    const a = sf.do('k', task, first.signal);
+    const b = sf.do('k', task, second.signal);
+    first.abort(new Error('first left'));
+    await expect(a).rejects.toThrow('first left');
+    expect(taskSignal?.aborted).toBe(false); // the second caller still wants it
+    second.abort(new Error('second left'));
+    await expect(b).rejects.toThrow('second left');
+    expect(taskSignal?.aborted).toBe(true);
+    expect(taskSignal?.reason).toEqual(new Error('second left'));
+    gate.resolve();
+  });
+
+  it('never aborts a task a caller without a signal waits for', async () => {
+    const sf = createSingleFlight<string>();
+    const gate = deferred();
+    let taskSignal: AbortSignal | undefined;
+    const task = async (signal: AbortSignal) => {
+      taskSignal = signal;
+      await gate.promise;
+      return 'done';
+    };
+    const leaving = new AbortController();
+    const stays = sf.do('k', task);
+    const leaves = sf.do('k', task, leaving.signal);
+    leaving.abort(new Error('left'));
+    await expect(leaves).rejects.toThrow('left');
+    gate.resolve();
+    expect(await stays).toEqual({ value: 'done', shared: false });
+    expect(taskSignal?.aborted).toBe(false);
+  });
 });

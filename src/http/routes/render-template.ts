@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { assertTemplateAllowed } from '../../auth/plans.js';
+import { clientClosed } from '../../errors.js';
 import { parseTemplateRequest } from '../../render/template/request.js';
 import type { CardResult, TemplateService } from '../../render/template/service.js';
 import type { UsageRecorder } from '../../usage/recorder.js';
@@ -29,9 +30,11 @@ export function registerTemplateRoutes(
     // Plan (403) and rate limit (429) come after validation and before any fetch or render.
     await app.access.admit(req, reply, (plan) => assertTemplateAllowed(plan, parsed.template));
     const controller = new AbortController();
-    // Stop waiting for a queue slot when the client has gone away.
-    req.raw.once('close', () => {
-      if (!reply.sent) controller.abort();
+    // Stop waiting for a queue slot when the client has gone away. The response's close, not
+    // the request's: a request stream closes as soon as its body has been read, often before
+    // this line, and then a real hang-up was never seen.
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) controller.abort(clientClosed());
     });
     const result = await deps.templates.resolve(parsed, {
       ...(typeof req.headers['if-none-match'] === 'string'

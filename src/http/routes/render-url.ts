@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { assertScreenshotAllowed } from '../../auth/plans.js';
+import { clientClosed } from '../../errors.js';
 import { parseScreenshotRequest } from '../../render/screenshot/request.js';
 import type { ScreenshotService, ShotResult } from '../../render/screenshot/service.js';
 import type { UsageRecorder } from '../../usage/recorder.js';
@@ -22,10 +23,17 @@ export function registerScreenshotRoutes(
     // Plan (403) and rate limit (429) come after validation and before the cache or a capture.
     await app.access.admit(req, reply, (plan) => assertScreenshotAllowed(plan, parsed.viewport.name));
     const inm = req.headers['if-none-match'];
-    const result = await deps.screenshots.resolve(
-      parsed,
-      typeof inm === 'string' ? { ifNoneMatch: inm } : {},
-    );
+    // A client that hangs up stops its wait, and its capture when nobody else waits for it, so
+    // it cannot hold a browser slot for the whole time-out. The response's close, not the
+    // request's: a request stream closes as soon as it has been read.
+    const controller = new AbortController();
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) controller.abort(clientClosed());
+    });
+    const result = await deps.screenshots.resolve(parsed, {
+      ...(typeof inm === 'string' ? { ifNoneMatch: inm } : {}),
+      signal: controller.signal,
+    });
     if (req.auth) {
       const kind =
         result.kind === 'not-modified' ? 'not_modified' : result.cache === 'HIT' ? 'cache_hit' : 'screenshot';

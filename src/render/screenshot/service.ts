@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { CacheEntry, PngCache } from '../../cache/cache.js';
 import type { SharedFlight } from '../../cache/shared-flight.js';
 import type { Config } from '../../config/schema.js';
-import { AppError } from '../../errors.js';
+import { AppError, clientClosed } from '../../errors.js';
 import { createSingleFlight } from '../../lib/single-flight.js';
 import { createWorkQueue, type WorkQueue } from '../../lib/work-queue.js';
 import { createEgressProxy, type EgressProxy } from '../../net/proxy.js';
@@ -39,7 +39,11 @@ export interface ScreenshotService {
    * Cache, 304 decision, coalescing, queue and capture, in that order. A capture is shared by
    * identical concurrent requests, so a client that goes away does not cancel it.
    */
-  resolve(req: ScreenshotRequest, opts?: { ifNoneMatch?: string }): Promise<ShotResult>;
+  /**
+   * `signal` aborts when the client has gone: its wait ends, and a capture nobody else is
+   * waiting for stops and frees its slot.
+   */
+  resolve(req: ScreenshotRequest, opts?: { ifNoneMatch?: string; signal?: AbortSignal }): Promise<ShotResult>;
   /**
    * Takes the screenshot now: queue, browser, one retry after a crash; no cache, no coalescing.
    * For layers that add their own (cross-node single-flight, metrics).
@@ -194,8 +198,14 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
     }
   }
 
-  async function captureWithRetry(req: ScreenshotRequest, deadline: number, timings: ShotTimings) {
+  async function captureWithRetry(
+    req: ScreenshotRequest,
+    deadline: number,
+    timings: ShotTimings,
+    signal?: AbortSignal,
+  ) {
     for (let attempt = 1; ; attempt++) {
+      if (signal?.aborted) throw clientClosed();
       let lease: Awaited<ReturnType<typeof acquire>>;
       try {
         lease = await acquire(req, deadline);
@@ -218,9 +228,13 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
       }
       if (lease.timings.launch > 0) timings.launch = (timings.launch ?? 0) + lease.timings.launch;
       timings.context = (timings.context ?? 0) + lease.timings.context;
+      // Nobody wants the capture any more: closing its context ends every wait in it at once.
+      const abandon = () => lease.release();
+      signal?.addEventListener('abort', abandon, { once: true });
       try {
         return await capturePage(lease, { url: req.url, waitUntil: req.waitUntil, deadline, timeoutMs });
       } catch (err) {
+        if (signal?.aborted) throw clientClosed();
         if (!(err instanceof BrowserCrashError)) throw err;
         if (attempt === 1 && Date.now() < deadline) {
           log.warn({ url: req.url, reason: err.message }, 'browser crashed during a capture; retrying once');
@@ -234,6 +248,7 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
           { detail: `${err.message} (after ${attempt} attempts)`, cause: err },
         );
       } finally {
+        signal?.removeEventListener('abort', abandon);
         // Blocked sub-resources fail quietly for the page; operators still see what was tried.
         const refused = lease.egress.refused;
         if (refused.length > 0) {
@@ -248,10 +263,10 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
   }
 
   /** One capture in a queue slot; waiting for the slot counts against the request's deadline. */
-  async function queuedCapture(req: ScreenshotRequest, deadline: number) {
+  async function queuedCapture(req: ScreenshotRequest, deadline: number, signal?: AbortSignal) {
     const started = performance.now();
     try {
-      const shot = await queuedCaptureUntimed(req, deadline);
+      const shot = await queuedCaptureUntimed(req, deadline, signal);
       deps.onCapture?.('ok', (performance.now() - started) / 1000);
       return shot;
     } catch (err) {
@@ -260,7 +275,7 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
     }
   }
 
-  async function queuedCaptureUntimed(req: ScreenshotRequest, deadline: number) {
+  async function queuedCaptureUntimed(req: ScreenshotRequest, deadline: number, signal?: AbortSignal) {
     const t: ShotTimings = {};
     const queued = performance.now();
     // A request that cannot get a slot in time is told the service is busy (503), not that
@@ -268,14 +283,19 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
     const expire = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
     let started = false;
     const capture = await queue
-      .run(async () => {
-        started = true;
-        t.queue = performance.now() - queued;
-        // A slot that comes with almost no time left cannot hold a capture: still "busy".
-        if (deadline - Date.now() < MIN_CAPTURE_MS) throw busy(`a slot with under ${MIN_CAPTURE_MS} ms left`);
-        return captureWithRetry(req, deadline, t);
-      }, expire)
+      .run(
+        async () => {
+          started = true;
+          t.queue = performance.now() - queued;
+          // A slot that comes with almost no time left cannot hold a capture: still "busy".
+          if (deadline - Date.now() < MIN_CAPTURE_MS)
+            throw busy(`a slot with under ${MIN_CAPTURE_MS} ms left`);
+          return captureWithRetry(req, deadline, t, signal);
+        },
+        signal ? AbortSignal.any([expire, signal]) : expire,
+      )
       .catch((err) => {
+        if (signal?.aborted) throw clientClosed();
         if (!started && expire.aborted) throw busy(`no slot within ${timeoutMs} ms`);
         throw err;
       });
@@ -318,43 +338,56 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
       // Cached screenshots are served even without a browser; a new one needs Chromium first.
       if (!pool.available()) throw notInstalled();
       await preflight(req.url);
-      const { value } = await flight.do(key, async () => {
-        const produce = async () => {
-          const { timings: t, ...capture } = await queuedCapture(req, deadline);
-          const etag = createHash('sha256').update(capture.png).digest('hex').slice(0, 40);
-          // A 4xx/5xx page is rendered (it is what a visitor sees) but kept only briefly.
-          const maxAge =
-            capture.targetStatus >= 400 ? config.screenshotErrorTtlSeconds : config.screenshotCacheTtlSeconds;
-          const now = Date.now();
-          const entry: CacheEntry = {
-            body: capture.png,
-            etag,
-            storedAt: now,
-            expiresAt: now + maxAge * 1000,
-            meta: { targetStatus: String(capture.targetStatus), finalUrl: capture.finalUrl.slice(0, 2048) },
+      const { value } = await flight.do(
+        key,
+        async (wanted) => {
+          // Captured for this node alone, it stops when no caller wants it; under the shared
+          // (multi-node) lock other nodes may be waiting for it, so it runs to the end.
+          const abortable = !deps.shared || config.screenshotCacheTtlSeconds === 0;
+          const produce = async () => {
+            const { timings: t, ...capture } = await queuedCapture(
+              req,
+              deadline,
+              abortable ? wanted : undefined,
+            );
+            const etag = createHash('sha256').update(capture.png).digest('hex').slice(0, 40);
+            // A 4xx/5xx page is rendered (it is what a visitor sees) but kept only briefly.
+            const maxAge =
+              capture.targetStatus >= 400
+                ? config.screenshotErrorTtlSeconds
+                : config.screenshotCacheTtlSeconds;
+            const now = Date.now();
+            const entry: CacheEntry = {
+              body: capture.png,
+              etag,
+              storedAt: now,
+              expiresAt: now + maxAge * 1000,
+              meta: { targetStatus: String(capture.targetStatus), finalUrl: capture.finalUrl.slice(0, 2048) },
+            };
+            return { entry, value: { maxAge, timings: t }, cacheable: maxAge > 0 };
           };
-          return { entry, value: { maxAge, timings: t }, cacheable: maxAge > 0 };
-        };
-        // Without a shared cache there is nothing another node could read: coalesce locally only.
-        if (!deps.shared || config.screenshotCacheTtlSeconds === 0) {
-          const made = await produce();
-          if (made.cacheable) {
-            deps.cache
-              .set(key, made.entry)
-              .catch((err) => log.warn({ err }, 'screenshot cache store failed'));
+          // Without a shared cache there is nothing another node could read: coalesce locally only.
+          if (!deps.shared || config.screenshotCacheTtlSeconds === 0) {
+            const made = await produce();
+            if (made.cacheable) {
+              deps.cache
+                .set(key, made.entry)
+                .catch((err) => log.warn({ err }, 'screenshot cache store failed'));
+            }
+            return { entry: made.entry, ...made.value };
           }
-          return { entry: made.entry, ...made.value };
-        }
-        const got = await deps.shared.run(key, { deadline, produce });
-        const wait = got.waitMs > 0 ? { wait: got.waitMs } : {};
-        if (got.role === 'waiter') {
-          // Captured by another node: this request waited for it instead of capturing again.
-          const entry = got.entry;
-          const maxAge = Math.round(((entry.expiresAt ?? entry.storedAt) - entry.storedAt) / 1000);
-          return { entry, maxAge, timings: wait };
-        }
-        return { entry: got.entry, maxAge: got.value.maxAge, timings: { ...wait, ...got.value.timings } };
-      });
+          const got = await deps.shared.run(key, { deadline, produce });
+          const wait = got.waitMs > 0 ? { wait: got.waitMs } : {};
+          if (got.role === 'waiter') {
+            // Captured by another node: this request waited for it instead of capturing again.
+            const entry = got.entry;
+            const maxAge = Math.round(((entry.expiresAt ?? entry.storedAt) - entry.storedAt) / 1000);
+            return { entry, maxAge, timings: wait };
+          }
+          return { entry: got.entry, maxAge: got.value.maxAge, timings: { ...wait, ...got.value.timings } };
+        },
+        opts.signal,
+      );
       const base = {
         etag: value.entry.etag,
         cache: 'MISS' as const,
