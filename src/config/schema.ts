@@ -371,7 +371,7 @@ export const settings = {
     min: 0,
     max: 86_400,
     description:
-      'Cache lifetime of a screenshot whose page answered HTTP 4xx or 5xx (it is rendered, not refused).',
+      'Cache lifetime of a screenshot whose page answered other than 2xx: 4xx or 5xx, or a 3xx without a Location (it is rendered, not refused).',
   },
   screenshotMaxPageBytes: {
     kind: 'int',

@@ -212,6 +212,24 @@ describe('GET /render/url: caching', () => {
     expect(again.headers['cache-control']).toBe('public, max-age=60, s-maxage=60');
   });
 
+  it('keeps a 3xx with nowhere to go (no Location) for 60 s only, like an error page', async () => {
+    const res = await shot({ url: `${pages.url}/status/302` });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-target-status']).toBe('302');
+    expect(res.headers['cache-control']).toBe('public, max-age=60, s-maxage=60');
+  });
+
+  it('refuses a redirect to file: or data: like any refused redirect (400), not as a 502', async () => {
+    for (const to of ['file:///etc/passwd', 'data:text/html,<h1>hi</h1>']) {
+      const res = await shot({ url: `${pages.url}/redirect?to=${encodeURIComponent(to)}` });
+      expect({ to, status: res.statusCode, body: res.json() }).toEqual({
+        to,
+        status: 400,
+        body: { error: 'url redirected to an address that is not allowed' },
+      });
+    }
+  });
+
   it("renders an empty 503 as the browser's own error page, with X-Target-Status 503", async () => {
     const res = await shot({ url: `${pages.url}/empty/503` });
     expect(res.statusCode).toBe(200);

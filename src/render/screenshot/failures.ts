@@ -64,6 +64,11 @@ export function describeNetError(code: string, failedUrl: string): AppError {
     case 'ERR_CONNECTION_TIMED_OUT':
     case 'ERR_TIMED_OUT':
       return new AppError('bad_gateway', `Connecting to ${hostPort} timed out`);
+    case 'ERR_UNSAFE_REDIRECT':
+      // A redirect to file:, data: or another scheme a web page may not be sent to.
+      return new AppError('bad_request', 'url redirected to an address that is not allowed', {
+        detail: `${short} from ${failedUrl}`,
+      });
     case 'ERR_TOO_MANY_REDIRECTS':
       return new AppError('bad_gateway', `${host} redirected too many times`);
     case 'ERR_EMPTY_RESPONSE':

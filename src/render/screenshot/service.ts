@@ -351,11 +351,10 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
               abortable ? wanted : undefined,
             );
             const etag = createHash('sha256').update(capture.png).digest('hex').slice(0, 40);
-            // A 4xx/5xx page is rendered (it is what a visitor sees) but kept only briefly.
-            const maxAge =
-              capture.targetStatus >= 400
-                ? config.screenshotErrorTtlSeconds
-                : config.screenshotCacheTtlSeconds;
+            // A 4xx/5xx page is rendered (it is what a visitor sees) but kept only briefly; so is a
+            // 3xx that had nowhere to go (no Location), which is as likely to be fixed soon.
+            const ok = capture.targetStatus >= 200 && capture.targetStatus < 300;
+            const maxAge = ok ? config.screenshotCacheTtlSeconds : config.screenshotErrorTtlSeconds;
             const now = Date.now();
             const entry: CacheEntry = {
               body: capture.png,
