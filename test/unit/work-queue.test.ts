@@ -104,38 +104,38 @@ describe('single flight', () => {
     expect((await sf.do('k', async () => 2)).value).toBe(2);
   });
 
-  it('lets a caller leave at once, and aborts the task only when every caller has left', async () => {
-    const sf = createSingleFlight<string>();
+  /** A task that waits for `gate` and keeps the signal the single-flight gave it. */
+  const gatedTask = () => {
     const gate = deferred();
-    let taskSignal: AbortSignal | undefined;
+    const seen: { signal?: AbortSignal } = {};
     const task = async (signal: AbortSignal) => {
-      taskSignal = signal;
+      seen.signal = signal;
       await gate.promise;
       return 'done';
     };
+    return { gate, seen, task };
+  };
+
+  it('lets a caller leave at once, and aborts the task only when every caller has left', async () => {
+    const sf = createSingleFlight<string>();
+    const { gate, seen, task } = gatedTask();
     const first = new AbortController();
     const second = new AbortController();
     const a = sf.do('k', task, first.signal);
     const b = sf.do('k', task, second.signal);
     first.abort(new Error('first left'));
     await expect(a).rejects.toThrow('first left');
-    expect(taskSignal?.aborted).toBe(false); // the second caller still wants it
+    expect(seen.signal?.aborted).toBe(false); // the second caller still wants it
     second.abort(new Error('second left'));
     await expect(b).rejects.toThrow('second left');
-    expect(taskSignal?.aborted).toBe(true);
-    expect(taskSignal?.reason).toEqual(new Error('second left'));
+    expect(seen.signal?.aborted).toBe(true);
+    expect(seen.signal?.reason).toEqual(new Error('second left'));
     gate.resolve();
   });
 
   it('never aborts a task a caller without a signal waits for', async () => {
     const sf = createSingleFlight<string>();
-    const gate = deferred();
-    let taskSignal: AbortSignal | undefined;
-    const task = async (signal: AbortSignal) => {
-      taskSignal = signal;
-      await gate.promise;
-      return 'done';
-    };
+    const { gate, seen, task } = gatedTask();
     const leaving = new AbortController();
     const stays = sf.do('k', task);
     const leaves = sf.do('k', task, leaving.signal);
@@ -143,6 +143,6 @@ describe('single flight', () => {
     await expect(leaves).rejects.toThrow('left');
     gate.resolve();
     expect(await stays).toEqual({ value: 'done', shared: false });
-    expect(taskSignal?.aborted).toBe(false);
+    expect(seen.signal?.aborted).toBe(false);
   });
 });
