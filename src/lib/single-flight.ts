@@ -37,16 +37,18 @@ export function createSingleFlight<T>(): SingleFlight<T> {
       const shared = flight !== undefined;
       if (!flight) {
         const controller = new AbortController();
-        const promise = (async () => {
+        const created: Flight<T> = { promise: undefined as unknown as Promise<T>, controller, waiting: 0 };
+        created.promise = (async () => {
           try {
             return await task(controller.signal);
           } finally {
-            inflight.delete(key);
+            // An abandoned flight was already replaced (or removed): leave the newer one alone.
+            if (inflight.get(key) === created) inflight.delete(key);
           }
         })();
         // Every caller may have gone by the time it settles.
-        promise.catch(() => {});
-        flight = { promise, controller, waiting: 0 };
+        created.promise.catch(() => {});
+        flight = created;
         inflight.set(key, flight);
       }
       const joined = flight;
@@ -56,7 +58,12 @@ export function createSingleFlight<T>(): SingleFlight<T> {
       const left = new Promise<never>((_, reject) => {
         onAbort = () => {
           joined.waiting--;
-          if (joined.waiting === 0) joined.controller.abort(signal.reason);
+          if (joined.waiting === 0) {
+            // Abandoned: a caller arriving now starts afresh instead of joining work being
+            // stopped (and getting its caller's abort).
+            if (inflight.get(key) === joined) inflight.delete(key);
+            joined.controller.abort(signal.reason);
+          }
           reject(signal.reason);
         };
         signal.addEventListener('abort', onAbort, { once: true });

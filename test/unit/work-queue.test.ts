@@ -133,6 +133,19 @@ describe('single flight', () => {
     gate.resolve();
   });
 
+  it('starts afresh for a caller who arrives after every caller of a task has left', async () => {
+    const sf = createSingleFlight<string>();
+    const abandoned = gatedTask();
+    const leaving = new AbortController();
+    const left = sf.do('k', abandoned.task, leaving.signal);
+    leaving.abort(new Error('left'));
+    await expect(left).rejects.toThrow('left');
+    // The abandoned task is still winding down; a new caller must not inherit its abort.
+    const fresh = await sf.do('k', async () => 'new');
+    expect(fresh).toEqual({ value: 'new', shared: false });
+    abandoned.gate.resolve();
+  });
+
   it('never aborts a task a caller without a signal waits for', async () => {
     const sf = createSingleFlight<string>();
     const { gate, seen, task } = gatedTask();

@@ -36,6 +36,8 @@ export function registerTemplateRoutes(
     reply.raw.once('close', () => {
       if (!reply.raw.writableFinished) controller.abort(clientClosed());
     });
+    // Gone already (during authentication): 'close' has fired and will not again.
+    if (reply.raw.destroyed || req.raw.socket?.destroyed) controller.abort(clientClosed());
     const result = await deps.templates.resolve(parsed, {
       ...(typeof req.headers['if-none-match'] === 'string'
         ? { ifNoneMatch: req.headers['if-none-match'] }

@@ -30,6 +30,8 @@ export function registerScreenshotRoutes(
     reply.raw.once('close', () => {
       if (!reply.raw.writableFinished) controller.abort(clientClosed());
     });
+    // Gone already (during authentication): 'close' has fired and will not again.
+    if (reply.raw.destroyed || req.raw.socket?.destroyed) controller.abort(clientClosed());
     const result = await deps.screenshots.resolve(parsed, {
       ...(typeof inm === 'string' ? { ifNoneMatch: inm } : {}),
       signal: controller.signal,

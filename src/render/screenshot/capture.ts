@@ -67,17 +67,26 @@ export async function capturePage(lease: Lease, input: CaptureInput): Promise<Ca
   const proxyAnswered = new Promise<void>((resolve) => {
     markProxyAnswered = resolve;
   });
+  // Main-frame moves to a new document: a navigation request, then its commit. Same-document
+  // navigations (pushState, #hash) make no request and do not count. A request that ends
+  // without a document (failed, refused by the proxy with its 204, a 204/205 or download from
+  // the site) is forgotten, or a later pushState would pass for a commit.
+  let documentRequested = false;
   const onFailed = (r: Request) => {
-    if (isMainNav(r)) lastFailed = { url: r.url(), error: r.failure()?.errorText ?? 'unknown' };
+    if (!isMainNav(r)) return;
+    lastFailed = { url: r.url(), error: r.failure()?.errorText ?? 'unknown' };
+    documentRequested = false;
   };
   const onResponse = (r: Response) => {
     if (!isMainNav(r.request())) return;
-    if (r.headers()[EGRESS_HEADER] === lease.egress.token) markProxyAnswered();
-    else lastResponse = r;
+    if (r.headers()[EGRESS_HEADER] === lease.egress.token) {
+      markProxyAnswered();
+      documentRequested = false;
+    } else {
+      lastResponse = r;
+      if (r.status() === 204 || r.status() === 205) documentRequested = false;
+    }
   };
-  // Main-frame moves to a new document: a navigation request, then its commit. Same-document
-  // navigations (pushState, #hash) make no request and do not count.
-  let documentRequested = false;
   let commits = 0;
   let onCommit: (() => void) | undefined;
   const onRequest = (r: Request) => {
@@ -90,6 +99,16 @@ export async function capturePage(lease: Lease, input: CaptureInput): Promise<Ca
     onCommit?.();
   };
   const nextCommit = () => new Promise<void>((resolve) => (onCommit = resolve));
+  // Waits for a new document end at once if the page goes (a crash, a hang-up closing it).
+  let markGone!: (err: Error) => void;
+  const gone = new Promise<never>((_, reject) => {
+    markGone = reject;
+  });
+  gone.catch(() => {});
+  const onClose = () => markGone(new Error('page closed'));
+  const onCrash = () => markGone(new Error('page crashed'));
+  page.on('close', onClose);
+  page.on('crash', onCrash);
   page.on('requestfailed', onFailed);
   page.on('response', onResponse);
   page.on('request', onRequest);
@@ -144,13 +163,14 @@ export async function capturePage(lease: Lease, input: CaptureInput): Promise<Ca
     // refresh, a reload): each is waited for like the first, then captured.
     let settled = commits;
     let raw: Buffer | undefined;
+    let finalUrl = page.url();
     for (let moves = 0; raw === undefined; ) {
       if (commits !== settled) {
         moves += commits - settled;
         if (moves > MAX_LATE_NAVIGATIONS) throw movingError(input, moves);
         settled = commits;
         mark = performance.now();
-        await page.waitForLoadState(input.waitUntil, { timeout: remaining() });
+        await Promise.race([page.waitForLoadState(input.waitUntil, { timeout: remaining() }), gone]);
         // The status reported is the one of the document captured.
         response = lastResponse ?? response;
         timings.navigate += performance.now() - mark;
@@ -169,28 +189,39 @@ export async function capturePage(lease: Lease, input: CaptureInput): Promise<Ca
         );
       }
 
+      // A document that arrived during the waits above is waited for first.
+      if (commits !== settled) continue;
+
       // Chromium leaves a capture unanswered (or failing: "Not attached to an active page") when
       // its document is replaced meanwhile: the capture gives way to the new document.
       mark = performance.now();
       const seen = commits;
       const moved = nextCommit().then(() => 'moved' as const);
       const shot = screenshotViewport(lease).catch((err: unknown) => {
+        if (lease.pageCrashed || lease.browserLost || page.isClosed()) throw err;
         if (commits !== seen || documentRequested || DETACHED.test((err as Error)?.message ?? '')) {
           return 'moved' as const;
         }
         throw err;
       });
-      const outcome = await withDeadline(Promise.race([shot, moved]), remaining(), () => busyError(input));
+      const outcome = await withDeadline(Promise.race([shot, moved, gone]), remaining(), () =>
+        busyError(input),
+      );
       timings.capture += performance.now() - mark;
-      if (outcome !== 'moved') raw = outcome;
+      if (outcome !== 'moved') {
+        raw = outcome;
+        finalUrl = page.url();
+      }
       // Failed as the document was going: wait for the new one to arrive.
-      else if (commits === seen) await withDeadline(moved, remaining(), () => timeoutError(input));
+      else if (commits === seen) {
+        await withDeadline(Promise.race([moved, gone]), remaining(), () => timeoutError(input));
+      }
     }
 
     mark = performance.now();
     const png = await encode(raw, lease);
     timings.encode = performance.now() - mark;
-    return { png, targetStatus: response?.status() ?? 200, finalUrl: page.url(), timings };
+    return { png, targetStatus: response?.status() ?? 200, finalUrl, timings };
   } catch (err) {
     if (err instanceof AppError) throw err;
     if (lease.pageCrashed && !lease.browserLost) {
@@ -208,6 +239,8 @@ export async function capturePage(lease: Lease, input: CaptureInput): Promise<Ca
     page.off('response', onResponse);
     page.off('request', onRequest);
     page.off('framenavigated', onNavigated);
+    page.off('close', onClose);
+    page.off('crash', onCrash);
   }
 }
 
@@ -252,11 +285,14 @@ function timeoutError(input: CaptureInput): AppError {
   );
 }
 
-/** The page loaded but never drew a frame to capture (a script holding its main thread after load). */
+/**
+ * The page loaded but no frame could be captured in the time left: a script holding its main
+ * thread after load, or a load that used up nearly all of the time.
+ */
 function busyError(input: CaptureInput): AppError {
   return new AppError(
     'gateway_timeout',
-    `The page reached "${input.waitUntil}" but could not be drawn within ${seconds(input)} s (a script kept it busy)`,
+    `The page reached "${input.waitUntil}" but could not be captured within ${seconds(input)} s (a script kept it busy, or loading used up the time)`,
   );
 }
 

@@ -229,6 +229,12 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
       if (lease.timings.launch > 0) timings.launch = (timings.launch ?? 0) + lease.timings.launch;
       timings.context = (timings.context ?? 0) + lease.timings.context;
       // Nobody wants the capture any more: closing its context ends every wait in it at once.
+      // A hang-up while the context was being made is caught here (a listener added to an
+      // aborted signal never fires).
+      if (signal?.aborted) {
+        lease.release();
+        throw clientClosed();
+      }
       const abandon = () => lease.release();
       signal?.addEventListener('abort', abandon, { once: true });
       try {
