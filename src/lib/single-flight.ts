@@ -37,18 +37,13 @@ export function createSingleFlight<T>(): SingleFlight<T> {
       const shared = flight !== undefined;
       if (!flight) {
         const controller = new AbortController();
-        const created: Flight<T> = { promise: undefined as unknown as Promise<T>, controller, waiting: 0 };
-        created.promise = (async () => {
-          try {
-            return await task(controller.signal);
-          } finally {
-            // An abandoned flight was already replaced (or removed): leave the newer one alone.
-            if (inflight.get(key) === created) inflight.delete(key);
-          }
-        })();
+        const promise: Promise<T> = (async () => task(controller.signal))().finally(() => {
+          // An abandoned flight was already replaced (or removed): leave the newer one alone.
+          if (inflight.get(key)?.promise === promise) inflight.delete(key);
+        });
         // Every caller may have gone by the time it settles.
-        created.promise.catch(() => {});
-        flight = created;
+        promise.catch(() => {});
+        flight = { promise, controller, waiting: 0 };
         inflight.set(key, flight);
       }
       const joined = flight;

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { assertTemplateAllowed } from '../../auth/plans.js';
-import { clientClosed } from '../../errors.js';
 import { parseTemplateRequest } from '../../render/template/request.js';
 import type { CardResult, TemplateService } from '../../render/template/service.js';
 import type { UsageRecorder } from '../../usage/recorder.js';
+import { clientGoneSignal } from '../client-gone.js';
 import { documentOnly } from '../schemas/common.js';
 import { renderTemplateGet, renderTemplatePost } from '../schemas/render.js';
 import { serverTiming } from '../server-timing.js';
@@ -29,20 +29,13 @@ export function registerTemplateRoutes(
     const parsed = parseTemplateRequest(input, source);
     // Plan (403) and rate limit (429) come after validation and before any fetch or render.
     await app.access.admit(req, reply, (plan) => assertTemplateAllowed(plan, parsed.template));
-    const controller = new AbortController();
-    // Stop waiting for a queue slot when the client has gone away. The response's close, not
-    // the request's: a request stream closes as soon as its body has been read, often before
-    // this line, and then a real hang-up was never seen.
-    reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) controller.abort(clientClosed());
-    });
-    // Gone already (during authentication): 'close' has fired and will not again.
-    if (reply.raw.destroyed || req.raw.socket?.destroyed) controller.abort(clientClosed());
+    // Stop waiting for a queue slot (or an artwork fetch) when the client has gone away.
+    const signal = clientGoneSignal(req, reply);
     const result = await deps.templates.resolve(parsed, {
       ...(typeof req.headers['if-none-match'] === 'string'
         ? { ifNoneMatch: req.headers['if-none-match'] }
         : {}),
-      signal: controller.signal,
+      signal,
     });
     if (req.auth) {
       const kind =

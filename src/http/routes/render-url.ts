@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { assertScreenshotAllowed } from '../../auth/plans.js';
-import { clientClosed } from '../../errors.js';
 import { parseScreenshotRequest } from '../../render/screenshot/request.js';
 import type { ScreenshotService, ShotResult } from '../../render/screenshot/service.js';
 import type { UsageRecorder } from '../../usage/recorder.js';
+import { clientGoneSignal } from '../client-gone.js';
 import { documentOnly } from '../schemas/common.js';
 import { renderUrl } from '../schemas/render.js';
 import { serverTiming } from '../server-timing.js';
@@ -24,17 +24,10 @@ export function registerScreenshotRoutes(
     await app.access.admit(req, reply, (plan) => assertScreenshotAllowed(plan, parsed.viewport.name));
     const inm = req.headers['if-none-match'];
     // A client that hangs up stops its wait, and its capture when nobody else waits for it, so
-    // it cannot hold a browser slot for the whole time-out. The response's close, not the
-    // request's: a request stream closes as soon as it has been read.
-    const controller = new AbortController();
-    reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) controller.abort(clientClosed());
-    });
-    // Gone already (during authentication): 'close' has fired and will not again.
-    if (reply.raw.destroyed || req.raw.socket?.destroyed) controller.abort(clientClosed());
+    // it cannot hold a browser slot for the whole time-out.
     const result = await deps.screenshots.resolve(parsed, {
       ...(typeof inm === 'string' ? { ifNoneMatch: inm } : {}),
-      signal: controller.signal,
+      signal: clientGoneSignal(req, reply),
     });
     if (req.auth) {
       const kind =

@@ -135,6 +135,8 @@ export interface CaptureContext {
   egress: EgressSession;
   /** True once the page's renderer process crashed. */
   pageCrashed(): boolean;
+  /** Rejects when the page goes (its renderer crashed, or it was closed): ends waits on it at once. */
+  gone: Promise<never>;
 }
 
 /** Opens a fresh context for `viewport` whose every request goes through a new proxy session. */
@@ -163,15 +165,22 @@ export async function openCaptureContext(
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
     let crashed = false;
+    let markGone!: (err: Error) => void;
+    const gone = new Promise<never>((_, reject) => {
+      markGone = reject;
+    });
+    gone.catch(() => {});
     page.on('crash', () => {
       crashed = true;
+      markGone(new Error('page crashed'));
     });
+    page.on('close', () => markGone(new Error('page closed')));
     // Hostile pages: alerts and confirms never block, popups are closed as they open.
     page.on('dialog', (d) => void d.dismiss().catch(() => {}));
     context.on('page', (p) => {
       if (p !== page) void p.close().catch(() => {});
     });
-    return { context, page, cdp, egress, pageCrashed: () => crashed };
+    return { context, page, cdp, egress, pageCrashed: () => crashed, gone };
   } catch (err) {
     await context?.close().catch(() => {});
     await egress.close();

@@ -100,15 +100,7 @@ export async function capturePage(lease: Lease, input: CaptureInput): Promise<Ca
   };
   const nextCommit = () => new Promise<void>((resolve) => (onCommit = resolve));
   // Waits for a new document end at once if the page goes (a crash, a hang-up closing it).
-  let markGone!: (err: Error) => void;
-  const gone = new Promise<never>((_, reject) => {
-    markGone = reject;
-  });
-  gone.catch(() => {});
-  const onClose = () => markGone(new Error('page closed'));
-  const onCrash = () => markGone(new Error('page crashed'));
-  page.on('close', onClose);
-  page.on('crash', onCrash);
+  const { gone } = lease;
   page.on('requestfailed', onFailed);
   page.on('response', onResponse);
   page.on('request', onRequest);
@@ -239,8 +231,6 @@ export async function capturePage(lease: Lease, input: CaptureInput): Promise<Ca
     page.off('response', onResponse);
     page.off('request', onRequest);
     page.off('framenavigated', onNavigated);
-    page.off('close', onClose);
-    page.off('crash', onCrash);
   }
 }
 

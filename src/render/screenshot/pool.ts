@@ -54,6 +54,8 @@ export interface Lease {
   readonly browserLost: boolean;
   /** True once the page's renderer process crashed. */
   readonly pageCrashed: boolean;
+  /** Rejects when the page crashes or is closed (a hang-up releasing the lease). */
+  readonly gone: Promise<never>;
   /** Milliseconds spent starting a browser and creating the context for this request (0 for a spare). */
   readonly timings: { launch: number; context: number };
   /** Closes the context and its proxy session in the background; safe to call twice. */
@@ -266,6 +268,7 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
       get pageCrashed() {
         return prepared.pageCrashed();
       },
+      gone: prepared.gone,
       timings: { launch: launchMs, context: performance.now() - started },
       release() {
         if (released) return;

@@ -37,11 +37,8 @@ export type ShotResult = {
 export interface ScreenshotService {
   /**
    * Cache, 304 decision, coalescing, queue and capture, in that order. A capture is shared by
-   * identical concurrent requests, so a client that goes away does not cancel it.
-   */
-  /**
-   * `signal` aborts when the client has gone: its wait ends, and a capture nobody else is
-   * waiting for stops and frees its slot.
+   * identical concurrent requests; `signal` aborts when a client has gone: its wait ends, and a
+   * capture no other request waits for stops and frees its slot.
    */
   resolve(req: ScreenshotRequest, opts?: { ifNoneMatch?: string; signal?: AbortSignal }): Promise<ShotResult>;
   /**
@@ -92,8 +89,6 @@ export function screenshotCacheKey(url: string, viewport: Viewport): string {
   return createHash('sha256').update(JSON.stringify(identity)).digest('hex');
 }
 
-/** Creates the screenshot service: guard, egress proxy, browser pool, queue and cache wiring. */
-
 /** The least time left for which starting a capture is worth it (a warm capture takes ~150 ms). */
 const MIN_CAPTURE_MS = 250;
 
@@ -105,6 +100,7 @@ function busy(detail: string): AppError {
   });
 }
 
+/** Creates the screenshot service: guard, egress proxy, browser pool, queue and cache wiring. */
 export function createScreenshotService(config: Config, deps: ScreenshotDeps): ScreenshotService {
   const log = deps.log;
   const viewports = viewportCatalogue(config.screenshotViewports);
@@ -347,14 +343,15 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
       const { value } = await flight.do(
         key,
         async (wanted) => {
-          // Captured for this node alone, it stops when no caller wants it; under the shared
-          // (multi-node) lock other nodes may be waiting for it, so it runs to the end.
-          const abortable = !deps.shared || config.screenshotCacheTtlSeconds === 0;
+          // Without a shared cache there is nothing another node could read: coalesce locally
+          // only, and stop when no caller here wants the capture. Under the shared (multi-node)
+          // lock other nodes may be waiting for it, so it runs to the end.
+          const shared = config.screenshotCacheTtlSeconds === 0 ? undefined : deps.shared;
           const produce = async () => {
             const { timings: t, ...capture } = await queuedCapture(
               req,
               deadline,
-              abortable ? wanted : undefined,
+              shared ? undefined : wanted,
             );
             const etag = createHash('sha256').update(capture.png).digest('hex').slice(0, 40);
             // A 4xx/5xx page is rendered (it is what a visitor sees) but kept only briefly; so is a
@@ -371,8 +368,7 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
             };
             return { entry, value: { maxAge, timings: t }, cacheable: maxAge > 0 };
           };
-          // Without a shared cache there is nothing another node could read: coalesce locally only.
-          if (!deps.shared || config.screenshotCacheTtlSeconds === 0) {
+          if (!shared) {
             const made = await produce();
             if (made.cacheable) {
               deps.cache
@@ -381,7 +377,7 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
             }
             return { entry: made.entry, ...made.value };
           }
-          const got = await deps.shared.run(key, { deadline, produce });
+          const got = await shared.run(key, { deadline, produce });
           const wait = got.waitMs > 0 ? { wait: got.waitMs } : {};
           if (got.role === 'waiter') {
             // Captured by another node: this request waited for it instead of capturing again.
