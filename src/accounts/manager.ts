@@ -50,6 +50,14 @@ export function keyStatus(key: ApiKeyRecord, now: number): KeyStatus {
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
+/** A rotated key in its grace period is rotated no further: its replacement is the one to rotate. */
+function alreadyRotated(keyId: string, replacedBy: string): AppError {
+  return new AppError(
+    'conflict',
+    `Key ${keyId} was already rotated; rotate its replacement ${replacedBy} instead`,
+  );
+}
+
 /** Validates input and talks to the store; `onKeyChanged` lets caches forget a key at once. */
 export function createAccountManager(deps: {
   store: Store;
@@ -100,6 +108,7 @@ export function createAccountManager(deps: {
       lastUsedAt: null,
       expiresAt,
       revokedAt: null,
+      replacedBy: null,
     };
     return { record, key, signingSecret: deps.secrets.signingSecret(record.id) };
   };
@@ -164,6 +173,8 @@ export function createAccountManager(deps: {
       const old = await requireKey(keyId);
       if (old.revokedAt !== null)
         throw new AppError('bad_request', `Key ${keyId} is revoked; create a new key`);
+      // Its expiry is now the grace deadline, which a second rotation would hand to the new key.
+      if (old.replacedBy !== null) throw alreadyRotated(keyId, old.replacedBy);
       if (!(graceMs >= 0)) throw new AppError('bad_request', 'grace must be zero or more');
       const now = clock.now();
       if (old.expiresAt !== null && old.expiresAt <= now)
@@ -172,7 +183,12 @@ export function createAccountManager(deps: {
       // and the grace period never lets the old one outlive its own expiry.
       const created = makeKey(old.accountId, old.name, old.environment, old.expiresAt);
       const oldUntil = old.expiresAt === null ? now + graceMs : Math.min(old.expiresAt, now + graceMs);
-      await deps.store.rotateKey(keyId, created.record, oldUntil);
+      const replaced = await deps.store.rotateKey(keyId, created.record, oldUntil);
+      if (!replaced) {
+        const now = await requireKey(keyId);
+        if (now.replacedBy !== null) throw alreadyRotated(keyId, now.replacedBy);
+        throw new AppError('bad_request', `Key ${keyId} is revoked; create a new key`);
+      }
       changed(keyId);
       const after = (await deps.store.findKey({ id: keyId }))!.key;
       return { created, old: after };

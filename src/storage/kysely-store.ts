@@ -38,6 +38,7 @@ export function createKyselyStore(db: Kysely<Tables>, kind: Store['kind']): Stor
     'api_keys.last_used_at',
     'api_keys.expires_at',
     'api_keys.revoked_at',
+    'api_keys.replaced_by',
   ] as const;
 
   return {
@@ -126,7 +127,17 @@ export function createKyselyStore(db: Kysely<Tables>, kind: Store['kind']): Stor
     },
 
     async rotateKey(oldId, next, expiresAt) {
-      await db.transaction().execute(async (tx) => {
+      return db.transaction().execute(async (tx) => {
+        // Claims the old key first: of two rotations at once (two tabs, two nodes), one
+        // replaces it and the other inserts nothing.
+        const claimed = await tx
+          .updateTable('api_keys')
+          .set({ replaced_by: next.id })
+          .where('id', '=', oldId)
+          .where('replaced_by', 'is', null)
+          .where('revoked_at', 'is', null)
+          .executeTakeFirst();
+        if (Number(claimed.numUpdatedRows) === 0) return false;
         await tx.insertInto('api_keys').values(fromKey(next)).execute();
         await tx
           .updateTable('api_keys')
@@ -134,6 +145,7 @@ export function createKyselyStore(db: Kysely<Tables>, kind: Store['kind']): Stor
           .where('id', '=', oldId)
           .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', expiresAt)]))
           .execute();
+        return true;
       });
     },
 
@@ -224,6 +236,7 @@ function toKey(r: Selectable<Tables['api_keys']>): ApiKeyRecord {
     lastUsedAt: r.last_used_at,
     expiresAt: r.expires_at,
     revokedAt: r.revoked_at,
+    replacedBy: r.replaced_by,
   };
 }
 
@@ -240,6 +253,7 @@ function fromKey(k: ApiKeyRecord): Tables['api_keys'] {
     last_used_at: k.lastUsedAt,
     expires_at: k.expiresAt,
     revoked_at: k.revokedAt,
+    replaced_by: k.replacedBy,
   };
 }
 

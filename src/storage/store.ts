@@ -27,6 +27,8 @@ export interface ApiKeyRecord {
   lastUsedAt: number | null;
   expiresAt: number | null;
   revokedAt: number | null;
+  /** The key that replaced this one when it was rotated (it then works only until its grace ends). */
+  replacedBy: string | null;
 }
 
 /** What a request may be counted as in the daily usage table. */
@@ -117,8 +119,12 @@ export interface Store extends DashboardStore {
   listKeys(accountId: string): Promise<ApiKeyRecord[]>;
   /** Sets revoked_at once (a second revoke keeps the first time); undefined when no such key. */
   revokeKey(id: string, at: number): Promise<ApiKeyRecord | undefined>;
-  /** In one transaction: inserts `next` and makes `oldId` expire at `expiresAt` (or earlier, if it already did). */
-  rotateKey(oldId: string, next: ApiKeyRecord, expiresAt: number): Promise<void>;
+  /**
+   * In one transaction: marks `oldId` as replaced by `next`, inserts `next` and makes `oldId`
+   * expire at `expiresAt` (or earlier, if it already did). False, with nothing written, when
+   * `oldId` was already replaced or revoked (a rotation that lost a race).
+   */
+  rotateKey(oldId: string, next: ApiKeyRecord, expiresAt: number): Promise<boolean>;
   /** Raises last_used_at to the given times (never lowers it). */
   touchKeys(entries: ReadonlyArray<{ id: string; at: number }>): Promise<void>;
 

@@ -21,6 +21,7 @@ export interface Tables {
     last_used_at: number | null;
     expires_at: number | null;
     revoked_at: number | null;
+    replaced_by: string | null;
   };
   usage_daily: {
     account_id: string;

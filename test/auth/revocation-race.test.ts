@@ -25,6 +25,7 @@ it('a look-up that was running when its key was revoked does not put the old row
     lastUsedAt: null,
     expiresAt: null,
     revokedAt: null,
+    replacedBy: null,
   };
   let revoked = false;
   let release: (() => void) | undefined;

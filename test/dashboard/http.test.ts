@@ -634,6 +634,40 @@ describe('API keys panel', () => {
     expect(old?.key.expiresAt).toBe(clock.now() + 3_600_000);
   });
 
+  it('does not rotate a key again while it is in its grace period: its replacement is the one to rotate', async () => {
+    const c = await signedIn(t);
+    const k = await t.modules.accounts.accounts.createKey({
+      accountId: t.account.id,
+      name: 'Rotated once',
+      environment: 'production',
+    });
+    const page = (await c.get(`/dashboard/keys/${k.record.id}/rotate`)).body;
+    const form = { _csrf: csrfOf(page), once: onceOf(page), grace: '24h' };
+    expect((await c.post(`/dashboard/keys/${k.record.id}/rotate`, form)).statusCode).toBe(201);
+    // The list: the old row says it was rotated and offers Revoke only.
+    const list = (await c.get('/dashboard/keys')).body;
+    const row = list.slice(list.indexOf(k.record.id), list.indexOf('</tr>', list.indexOf(k.record.id)));
+    expect(row).toContain('>Rotated</span>');
+    expect(row).not.toContain(`/dashboard/keys/${k.record.id}/rotate`);
+    expect(row).toContain(`/dashboard/keys/${k.record.id}/revoke`);
+    // Asking anyway (an old tab, a typed address): back to the list with a notice, nothing minted.
+    const keysBefore = (await t.store.listKeys(t.account.id)).length;
+    const again = await c.get(`/dashboard/keys/${k.record.id}/rotate`);
+    expect(again.headers.location).toBe('/dashboard/keys?notice=rotated');
+    const fresh = (await c.get('/dashboard/keys')).body;
+    const posted = await c.post(`/dashboard/keys/${k.record.id}/rotate`, {
+      _csrf: csrfOf(fresh),
+      once: onceOf(fresh),
+      grace: '1h',
+    });
+    expect(posted.headers.location).toBe('/dashboard/keys?notice=rotated');
+    expect((await t.store.listKeys(t.account.id)).length).toBe(keysBefore);
+    expect((await t.store.findKey({ id: k.record.id }))?.key.expiresAt).toBe(clock.now() + 86_400_000);
+    expect((await c.get('/dashboard/keys?notice=rotated')).body).toContain(
+      'That key was already rotated: it works only until its grace period ends. Rotate its replacement instead.',
+    );
+  });
+
   it('cannot see or change another account’s keys', async () => {
     const other = await t.modules.accounts.accounts.createAccount({
       name: 'Other',

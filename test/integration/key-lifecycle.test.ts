@@ -61,6 +61,35 @@ describe('key lifecycle', () => {
     expect((await card(created.key)).statusCode).toBe(200);
   });
 
+  it('a key in its grace period is not rotated again, so no new key inherits the grace deadline as its expiry', async () => {
+    const accounts = t.modules.accounts.accounts;
+    const old = await accounts.createKey({ accountId: t.account.id, name: 'twice', environment: 'production' });
+    const { created } = await accounts.rotateKey(old.record.id, 86_400_000);
+    const before = (await accounts.listKeys(t.account.id)).length;
+    await expect(accounts.rotateKey(old.record.id, 3_600_000)).rejects.toMatchObject({
+      code: 'conflict',
+      message: `Key ${old.record.id} was already rotated; rotate its replacement ${created.record.id} instead`,
+    });
+    expect((await accounts.listKeys(t.account.id)).length).toBe(before);
+    const [stored] = (await accounts.listKeys(t.account.id)).filter((k) => k.id === old.record.id);
+    expect(stored).toMatchObject({ replacedBy: created.record.id, expiresAt: clock.now() + 86_400_000 });
+    // The replacement rotates as usual, and its own replacement never expires.
+    const next = await accounts.rotateKey(created.record.id, 0);
+    expect(next.created.record.expiresAt).toBeNull();
+  });
+
+  it('two rotations of one key at once: one replaces it, the other is refused and mints nothing', async () => {
+    const accounts = t.modules.accounts.accounts;
+    const old = await accounts.createKey({ accountId: t.account.id, name: 'race', environment: 'production' });
+    const before = (await accounts.listKeys(t.account.id)).length;
+    const results = await Promise.allSettled([
+      accounts.rotateKey(old.record.id, 3_600_000),
+      accounts.rotateKey(old.record.id, 3_600_000),
+    ]);
+    expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect((await accounts.listKeys(t.account.id)).length).toBe(before + 1);
+  });
+
   it("rotation keeps the old key's expiry for the new key, never extends the old one, and refuses an expired key", async () => {
     const expiresAt = clock.now() + 1_800_000;
     const old = await t.modules.accounts.accounts.createKey({

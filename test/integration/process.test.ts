@@ -218,7 +218,7 @@ describe('the server process', () => {
       ),
     );
     const revoked = await run([cli, 'keys', 'revoke', key.id], env());
-    expect(revoked.stdout).toBe(`Revoked key ${key.id} (Web); requests with it get 401.\n`);
+    expect(revoked.stdout).toBe(`Revoked key ${key.id} (Web); running servers answer 401 to it at once.\n`);
     expect((await fetch(signedUrl)).status).toBe(401);
 
     const usage = await run([cli, 'usage', '--account', account.id, '--days', '1', '--json'], env());

@@ -57,6 +57,7 @@ const key = (accountId: string, over: Partial<ApiKeyRecord> = {}): ApiKeyRecord 
   lastUsedAt: null,
   expiresAt: null,
   revokedAt: null,
+  replacedBy: null,
   ...over,
 });
 
@@ -136,6 +137,24 @@ describe.each(targets)('store on $name', (target) => {
     expect((await store.findKey({ id: old.id }))?.key.expiresAt).toBe(1000);
     expect((await store.findKey({ id: soon.id }))?.key.expiresAt).toBe(500);
     expect((await store.findKey({ id: next1.id }))?.key).toEqual(next1);
+    expect((await store.findKey({ id: old.id }))?.key.replacedBy).toBe(next1.id);
+  });
+
+  it('rotates a key once: a second rotation (or one of a revoked key) writes nothing and says so', async () => {
+    const a = account();
+    await store.createAccount(a);
+    const old = key(a.id);
+    const gone = key(a.id, { revokedAt: 10 });
+    await store.insertKey(old);
+    await store.insertKey(gone);
+    const first = key(a.id);
+    const second = key(a.id);
+    expect(await store.rotateKey(old.id, first, 5000)).toBe(true);
+    expect(await store.rotateKey(old.id, second, 1000)).toBe(false);
+    expect(await store.rotateKey(gone.id, key(a.id), 1000)).toBe(false);
+    expect(await store.findKey({ id: second.id })).toBeUndefined();
+    expect((await store.findKey({ id: old.id }))?.key).toMatchObject({ replacedBy: first.id, expiresAt: 5000 });
+    expect((await store.listKeys(a.id)).map((k) => k.id)).toEqual([old.id, gone.id, first.id]);
   });
 
   it('rolls a failed rotation back whole (the new key collides): the old key is unchanged', async () => {

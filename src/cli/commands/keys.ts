@@ -35,8 +35,15 @@ export function keyJson(k: ApiKeyRecord, now = Date.now()) {
     lastUsedAt: iso(k.lastUsedAt),
     expiresAt: iso(k.expiresAt),
     revokedAt: iso(k.revokedAt),
+    replacedBy: k.replacedBy,
     status: keyStatus(k, now),
   };
+}
+
+/** The STATUS column: a key in its rotation grace period names its replacement. */
+function statusText(k: ApiKeyRecord, now: number): string {
+  const status = keyStatus(k, now);
+  return status === 'active' && k.replacedBy !== null ? `rotated (→ ${k.replacedBy})` : status;
 }
 
 function createdJson(c: CreatedKey) {
@@ -63,7 +70,7 @@ export async function runKeys(argv: string[]): Promise<number> {
     process.stdout.write(`${HELP}\n`);
     return verb ? 0 : 2;
   }
-  return withAccounts(`keys ${verb}`, HELP, async ({ accounts }) => {
+  return withAccounts(`keys ${verb}`, HELP, async ({ accounts }, config) => {
     const { values, positionals } = parse(rest);
     const json = values.json ?? false;
     switch (verb) {
@@ -90,7 +97,7 @@ export async function runKeys(argv: string[]): Promise<number> {
             when(k.createdAt),
             when(k.lastUsedAt),
             when(k.expiresAt),
-            keyStatus(k, now),
+            statusText(k, now),
           ]);
         }
         out(json, { keys: list.map((k) => keyJson(k, now)) }, list.length ? table(rows) : 'No keys yet.');
@@ -100,7 +107,16 @@ export async function runKeys(argv: string[]): Promise<number> {
         const id = positionals[0];
         if (!id) throw new UsageError('revoke needs a key id');
         const k = await accounts.revokeKey(id);
-        out(json, keyJson(k), `Revoked key ${k.id} (${k.name}); requests with it get 401.`);
+        // Running servers trust a verified key for CARDSHOT_KEY_CACHE_SECONDS unless Redis tells them.
+        const when401 =
+          config.redisUrl === '' && config.keyCacheSeconds > 0
+            ? `within ${config.keyCacheSeconds} s (CARDSHOT_KEY_CACHE_SECONDS)`
+            : 'at once';
+        out(
+          json,
+          keyJson(k),
+          `Revoked key ${k.id} (${k.name}); running servers answer 401 to it ${when401}.`,
+        );
         return 0;
       }
       case 'rotate': {

@@ -12,18 +12,25 @@ import {
   EXPIRY_CHOICES,
   GRACE_CHOICES,
   keysPage,
+  type Notice,
   revokePage,
   rotatePage,
 } from '../views/keys.js';
 
-const NOTICES: Record<string, string> = {
-  revoked: 'The key is revoked. Requests with it now get 401.',
-  'shown-once':
-    'That key was already shown once and cannot be shown again. If you did not save it, rotate or revoke it.',
+const NOTICES: Record<string, Notice> = {
+  revoked: { kind: 'success', text: 'The key is revoked. Requests with it now get 401.' },
+  rotated: {
+    kind: 'info',
+    text: 'That key was already rotated: it works only until its grace period ends. Rotate its replacement instead.',
+  },
+  'shown-once': {
+    kind: 'info',
+    text: 'That key was already shown once and cannot be shown again. If you did not save it, rotate or revoke it.',
+  },
 };
 
 /** The notice a redirect asked for; own keys only, so `?notice=constructor` shows nothing. */
-function noticeFor(name: string | undefined): string | null {
+function noticeFor(name: string | undefined): Notice | null {
   return name !== undefined && Object.hasOwn(NOTICES, name) ? NOTICES[name]! : null;
 }
 
@@ -131,6 +138,7 @@ export function registerKeyRoutes(scope: FastifyInstance, deps: DashboardDeps): 
 
   scope.get<Params>('/keys/:id/rotate', page, async (req, reply) => {
     const key = await ownKey(req);
+    if (key.replacedBy !== null) return seeOther(reply, '/dashboard/keys?notice=rotated');
     return sendPage(
       reply,
       rotatePage({ account: sessionOf(req).account, csrf: req.dash!.csrf, key, once: randomId() }),
@@ -157,7 +165,15 @@ export function registerKeyRoutes(scope: FastifyInstance, deps: DashboardDeps): 
     if (once === '' || !(await deps.sessions.useFormToken(once))) {
       return seeOther(reply, '/dashboard/keys?notice=shown-once');
     }
-    const { created, old } = await accounts.rotateKey(key.id, grace.ms);
+    let rotated: Awaited<ReturnType<typeof accounts.rotateKey>>;
+    try {
+      rotated = await accounts.rotateKey(key.id, grace.ms);
+    } catch (err) {
+      // Rotated meanwhile (another tab): say so instead of an error page.
+      if (isAppError(err, 'conflict')) return seeOther(reply, '/dashboard/keys?notice=rotated');
+      throw err;
+    }
+    const { created, old } = rotated;
     req.log.info(
       { account: key.accountId, keyId: key.id, newKeyId: created.record.id },
       'dashboard: key rotated',

@@ -64,8 +64,17 @@ function secretRow(label: string, id: string, value: string, hint: string): Html
 </div>`;
 }
 
+/** A message shown once above the list after a redirect. */
+export interface Notice {
+  kind: 'info' | 'success';
+  text: string;
+}
+
 function statusBadge(k: ApiKeyRecord, now: number): Html {
   const s = keyStatus(k, now);
+  if (s === 'active' && k.replacedBy !== null) {
+    return html`<span class="badge warn" title="Replaced by ${k.replacedBy}; works until its grace period ends">Rotated</span>`;
+  }
   if (s === 'active' && k.expiresAt !== null && k.expiresAt - now < 7 * 86_400_000) {
     return html`<span class="badge warn">Expiring</span>`;
   }
@@ -89,7 +98,12 @@ function keyRow(k: ApiKeyRecord, now: number): Html {
   <td>${statusBadge(k, now)}</td>
   <td>${
     active
-      ? html`<div class="row-actions"><a class="button small" href="/dashboard/keys/${k.id}/rotate" aria-label="Rotate ${k.name}">Rotate</a><a class="button small danger-ghost" href="/dashboard/keys/${k.id}/revoke" aria-label="Revoke ${k.name}">Revoke</a></div>`
+      ? html`<div class="row-actions">${
+          // A key in its grace period is not rotated again (its replacement is); it can still be cut off early.
+          k.replacedBy === null
+            ? html`<a class="button small" href="/dashboard/keys/${k.id}/rotate" aria-label="Rotate ${k.name}">Rotate</a>`
+            : ''
+        }<a class="button small danger-ghost" href="/dashboard/keys/${k.id}/revoke" aria-label="Revoke ${k.name}">Revoke</a></div>`
       : ''
   }</td>
 </tr>`;
@@ -141,7 +155,7 @@ export function keysPage(opts: {
   once: string;
   created?: CreatedKey;
   rotatedFrom?: ApiKeyRecord;
-  notice?: string | null;
+  notice?: Notice | null;
   form?: CreateForm;
 }): Html {
   const now = opts.now;
@@ -160,7 +174,7 @@ export function keysPage(opts: {
   <a class="button primary" href="#create">Create key</a>
 </div>
 ${opts.created ? createdPanel(opts.created, opts.rotatedFrom) : ''}
-${alertBox('success', opts.notice)}
+${opts.notice ? alertBox(opts.notice.kind, opts.notice.text) : ''}
 <section class="card flush" aria-labelledby="list-title">
   <div class="card-head padded"><h2 id="list-title">Your keys</h2><span class="subtle">${keys.filter((k) => order(k) === 0).length} active</span></div>
   ${

@@ -1,6 +1,7 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import { initial } from './001-initial.js';
 import { dashboard } from './002-dashboard.js';
+import { keyRotation } from './003-key-rotation.js';
 
 /**
  * Every migration in order. Names sort lexically, so keep the numeric prefix; never edit a
@@ -9,6 +10,7 @@ import { dashboard } from './002-dashboard.js';
 const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
   '002-dashboard': dashboard,
+  '003-key-rotation': keyRotation,
 };
 
 /** Kysely's provider over the static list above (no file-system scanning in a bundled build). */
