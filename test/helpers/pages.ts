@@ -41,6 +41,9 @@ const html = (body: string, head = '') =>
 /** A desktop page (no meta viewport): 960 px wide, red then blue halves, which a phone zooms out to fit. */
 const WIDE = `<div style="display:flex;width:960px;height:2000px"><div style="flex:1;background:#ff0000"></div><div style="flex:1;background:#0000ff"></div></div>`;
 
+/** A fluid page (no fixed width) without a meta viewport: phones lay it out 980 px wide. */
+const FLUID = `<div style="display:flex;height:100vh"><div style="flex:1;background:#ff0000"></div><div style="flex:1;background:#0000ff"></div></div>`;
+
 const SPLIT = `<div style="position:fixed;inset:0 50% 0 0;background:#ff0000"></div><div style="position:fixed;inset:0 0 0 50%;background:#0000ff"></div>`;
 
 /** The attack vectors of the egress suite: each page aims exactly one kind of request at `target`. */
@@ -87,6 +90,7 @@ export async function startPageServer(): Promise<PageServer> {
 
     if (path === '/split') return send(html(SPLIT));
     if (path === '/wide') return send(html(WIDE));
+    if (path === '/fluid') return send(html(FLUID));
     if (path === '/split-mobile') {
       return send(html(SPLIT, '<meta name="viewport" content="width=device-width, initial-scale=1">'));
     }

@@ -83,6 +83,20 @@ describe('GET /render/url: the PNG', () => {
     expect(await pixelAt(png, 1100, 2000)).toEqual([0, 0, 255, 255]);
   });
 
+  it('mobile lays a fluid page without a meta viewport out 980 px wide and shows all of it', async () => {
+    // A page whose width follows the window: a phone gives it 980 CSS px and zooms out. Capturing
+    // "beyond the viewport" once laid it out again at 390 px, leaving the right 60 % empty.
+    const res = await shot({ url: `${pages.url}/fluid`, viewport: 'mobile' });
+    expect(res.statusCode).toBe(200);
+    const png = res.rawPayload;
+    expect(pngSize(png)).toEqual({ width: 1170, height: 2532 });
+    // Two halves of 490 CSS px each: red to x≈585, blue from there to the right edge, top to bottom.
+    expect(await pixelAt(png, 300, 100)).toEqual([255, 0, 0, 255]);
+    expect(await pixelAt(png, 560, 1200)).toEqual([255, 0, 0, 255]);
+    expect(await pixelAt(png, 610, 1200)).toEqual([0, 0, 255, 255]);
+    expect(await pixelAt(png, 1160, 2500)).toEqual([0, 0, 255, 255]);
+  });
+
   it('uses the og viewport and waitUntil=load when none is given', async () => {
     const res = await shot({ url: `${pages.url}/split?defaults` });
     expect(res.statusCode).toBe(200);

@@ -331,14 +331,10 @@ async function waitForFonts(lease: Lease, ms: number): Promise<void> {
 async function screenshotViewport(lease: Lease): Promise<Buffer> {
   const metrics = await lease.cdp.send('Page.getLayoutMetrics');
   const vv = metrics.cssVisualViewport;
+  if (vv.scale < 1) await emulateOnCaptureSession(lease);
   const shot = await lease.cdp.send('Page.captureScreenshot', {
     format: 'png',
     optimizeForSpeed: true,
-    // A desktop page on a mobile viewport is zoomed out (scale 390/980 without a meta viewport).
-    // This session has no device emulation of its own, so Chromium clips the capture to the
-    // 390-wide view before zooming and drew only the left 40% of such a page; capturing beyond
-    // the viewport draws it whole. Only then: it costs ~20 ms on pages that are not zoomed out.
-    captureBeyondViewport: vv.scale < 1,
     clip: {
       x: vv.pageX,
       y: vv.pageY,
@@ -348,6 +344,32 @@ async function screenshotViewport(lease: Lease): Promise<Buffer> {
     },
   });
   return Buffer.from(shot.data, 'base64');
+}
+
+/**
+ * A page zoomed out on a phone (no meta viewport: laid out 980 px wide, shown at 390/980) is
+ * captured whole only by a session that has the device emulation itself: this CDP session is
+ * not Playwright's, so Chromium clipped its capture to the 390 px view before zooming and drew
+ * the left 40 % of the page. Capturing "beyond the viewport" instead laid a fluid page out again
+ * at 390 px. Giving this session the very metrics the context already has changes no layout;
+ * it is done only for zoomed-out pages, the rare case.
+ */
+async function emulateOnCaptureSession(lease: Lease): Promise<void> {
+  const v = lease.viewport;
+  const landscape = v.width > v.height;
+  await lease.cdp.send('Emulation.setDeviceMetricsOverride', {
+    mobile: v.mobile,
+    width: v.width,
+    height: v.height,
+    screenWidth: v.width,
+    screenHeight: v.height,
+    deviceScaleFactor: v.scale,
+    // As Playwright sets it for the context, so the page sees no change.
+    screenOrientation:
+      v.mobile && !landscape
+        ? { angle: 0, type: 'portraitPrimary' }
+        : { angle: v.mobile ? 90 : 0, type: 'landscapePrimary' },
+  });
 }
 
 /** Above this many PNG bytes per pixel the page is photographic and re-encoding only costs time. */
