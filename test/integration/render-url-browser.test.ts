@@ -403,11 +403,16 @@ describe('crashes, recycling and shutdown', () => {
     expect(t.logs.some((l) => l.msg === 'recycling browser')).toBe(true);
   });
 
-  it('leaves no Chromium process behind on close', async () => {
+  it('leaves no Chromium process behind on close, and a clean close logs no warning', async () => {
+    // Closed right after a capture: its context is closing and its replacement spare is being made.
+    expect((await get(t, { url: `${pages.url}/split?last` })).statusCode).toBe(200);
     const pid = pool().status().pid!;
     expect(liveGroupMembers(pid).length).toBeGreaterThan(0);
+    const mark = t.logs.length;
     await t.close();
     expect(liveGroupMembers(pid)).toEqual([]);
     expect(ownZombies()).toEqual([]);
+    // Spares and contexts ending with their browser once logged warnings with Chromium's whole launch command.
+    expect(t.logs.slice(mark).filter((l) => Number(l.level) >= 40)).toEqual([]);
   });
 });

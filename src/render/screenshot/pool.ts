@@ -284,8 +284,13 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
     try {
       if (!instance.lost) await withTimeout(context.close(), CLOSE_TIMEOUT_MS);
     } catch (err) {
+      // The browser is being closed under it (shutdown, recycling): nothing is wrong.
+      if (closed || instance.closing) {
+        log.debug({ err: firstLine(err), generation: instance.generation }, 'context closed with its browser');
+        return;
+      }
       // A context that will not close means a wedged browser: replace it.
-      log.warn({ err: (err as Error).message, generation: instance.generation }, 'context close failed');
+      log.warn({ err: firstLine(err), generation: instance.generation }, 'context close failed');
       retire(instance);
     } finally {
       await egress?.close().catch(() => {});
@@ -354,7 +359,12 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
       })
       .catch((err) => {
         pending.set(key, (pending.get(key) ?? 1) - 1);
-        log.warn({ err: (err as Error).message }, 'spare context failed');
+        // A spare still being made when the browser closes (shutdown, recycling) fails by design.
+        if (closed || instance.closing || instance.retiring) {
+          log.debug({ err: firstLine(err) }, 'spare context dropped with its browser');
+        } else {
+          log.warn({ err: firstLine(err) }, 'spare context failed');
+        }
       });
   }
 
@@ -433,4 +443,9 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
       timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
     }),
   ]).finally(() => clearTimeout(timer));
+}
+
+/** Playwright's errors carry the browser's whole launch command and log after the first line. */
+function firstLine(err: unknown): string {
+  return String((err as Error)?.message ?? err).split('\n')[0]!;
 }
