@@ -112,7 +112,37 @@ describe('GET /render/template', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({
       error:
-        'Unknown query parameter "subTitle" (did you mean "subtitle"?). Allowed: template, title, subtitle, brand, imageUrl',
+        'Unknown query parameter "subTitle" (did you mean "subtitle"?). Allowed: template, title, subtitle, brand, imageUrl, v',
+    });
+  });
+
+  it('takes a version (v=2) that changes the URL a crawler caches, not the card', async () => {
+    const plain = await t.inject({ method: 'GET', url: '/render/template?template=saas&title=Versioned' });
+    const v2 = await t.inject({ method: 'GET', url: '/render/template?template=saas&title=Versioned&v=2' });
+    expect(v2.statusCode).toBe(200);
+    expect(v2.headers.etag).toBe(plain.headers.etag);
+    expect(v2.rawPayload.equals(plain.rawPayload)).toBe(true);
+    for (const [v, error] of [
+      ['', 'v must be 1 to 64 letters, digits, dots, dashes or underscores'],
+      ['<x>', 'v must be 1 to 64 letters, digits, dots, dashes or underscores'],
+      ['a'.repeat(65), 'v must be 1 to 64 letters, digits, dots, dashes or underscores'],
+    ]) {
+      const res = await t.inject({
+        method: 'GET',
+        url: `/render/template?template=saas&title=Versioned&v=${encodeURIComponent(v!)}`,
+      });
+      expect({ status: res.statusCode, body: res.json() }).toEqual({ status: 400, body: { error } });
+    }
+    const twice = await t.inject({ method: 'GET', url: '/render/template?template=saas&title=V&v=1&v=2' });
+    expect(twice.json()).toEqual({ error: 'v must be given once' });
+    // A JSON body has no URL to version: v there is an unknown field.
+    const posted = await t.inject({
+      method: 'POST',
+      url: '/render/template',
+      payload: { template: 'saas', title: 'V', v: '2' },
+    });
+    expect(posted.json()).toEqual({
+      error: 'Unknown field "v". Allowed: template, title, subtitle, brand, imageUrl',
     });
   });
 });

@@ -145,7 +145,20 @@ curl -sS -H "x-api-key: $CARDSHOT_KEY" \\
 \`\`\``,
   security: renderSecurity('GET'),
   headers: Type.Object(IF_NONE_MATCH),
-  querystring: TemplateFields,
+  querystring: Type.Object(
+    {
+      ...TemplateFields.properties,
+      v: Type.Optional(
+        Type.String({
+          pattern: '^[A-Za-z0-9._-]{1,64}$',
+          description:
+            'A version you choose (v=2), to make crawlers and CDNs fetch the card again after you change its design: it changes the URL, not the card or its ETag.',
+          examples: ['2'],
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
   response: templateResponses('GET'),
 };
 

@@ -52,8 +52,10 @@ export function parseTemplateRequest(
   }
   const record = input as Record<string, unknown>;
   for (const key of Object.keys(record)) {
+    if (source === 'query' && key === VERSION_PARAM) continue;
     if (!Object.hasOwn(FIELDS, key) && !extraAllowed.has(key)) throw bad(unknownFieldMessage(key, source));
   }
+  if (source === 'query' && record[VERSION_PARAM] !== undefined) checkVersion(record[VERSION_PARAM]);
 
   const out: Partial<Record<FieldName, string>> = {};
   for (const name of FIELD_NAMES) {
@@ -161,12 +163,28 @@ function isHttpUrl(s: string): boolean {
   }
 }
 
+/**
+ * `v` on a GET URL: a version the publisher picks (v=2) so crawlers and CDNs, which cache an
+ * og:image by its URL, fetch a card again after a design change. It changes the URL only, never
+ * the card: the card's ETag is already derived from everything that draws it.
+ */
+export const VERSION_PARAM = 'v';
+const VERSION = /^[A-Za-z0-9._-]{1,64}$/;
+
+function checkVersion(raw: unknown): void {
+  if (Array.isArray(raw)) throw bad('v must be given once');
+  if (typeof raw !== 'string' || !VERSION.test(raw)) {
+    throw bad('v must be 1 to 64 letters, digits, dots, dashes or underscores');
+  }
+}
+
 function unknownFieldMessage(key: string, source: 'body' | 'query'): string {
   const shown = JSON.stringify(key.slice(0, 40));
   const near = FIELD_NAMES.find((f) => f.toLowerCase() === key.toLowerCase() || editDistance(f, key) <= 2);
   const hint = near ? ` (did you mean "${near}"?)` : '';
   const what = source === 'body' ? 'field' : 'query parameter';
-  return `Unknown ${what} ${shown}${hint}. Allowed: ${FIELD_NAMES.join(', ')}`;
+  const allowed = source === 'query' ? [...FIELD_NAMES, VERSION_PARAM] : FIELD_NAMES;
+  return `Unknown ${what} ${shown}${hint}. Allowed: ${allowed.join(', ')}`;
 }
 
 function editDistance(a: string, b: string): number {
