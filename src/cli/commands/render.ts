@@ -128,7 +128,7 @@ async function renderBatch(modules: Modules, v: ReturnType<typeof parse>['values
 
   const secs = ((performance.now() - started) / 1000).toFixed(1);
   process.stdout.write(
-    `Rendered ${rows.length - failures.length} of ${rows.length} cards into ${outDir}/ in ${secs} s`,
+    `Rendered ${rows.length - failures.length} of ${rows.length} cards into ${outDir.replace(/\/+$/, '')}/ in ${secs} s`,
   );
   process.stdout.write(failures.length ? `; ${failures.length} failed:\n` : '\n');
   for (const f of failures.sort((a, b) => a.row - b.row))
