@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import sharp from 'sharp';
+import sharp, { type Metadata, type Region } from 'sharp';
 import { AppError } from '../../errors.js';
 import { createSingleFlight } from '../../lib/single-flight.js';
 import { createSafeFetcher, FetchError } from '../../net/fetch.js';
@@ -159,15 +159,17 @@ export function createArtworkFetcher(opts: ArtworkOptions): ArtworkFetcher {
         );
       }
       try {
-        const { data, info } = await sharp(bytes, {
+        const pipeline = sharp(bytes, {
           limitInputPixels: maxPixels,
           // 'error' refuses broken files but tolerates the harmless warnings common in real JPEGs.
           failOn: 'error',
           // GIF (and animated WebP/AVIF): the first frame only.
           pages: 1,
           page: 0,
-        })
-          .autoOrient()
+        }).autoOrient();
+        const crop = target.fit === 'cover' ? extremeCoverCrop(meta, target) : undefined;
+        if (crop) pipeline.extract(crop);
+        const { data, info } = await pipeline
           .resize(target.width, target.height, {
             fit: target.fit,
             // contain letterboxes onto transparency so the template always gets exactly w x h.
@@ -242,4 +244,27 @@ function formatMegabytes(n: number): string {
 
 function formatMegapixels(n: number): string {
   return trim(n / 1e6);
+}
+
+/** Past this many pixels on a side, libvips's resize refuses its own output ("out of range"). */
+const MAX_INTERMEDIATE_SIDE = 16_384;
+
+/**
+ * `cover` scales the image until it fills the target, then crops: a 100000×1 banner would first
+ * be scaled to ~60 million pixels wide, which libvips refuses. For such extreme shapes the
+ * centre region of the target's proportions is cut out first, which is what cover keeps anyway.
+ * Ordinary images never take this path, so their pixels do not change.
+ */
+function extremeCoverCrop(meta: Metadata, target: { width: number; height: number }): Region | undefined {
+  const swap = (meta.orientation ?? 1) >= 5; // EXIF 5–8: shown rotated a quarter turn
+  const w0 = meta.width ?? 0;
+  const h0 = meta.pageHeight ?? meta.height ?? 0;
+  const [w, h] = swap ? [h0, w0] : [w0, h0];
+  if (w < 1 || h < 1) return undefined;
+  const scale = Math.max(target.width / w, target.height / h);
+  if (Math.max(w, h) * scale <= MAX_INTERMEDIATE_SIDE) return undefined;
+  const ratio = target.width / target.height;
+  const width = Math.max(1, Math.min(w, Math.round(h * ratio)));
+  const height = Math.max(1, Math.min(h, Math.round(w / ratio)));
+  return { left: Math.floor((w - width) / 2), top: Math.floor((h - height) / 2), width, height };
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/errors.js';
 import { type ArtworkOptions, createArtworkFetcher, sniff } from '../../../src/render/image/artwork.js';
@@ -74,6 +75,36 @@ describe('fetch + prepare', () => {
     const out = await a.prepare(bytes, { width: 20, height: 40, fit: 'cover' });
     expect(near(await pixelAt(out.data, 10, 5), RED)).toBe(true);
     expect(near(await pixelAt(out.data, 10, 35), BLUE)).toBe(true);
+  });
+
+  it('fills a cover target from an extremely wide or tall image (its centre), instead of refusing it', async () => {
+    // 100000×1 and 1×100000: red, then 200 green pixels in the middle, then blue. Scaling either
+    // to cover 1000×600 first would make a 60-million-pixel side, which libvips refuses.
+    const strip = (long: number) => {
+      const raw = Buffer.alloc(long * 3);
+      for (let i = 0; i < long; i++) {
+        const mid = Math.abs(i - long / 2) < 100;
+        raw[i * 3] = !mid && i < long / 2 ? 255 : 0;
+        raw[i * 3 + 1] = mid ? 255 : 0;
+        raw[i * 3 + 2] = !mid && i > long / 2 ? 255 : 0;
+      }
+      return raw;
+    };
+    const a = artwork();
+    const wide = await sharp(strip(100_000), { raw: { width: 100_000, height: 1, channels: 3 } })
+      .png()
+      .toBuffer();
+    const tall = await sharp(strip(100_000), { raw: { width: 1, height: 100_000, channels: 3 } })
+      .png()
+      .toBuffer();
+    for (const bytes of [wide, tall]) {
+      const out = await a.prepare(bytes, { width: 1000, height: 600, fit: 'cover' });
+      expect(pngSize(out.data)).toEqual({ width: 1000, height: 600 });
+      expect(near(await pixelAt(out.data, 500, 300), [0, 255, 0, 255])).toBe(true);
+      // contain still letterboxes the whole strip.
+      const whole = await a.prepare(bytes, { width: 300, height: 120, fit: 'contain' });
+      expect(pngSize(whole.data)).toEqual({ width: 300, height: 120 });
+    }
   });
 
   it('uses only the first frame of an animated GIF', async () => {
