@@ -21,7 +21,18 @@ export function installJsonBodyParser(app: FastifyInstance): void {
         ),
       );
     }
-    const text = String(body);
+    // The body is decoded as UTF-8 (RFC 8259); a body declared in another charset would be
+    // misread, so it is refused by name instead of reported as malformed text.
+    const charset = CHARSET.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+      const name = JSON.stringify(charset.slice(0, 40));
+      return done(
+        new AppError('unsupported_media_type', `charset ${name} is not supported; send the body as UTF-8`),
+      );
+    }
+    let text = String(body);
+    // A byte order mark, which some Windows tools write: RFC 8259 lets a parser ignore it.
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     if (text.trim() === '')
       return done(new AppError('bad_request', 'Request body is empty; send a JSON object'));
     let value: unknown;
@@ -46,6 +57,8 @@ export function installJsonBodyParser(app: FastifyInstance): void {
     done(null, value);
   });
 }
+
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)/i;
 
 /** `__proto__` anywhere, or a `constructor` object with a `prototype` (the two poisoning shapes). */
 function hasPrototypeKey(value: unknown): boolean {

@@ -422,6 +422,47 @@ describe('bad input', () => {
     expect(plain.statusCode).toBe(200);
   });
 
+  it('reads the body as UTF-8: another declared charset is 415, a byte order mark is ignored', async () => {
+    const latin1 = await t.inject({
+      method: 'POST',
+      url: '/render/template',
+      payload: Buffer.from('{"template":"blog","title":"caf\xe9"}', 'latin1'),
+      headers: { 'content-type': 'application/json; charset=ISO-8859-1' },
+    });
+    expect({ status: latin1.statusCode, body: latin1.json() }).toEqual({
+      status: 415,
+      body: { error: 'charset "iso-8859-1" is not supported; send the body as UTF-8' },
+    });
+    const body = JSON.stringify({ template: 'blog', title: 'Café' });
+    const declared = await t.inject({
+      method: 'POST',
+      url: '/render/template',
+      payload: body,
+      headers: { 'content-type': 'application/json; charset="UTF-8"' },
+    });
+    const bom = await t.inject({
+      method: 'POST',
+      url: '/render/template',
+      payload: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(body)]),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(declared.statusCode).toBe(200);
+    expect(bom.statusCode).toBe(200);
+    expect(bom.headers.etag).toBe(declared.headers.etag);
+  });
+
+  it('400 for card fields in the query string of a POST, which would be ignored', async () => {
+    const res = await t.inject({
+      method: 'POST',
+      url: '/render/template?title=From%20the%20query',
+      payload: { template: 'blog', title: 'From the body' },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({
+      error: `POST reads the card's fields from the JSON body, not the query string (got "title")`,
+    });
+  });
+
   it('404 for an unknown route, 405 with Allow for a wrong method', async () => {
     const missing = await t.inject({ method: 'GET', url: '/render/nothing' });
     expect(missing.statusCode).toBe(404);

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { assertTemplateAllowed } from '../../auth/plans.js';
+import { AppError } from '../../errors.js';
 import { parseTemplateRequest } from '../../render/template/request.js';
 import type { CardResult, TemplateService } from '../../render/template/service.js';
 import type { UsageRecorder } from '../../usage/recorder.js';
@@ -45,9 +46,19 @@ export function registerTemplateRoutes(
     return send(reply, result, performance.now() - started);
   };
 
-  app.post('/render/template', documentOnly(renderTemplatePost), (req, reply) =>
-    handle(req, reply, req.body, 'body'),
-  );
+  app.post('/render/template', documentOnly(renderTemplatePost), (req, reply) => {
+    // Fields in the query of a POST would be silently ignored: say so instead (credentials were
+    // taken out of the query by authentication already).
+    const stray = Object.keys((req.query ?? {}) as object);
+    if (stray.length > 0) {
+      const name = JSON.stringify(stray[0]!.slice(0, 40));
+      throw new AppError(
+        'bad_request',
+        `POST reads the card's fields from the JSON body, not the query string (got ${name})`,
+      );
+    }
+    return handle(req, reply, req.body, 'body');
+  });
   app.get('/render/template', documentOnly(renderTemplateGet), (req, reply) =>
     handle(req, reply, req.query, 'query'),
   );
