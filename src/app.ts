@@ -20,7 +20,7 @@ import { installJsonBodyParser } from './http/json-body.js';
 import { installObservation } from './http/observe.js';
 import { registerOpenApi } from './http/openapi.js';
 import { parseQueryString } from './http/query.js';
-import { newRequestId } from './http/request-id.js';
+import { requestIdFor } from './http/request-id.js';
 import { registerHealthRoutes } from './http/routes/health.js';
 import { registerMetricsRoute } from './http/routes/metrics.js';
 import { registerTemplateRoutes } from './http/routes/render-template.js';
@@ -48,7 +48,6 @@ export interface AppDeps {
   clock?: Clock;
 }
 
-const INCOMING_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 /** Time for a whole request (headers and body) to arrive; rendering time is not counted. */
 const REQUEST_TIMEOUT_MS = 30_000;
 
@@ -61,11 +60,9 @@ export function createApp(deps: AppDeps): FastifyInstance {
     bodyLimit: deps.config.bodyLimitBytes,
     // Client address and https from X-Forwarded-* only as far as the operator says proxies set them.
     trustProxy: trustProxyOption(deps.config.trustProxy),
-    // A load balancer's request id is kept so one id follows the request across hops.
-    genReqId: (req) => {
-      const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : newRequestId();
-    },
+    // A load balancer's request id is kept so one id follows the request across hops (unless it
+    // is long, unusual or shaped like a secret: see requestIdFor).
+    genReqId: (req) => requestIdFor(req.headers['x-request-id']),
     // Our own 503 (below) keeps the `{ "error" }` shape while the server closes.
     return503OnClosing: false,
     forceCloseConnections: 'idle',

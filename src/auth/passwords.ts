@@ -13,9 +13,41 @@ const P = 1;
 const KEY_LENGTH = 32;
 const FORMAT = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d{1,2})\$([A-Za-z0-9+/]{16,})\$([A-Za-z0-9+/]{32,})$/;
 
-/** Length bounds: long enough to resist guessing, short enough that nobody can make us hash megabytes. */
+/**
+ * Length bounds, counted on the NFKC form (what is hashed): long enough to resist guessing, short
+ * enough that nobody can make us hash megabytes. The minimum counts characters as a person
+ * sees them (grapheme clusters): in code points, five letters with an accent NFKC cannot
+ * compose (`x\u0301`), or three family emoji (seven code points each), would pass for ten. The
+ * maximum counts code points, since one grapheme can carry any number of combining marks.
+ */
 export const PASSWORD_MIN = 10;
 export const PASSWORD_MAX = 200;
+
+/**
+ * The longest input verifyPassword hashes, in code points. A password the policy accepted may be
+ * typed in another normalisation form, and one code point decomposes into at most 4 (U+1F82);
+ * passwords set before the policy counted the NFKC form were at most 200 code points as typed.
+ */
+const VERIFY_MAX = PASSWORD_MAX * 4;
+
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+/** Nothing a person could see: spaces, invisible format characters (zero-width space) and controls. */
+const BLANK = /^[\p{White_Space}\p{Default_Ignorable_Code_Point}\p{Cc}]*$/u;
+
+/**
+ * NFKC_Casefold, near enough: compatibility forms (full-width letters), case (`ß` folds to
+ * `ss` through upper case) and invisible characters do not make a password differ from the email.
+ */
+function fold(s: string): string {
+  return s
+    .normalize('NFKC')
+    .replace(/\p{Default_Ignorable_Code_Point}/gu, '')
+    .toUpperCase()
+    .toLowerCase()
+    .normalize('NFKC')
+    .trim();
+}
 
 function derive(
   password: string,
@@ -34,16 +66,24 @@ function derive(
 
 const b64 = (b: Buffer) => b.toString('base64').replace(/=+$/, '');
 
-/** Refuses passwords outside the policy with a message that says what to change. */
+/**
+ * Refuses passwords outside the policy with a message that says what to change. Every way a
+ * password is set (invite link, dashboard, `accounts set-password`) goes through here.
+ */
 export function checkPasswordPolicy(password: string, email?: string): void {
-  const length = [...password].length;
-  if (length < PASSWORD_MIN) {
-    throw new AppError('bad_request', `Password must be at least ${PASSWORD_MIN} characters`);
-  }
-  if (length > PASSWORD_MAX) {
+  // The NFKC form is what derive() hashes, so that is what is measured and compared.
+  const normalised = password.normalize('NFKC');
+  // The cheap bound first, so an oversized input is never segmented.
+  if ([...normalised].length > PASSWORD_MAX) {
     throw new AppError('bad_request', `Password must be at most ${PASSWORD_MAX} characters`);
   }
-  if (email && password.trim().toLowerCase() === email.trim().toLowerCase()) {
+  if ([...graphemes.segment(normalised)].length < PASSWORD_MIN) {
+    throw new AppError('bad_request', `Password must be at least ${PASSWORD_MIN} characters`);
+  }
+  if (BLANK.test(normalised)) {
+    throw new AppError('bad_request', 'Password must not be only spaces');
+  }
+  if (email && fold(normalised) === fold(email)) {
     throw new AppError('bad_request', 'Password must not be your email address');
   }
 }
@@ -65,7 +105,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
   // Exactly the length we write: scrypt's output for a longer length starts with the same bytes,
   // so a hash with characters appended would otherwise still match now and then.
   if (expected.length !== KEY_LENGTH) return false;
-  if ([...password].length > PASSWORD_MAX) return false;
+  if ([...password].length > VERIFY_MAX) return false;
   const actual = await derive(password, Buffer.from(m[4]!, 'base64'), ln, r, p, expected.length);
   return timingSafeEqual(actual, expected);
 }

@@ -3,6 +3,7 @@ import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError } from '../config/load.js';
 import type { Config } from '../config/schema.js';
+import { inspectDatabase } from '../storage/open.js';
 
 /**
  * Everything derived from the one server secret. Sub-keys are separated by purpose so that a
@@ -42,10 +43,11 @@ export function deriveSecrets(secret: string): ServerSecrets {
 
 /**
  * The secret from CARDSHOT_SECRET, or else from `<dataDir>/secret`, generated (256 random bits,
- * file mode 0600) on the first start. `created` tells the caller a new secret was made.
+ * file mode 0600) on the first start. `created` tells the caller a new secret was made. A
+ * database already set up with a secret never gets a new one: the start is refused instead.
  */
 export async function loadServerSecret(
-  config: Pick<Config, 'secret' | 'dataDir'>,
+  config: Pick<Config, 'secret' | 'dataDir' | 'databaseUrl' | 'databaseSchema'>,
 ): Promise<{ secret: string; source: 'env' | 'file'; created: boolean }> {
   if (config.secret !== '') {
     if (config.secret.length < MIN_LENGTH) {
@@ -58,6 +60,14 @@ export async function loadServerSecret(
     return { secret: await readSecretFile(file), source: 'file', created: false };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  // A missing file means a first start only if the database has never seen a secret. Otherwise
+  // the file was lost, and a new secret would be refused later anyway (no existing key verifies
+  // under it) while staying behind on disk, to be backed up in place of the real one.
+  if ((await inspectDatabase(config)).secretFingerprint !== undefined) {
+    throw new ConfigError(
+      `${file} is missing, and the database was set up with the secret that file held (the existing keys were hashed with it): restore the file from your backup, or set CARDSHOT_SECRET to its value`,
+    );
   }
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const secret = randomBytes(32).toString('base64url');

@@ -32,6 +32,11 @@ export function redactUrl(url: string): string {
   return `${out}?${params.join('&')}`;
 }
 
+/** True when `s` holds something shaped like a Cardshot key, signing secret or invite token (percent-encoded too). */
+export function containsSecret(s: string): boolean {
+  return redactValues(s) !== s;
+}
+
 function isSecretName(name: string): boolean {
   const flat = name.toLowerCase().replace(/[^a-z0-9]/g, '');
   return SECRET_NAMES.some((s) => flat === s || flat.endsWith(s));

@@ -45,18 +45,81 @@ describe('passwords', () => {
     expect(await verifyPassword(password, forged)).toBe(false);
   });
 
+  const msg = (p: string, email?: string) => {
+    try {
+      checkPasswordPolicy(p, email);
+      return 'ok';
+    } catch (err) {
+      return isAppError(err, 'bad_request') ? err.message : 'other';
+    }
+  };
+
   it('enforces a length policy and refuses the email as password', () => {
-    const msg = (p: string, email?: string) => {
-      try {
-        checkPasswordPolicy(p, email);
-        return 'ok';
-      } catch (err) {
-        return isAppError(err, 'bad_request') ? err.message : 'other';
-      }
-    };
     expect(msg('short')).toBe('Password must be at least 10 characters');
     expect(msg('x'.repeat(201))).toBe('Password must be at most 200 characters');
     expect(msg('Ops@Acme.test', 'ops@acme.test')).toBe('Password must not be your email address');
     expect(msg('a fine passphrase')).toBe('ok');
+  });
+
+  // Regression: ten spaces (or tabs, or zero-width spaces) were accepted as a password.
+  it('refuses a password that is only spaces or invisible characters', () => {
+    for (const blank of [
+      ' '.repeat(10),
+      '\t'.repeat(12),
+      '\u3000'.repeat(10),
+      '\u200b'.repeat(10),
+      ' \u00a0\ufeff'.repeat(4),
+    ]) {
+      expect(msg(blank)).toBe('Password must not be only spaces');
+    }
+    expect(msg(`${' '.repeat(9)}x`)).toBe('ok');
+  });
+
+  // Regression: length was counted in code points before NFKC, so five `e` + U+0301 (five `é`
+  // once normalised, which is what gets hashed) passed for ten characters.
+  it('counts characters as they are hashed and seen: after NFKC, one per grapheme', () => {
+    expect(msg('e\u0301'.repeat(5))).toBe('Password must be at least 10 characters');
+    expect(msg('x\u0301'.repeat(5))).toBe('Password must be at least 10 characters');
+    expect(msg('\u{1F468}\u200d\u{1F469}\u200d\u{1F467}'.repeat(3))).toBe(
+      'Password must be at least 10 characters',
+    );
+    expect(msg('e\u0301'.repeat(10))).toBe('ok');
+    expect(msg('\u{1F468}\u200d\u{1F469}\u200d\u{1F467}'.repeat(10))).toBe('ok');
+    // The upper bound is on code points after NFKC: 200 decomposed `é` are 200, not 400.
+    expect(msg('e\u0301'.repeat(200))).toBe('ok');
+    expect(msg('e\u0301'.repeat(201))).toBe('Password must be at most 200 characters');
+    // NFKC can also lengthen: U+FDFA alone is 18 code points.
+    expect(msg('\ufdfa'.repeat(12))).toBe('Password must be at most 200 characters');
+  });
+
+  // Regression: the comparison with the email was made before normalisation, so a full-width
+  // spelling of the email (which hashes exactly like the email itself) was accepted.
+  it('refuses the email in any spelling that NFKC and case folding make equal', () => {
+    const email = 'ops@acme.test';
+    const fullWidth = [...email].map((c) => String.fromCodePoint(c.codePointAt(0)! + 0xfee0)).join('');
+    expect(fullWidth).toBe('\uff4f\uff50\uff53\uff20\uff41\uff43\uff4d\uff45\uff0e\uff54\uff45\uff53\uff54');
+    expect(msg(fullWidth, email)).toBe('Password must not be your email address');
+    expect(msg(fullWidth.toUpperCase(), email)).toBe('Password must not be your email address');
+    expect(msg('ops@acme\u200b.test', email)).toBe('Password must not be your email address');
+    expect(msg('STRASSE@acme.test', 'straße@acme.test')).toBe('Password must not be your email address');
+    expect(msg('ops@acme.tests', email)).toBe('ok');
+  });
+
+  // The policy measures the NFKC form, so verification must not refuse the same password
+  // typed decomposed (macOS input methods can send NFD): 151 characters, 301 code points.
+  it('verifies a password the policy accepts whatever normalisation form it is typed in', async () => {
+    const password = `${'\u00e9'.repeat(150)}!`;
+    expect(msg(password)).toBe('ok');
+    const h = await hashPassword(password);
+    expect(await verifyPassword(password.normalize('NFD'), h)).toBe(true);
+    expect(await verifyPassword('x'.repeat(801), h)).toBe(false);
+  });
+
+  // Hashes have always been made from the NFKC form, so nothing changes for stored ones: a
+  // password accepted when length was counted as typed (15 code points, 219 after NFKC) still signs in.
+  it('still verifies passwords accepted under the old counting', async () => {
+    const password = `${'\ufdfa'.repeat(12)}abc`;
+    const h = await hashPassword(password);
+    expect(await verifyPassword(password, h)).toBe(true);
   });
 });

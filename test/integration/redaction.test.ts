@@ -51,4 +51,43 @@ describe('logs', () => {
     expect(text).toContain('api_key=[REDACTED]');
     expect(text).toContain('sig=[REDACTED]');
   });
+
+  // Regression: a key, signing secret or invite token sent as X-Request-Id was echoed in the
+  // response header and written verbatim as `reqId` on the auth and request lines.
+  it('never echo or log an X-Request-Id shaped like a key, a signing secret or an invite token', async () => {
+    const { token: invite } = await t.modules.accounts.credentials.createInvite(t.account.id);
+    const secrets = [
+      generateKey('staging').key,
+      t.key.key,
+      t.key.signingSecret,
+      invite,
+      `lb-${generateKey('ci').key}`,
+    ];
+    for (const secret of secrets) {
+      const res = await t.inject({
+        method: 'GET',
+        url: '/render/template?template=blog&title=rid',
+        headers: { 'x-request-id': secret },
+      });
+      expect(res.statusCode).toBe(200);
+      const id = String(res.headers['x-request-id']);
+      expect(id).toMatch(/^req_[0-9a-f]{20}$/);
+      expect(t.logs.filter((l) => l.reqId === id).map((l) => l.msg)).toContain('request');
+    }
+    const text = JSON.stringify(t.logs);
+    for (const secret of secrets) expect(text).not.toContain(secret);
+  });
+
+  it('keep a plain X-Request-Id of up to 64 characters, and replace a longer or unusual one', async () => {
+    const id = async (sent: string) =>
+      String(
+        (await t.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': sent } })).headers[
+          'x-request-id'
+        ],
+      );
+    expect(await id('lb-7f3a.2c:9')).toBe('lb-7f3a.2c:9');
+    expect(await id('a'.repeat(64))).toBe('a'.repeat(64));
+    expect(await id('a'.repeat(65))).toMatch(/^req_[0-9a-f]{20}$/);
+    expect(await id('trace id/1')).toMatch(/^req_[0-9a-f]{20}$/);
+  });
 });
