@@ -63,7 +63,11 @@ describe('key lifecycle', () => {
 
   it('a key in its grace period is not rotated again, so no new key inherits the grace deadline as its expiry', async () => {
     const accounts = t.modules.accounts.accounts;
-    const old = await accounts.createKey({ accountId: t.account.id, name: 'twice', environment: 'production' });
+    const old = await accounts.createKey({
+      accountId: t.account.id,
+      name: 'twice',
+      environment: 'production',
+    });
     const { created } = await accounts.rotateKey(old.record.id, 86_400_000);
     const before = (await accounts.listKeys(t.account.id)).length;
     await expect(accounts.rotateKey(old.record.id, 3_600_000)).rejects.toMatchObject({
@@ -80,7 +84,11 @@ describe('key lifecycle', () => {
 
   it('two rotations of one key at once: one replaces it, the other is refused and mints nothing', async () => {
     const accounts = t.modules.accounts.accounts;
-    const old = await accounts.createKey({ accountId: t.account.id, name: 'race', environment: 'production' });
+    const old = await accounts.createKey({
+      accountId: t.account.id,
+      name: 'race',
+      environment: 'production',
+    });
     const before = (await accounts.listKeys(t.account.id)).length;
     const results = await Promise.allSettled([
       accounts.rotateKey(old.record.id, 3_600_000),

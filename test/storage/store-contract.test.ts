@@ -153,7 +153,10 @@ describe.each(targets)('store on $name', (target) => {
     expect(await store.rotateKey(old.id, second, 1000)).toBe(false);
     expect(await store.rotateKey(gone.id, key(a.id), 1000)).toBe(false);
     expect(await store.findKey({ id: second.id })).toBeUndefined();
-    expect((await store.findKey({ id: old.id }))?.key).toMatchObject({ replacedBy: first.id, expiresAt: 5000 });
+    expect((await store.findKey({ id: old.id }))?.key).toMatchObject({
+      replacedBy: first.id,
+      expiresAt: 5000,
+    });
     expect((await store.listKeys(a.id)).map((k) => k.id)).toEqual([old.id, gone.id, first.id]);
   });
 

@@ -286,7 +286,10 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
     } catch (err) {
       // The browser is being closed under it (shutdown, recycling): nothing is wrong.
       if (closed || instance.closing) {
-        log.debug({ err: firstLine(err), generation: instance.generation }, 'context closed with its browser');
+        log.debug(
+          { err: firstLine(err), generation: instance.generation },
+          'context closed with its browser',
+        );
         return;
       }
       // A context that will not close means a wedged browser: replace it.
