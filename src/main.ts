@@ -1,55 +1,42 @@
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { Logger } from 'pino';
-import { type FirstRun, firstRun, firstRunMessage } from './accounts/first-run.js';
+import { type FirstRun, firstRun, firstRunMessage, writeFirstRunFile } from './accounts/first-run.js';
 import { createApp } from './app.js';
-import { ConfigError, loadConfig } from './config/load.js';
+import { loadConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
+import { describeUnknownVariables, findUnknownVariables } from './config/unknown-env.js';
 import { createLogger } from './log.js';
 import { createModules } from './modules.js';
+import { describeListenFailure, describeStartFailure, type StartFailure } from './start-error.js';
 
 /** Grace period for in-flight requests and module shutdown before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
 async function main(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`cardshot: configuration error: ${err.message}\n`);
-      process.exit(78); // EX_CONFIG
-    }
-    throw err;
+    return exitWith(describeStartFailure(err), err);
   }
   const log = createLogger(config);
+  // Before anything can fail: a misspelt CARDSHOT_DATABASE_SCHEMA may be why the start fails.
+  const unknown = findUnknownVariables();
+  if (unknown.length > 0) {
+    log.warn({ unknown: unknown.map((u) => u.name) }, describeUnknownVariables(unknown));
+  }
   let modules: Awaited<ReturnType<typeof createModules>>;
   try {
     modules = await createModules(config, log);
   } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`cardshot: configuration error: ${err.message}\n`);
-      process.exit(78);
-    }
-    throw err;
+    return exitWith(describeStartFailure(err, config), err);
   }
   const app = createApp({ config, log, ...modules });
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {
-    // The two ways a listen fails on a user's machine get one plain line, not a stack trace.
-    const code = (err as NodeJS.ErrnoException).code;
-    const at = `${config.host}:${config.port}`;
-    if (code === 'EADDRINUSE' || code === 'EACCES') {
-      process.stderr.write(
-        code === 'EADDRINUSE'
-          ? `cardshot: ${at} is already in use by another program; stop it or set PORT to a free port\n`
-          : `cardshot: not allowed to listen on ${at}; use a PORT above 1023\n`,
-      );
-      await modules.close();
-      process.exit(1);
-    }
-    throw err;
+    const failure = describeListenFailure(err, config.host, config.port);
+    if (failure) await modules.close();
+    return exitWith(failure, err);
   }
   // After listen: a start that fails (port taken) must not use up the first run, whose key and
   // invite are shown only once.
@@ -58,7 +45,10 @@ async function main(): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const baseUrl = `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
-  if (first) await showFirstRun(baseUrl, first, config, log);
+  // Links someone follows later use the public address when there is one, as `accounts invite`
+  // does: behind a proxy the local one is a loopback address nobody else can open.
+  const linkBase = config.publicUrl !== '' ? config.publicUrl.replace(/\/+$/, '') : baseUrl;
+  if (first) await showFirstRun(linkBase, first, config, log);
   log.info({ port }, `Cardshot is serving on ${baseUrl}`);
   // Chromium starts after the port is open so templates are served meanwhile; a missing or
   // broken Chromium leaves GET /render/url answering 503 and everything else working.
@@ -111,16 +101,12 @@ async function showFirstRun(baseUrl: string, first: FirstRun, config: Config, lo
     log.info(facts, 'first start: created the default account and a development key (printed above, once)');
     return;
   }
-  const file = path.join(config.dataDir, 'first-run.txt');
+  let file: string;
   try {
-    // With PostgreSQL and CARDSHOT_SECRET nothing else may have created the data dir.
-    await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
-    await writeFile(file, message, { mode: 0o600 });
-    // The mode above applies only to a new file; one left from an earlier install keeps its own.
-    await chmod(file, 0o600);
+    file = await writeFirstRunFile(config.dataDir, message);
   } catch (err) {
     log.error(
-      { ...facts, file, err: (err as Error).message },
+      { ...facts, dataDir: config.dataDir, err: (err as Error).message },
       'first start: could not write the first-run file; make a key with `npx cardshot keys create` and an invite with `npx cardshot accounts invite admin@localhost`',
     );
     return;
@@ -131,7 +117,18 @@ async function showFirstRun(baseUrl: string, first: FirstRun, config: Config, lo
   );
 }
 
+/**
+ * Ends a start that cannot go on: a known failure as its one line and status, anything else
+ * rethrown to be printed with its stack below.
+ */
+function exitWith(failure: StartFailure | undefined, err: unknown): never {
+  if (!failure) throw err;
+  process.stderr.write(`${failure.line}\n`);
+  process.exit(failure.exitCode);
+}
+
 main().catch((err) => {
+  // Only what nobody foresaw gets here: its stack is what a bug report needs.
   process.stderr.write(
     `cardshot: failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
   );

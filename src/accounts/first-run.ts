@@ -1,3 +1,5 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { Account } from '../storage/store.js';
 import { inviteUrl } from './credentials.js';
 import type { CreatedKey } from './manager.js';
@@ -62,4 +64,25 @@ export function firstRunMessage(baseUrl: string, first: FirstRun): string {
     `More keys: npx cardshot keys create --account ${account.id} --name "My app" --environment production`,
     '',
   ].join('\n');
+}
+
+/**
+ * Writes the first-run message into `dataDir` (mode 0600) and returns the file's path. An
+ * earlier one is never replaced: a second first run in the same data dir (the same node moved
+ * onto an empty PostgreSQL) would otherwise destroy the only copy of the first key, so the new
+ * one goes beside it as first-run-2.txt, -3, …. Creating with O_EXCL also refuses to write
+ * through a symlink planted at the name.
+ */
+export async function writeFirstRunFile(dataDir: string, message: string): Promise<string> {
+  // With PostgreSQL and CARDSHOT_SECRET nothing else may have created the data dir.
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  for (let n = 1; ; n++) {
+    const file = path.join(dataDir, n === 1 ? 'first-run.txt' : `first-run-${n}.txt`);
+    try {
+      await writeFile(file, message, { mode: 0o600, flag: 'wx' });
+      return file;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
 }

@@ -5,6 +5,7 @@ import { ConfigError, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { isAppError } from '../errors.js';
 import { createLogger } from '../log.js';
+import { EX_UNAVAILABLE } from '../start-error.js';
 
 /** Thrown for a command line that cannot work (exit 2, with the command's help). */
 export class UsageError extends Error {}
@@ -69,12 +70,8 @@ export function report(name: string, help: string, err: unknown): number {
   }
   if (isAppError(err)) {
     process.stderr.write(`cardshot ${name}: ${err.message}\n`);
-    return 1;
-  }
-  const code = (err as { code?: string }).code;
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND') {
-    process.stderr.write(`cardshot ${name}: cannot reach the database (${(err as Error).message})\n`);
-    return 1;
+    // An unreachable database (storage/connect-error.ts) exits as the server's start does.
+    return err.code === 'unavailable' ? EX_UNAVAILABLE : 1;
   }
   throw err;
 }

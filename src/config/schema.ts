@@ -173,7 +173,7 @@ export const settings = {
     kind: 'bool',
     default: true,
     description:
-      'On the first start with an empty database, create a default account on the pro plan, a development key and a dashboard invite, shown once: printed when stdout is a terminal, otherwise (nohup, systemd, docker logs keep stdout) written to CARDSHOT_DATA_DIR/first-run.txt (0600).',
+      'On the first start with an empty database, create a default account on the pro plan, a development key and a dashboard invite, shown once: printed when stdout is a terminal, otherwise (nohup, systemd, docker logs keep stdout) written to CARDSHOT_DATA_DIR/first-run.txt (0600; an existing one is never replaced: a later first run, say on a new empty database, writes first-run-2.txt).',
   },
   keyCacheSeconds: {
     kind: 'int',

@@ -1,4 +1,5 @@
 import type { Config } from '../config/schema.js';
+import { checkEnvironment } from './environment.js';
 import { type Finding, firstLine } from './finding.js';
 import { checkChromium, checkDataDir, checkSystemFonts, checkTemplateFonts } from './machine.js';
 import { checkExposure, checkUrlGuard } from './network.js';
@@ -10,6 +11,7 @@ export { maskUrl } from './finding.js';
 /** Runs every check; each one reports instead of throwing. */
 export async function runDoctor(config: Config): Promise<Finding[]> {
   const checks: Array<() => Promise<Finding | Finding[]>> = [
+    async () => checkEnvironment(),
     () => checkChromium(config),
     () => checkTemplateFonts(),
     async () => checkSystemFonts(),

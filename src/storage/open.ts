@@ -1,13 +1,15 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { ConfigError } from '../config/load.js';
 import type { Config } from '../config/schema.js';
+import { postgresConnectFailure, sqliteOpenFailure } from './connect-error.js';
 import { createKyselyStore, migrate } from './kysely-store.js';
 import { migrationProvider } from './migrations/index.js';
 import { openPostgres } from './postgres.js';
 import { openSqlite } from './sqlite.js';
 import type { Store } from './store.js';
+import type { Tables } from './tables.js';
 
 /** Where the store lives, from DATABASE_URL (empty: the SQLite file in the data dir). */
 export function describeDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>): {
@@ -30,12 +32,10 @@ export async function openStore(
 ): Promise<Store> {
   const where = describeDatabase(config);
   if (where.kind === 'postgres') {
-    const db = await openPostgres(where.location, config.databaseSchema, onIdleError, (pg) =>
-      migrate(pg, config.databaseSchema),
-    );
+    const db = await connect(where, config, onIdleError, (pg) => migrate(pg, config.databaseSchema));
     return createKyselyStore(db, where.kind);
   }
-  const db = openSqlite(where.location);
+  const db = await connect(where, config);
   try {
     await migrate(db);
   } catch (err) {
@@ -43,6 +43,30 @@ export async function openStore(
     throw err;
   }
   return createKyselyStore(db, where.kind);
+}
+
+/**
+ * Opens the database at `where` (pg runs `prepare` under its set-up lock). A failure to connect
+ * is rethrown naming the setting at fault, as storage/connect-error.ts decides; anything else
+ * (a migration failing) as it came.
+ */
+async function connect(
+  where: ReturnType<typeof describeDatabase>,
+  config: Pick<Config, 'databaseUrl' | 'databaseSchema'>,
+  onIdleError?: (err: Error) => void,
+  prepare?: (db: Kysely<Tables>) => Promise<void>,
+): Promise<Kysely<Tables>> {
+  if (where.kind === 'postgres') {
+    return openPostgres(where.location, config.databaseSchema, onIdleError, prepare).catch((err: unknown) => {
+      throw postgresConnectFailure(err, where.location) ?? err;
+    });
+  }
+  try {
+    return openSqlite(where.location);
+  } catch (err) {
+    const setting = config.databaseUrl.trim() === '' ? 'CARDSHOT_DATA_DIR' : 'DATABASE_URL';
+    throw sqliteOpenFailure(err, where.location, setting);
+  }
 }
 
 /** What `doctor` reports about the database, read without creating or migrating anything. */
@@ -75,10 +99,7 @@ export async function inspectDatabase(
       pingMs: 0,
     };
   }
-  const db =
-    where.kind === 'postgres'
-      ? await openPostgres(where.location, config.databaseSchema)
-      : openSqlite(where.location);
+  const db = await connect(where, config);
   try {
     const started = performance.now();
     await sql`select 1`.execute(db);

@@ -1,0 +1,80 @@
+import { envName, type SettingKey, settings } from './schema.js';
+
+/**
+ * CARDSHOT_* names that are not settings but are still Cardshot's: the config file's path (read
+ * by load.ts), the two the README has users export for curl and the client, and the test and
+ * docs tooling's own. Warning about them would teach people to ignore the warning.
+ */
+const NOT_SETTINGS = [
+  'CARDSHOT_CONFIG',
+  'CARDSHOT_KEY',
+  'CARDSHOT_SIGNING_SECRET',
+  'CARDSHOT_TEST_PHASE',
+  'CARDSHOT_SCREENS_DIR',
+];
+
+/** A CARDSHOT_* variable that sets nothing, and the name it was probably meant to be. */
+export interface UnknownVariable {
+  name: string;
+  suggestion: string | undefined;
+}
+
+/**
+ * The CARDSHOT_* variables in `env` that no setting reads. A config file refuses an unknown key,
+ * but the environment is shared with other programs that may use the same prefix, so these are
+ * reported (logged at start, listed by doctor) rather than refused.
+ */
+export function findUnknownVariables(
+  env: Record<string, string | undefined> = process.env,
+): UnknownVariable[] {
+  const names = (Object.keys(settings) as SettingKey[]).map(envName);
+  const known = new Set([...names, ...NOT_SETTINGS]);
+  const meant = [...names, 'CARDSHOT_CONFIG'];
+  return Object.keys(env)
+    .filter((name) => name.startsWith('CARDSHOT_') && !known.has(name))
+    .sort()
+    .map((name) => ({ name, suggestion: closest(name, meant) }));
+}
+
+/** One line naming every unknown variable, with its likely meaning; '' when there are none. */
+export function describeUnknownVariables(unknown: readonly UnknownVariable[]): string {
+  if (unknown.length === 0) return '';
+  const items = unknown.map((u) => (u.suggestion ? `${u.name} (did you mean ${u.suggestion}?)` : u.name));
+  const what = unknown.length === 1 ? 'variable' : 'variables';
+  return `ignoring unknown environment ${what} ${items.join(', ')}`;
+}
+
+/**
+ * The setting name nearest to `name`, if it is near enough to be a typo. Compared without the
+ * prefix, so CARDSHOT_PORT suggests PORT (the conventional names have none); the allowance
+ * grows with length, as a long name has room for more slips.
+ */
+function closest(name: string, candidates: readonly string[]): string | undefined {
+  const bare = name.slice('CARDSHOT_'.length);
+  let best: { name: string; distance: number } | undefined;
+  for (const candidate of candidates) {
+    const distance = editDistance(bare, candidate.replace(/^CARDSHOT_/, ''));
+    if (!best || distance < best.distance) best = { name: candidate, distance };
+  }
+  const allowed = bare.length <= 4 ? 1 : bare.length <= 10 ? 2 : 3;
+  return best && best.distance <= allowed ? best.name : undefined;
+}
+
+/** Optimal string alignment distance: edits, where swapping two neighbours counts as one. */
+function editDistance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const row = rows[i]!;
+      const up = rows[i - 1]!;
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row[j] = Math.min(up[j]! + 1, row[j - 1]! + 1, up[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        row[j] = Math.min(row[j]!, rows[i - 2]![j - 2]! + 1);
+      }
+    }
+  }
+  return rows[a.length]![b.length]!;
+}
