@@ -29,8 +29,11 @@ export interface TemplateRenderer {
 /** The pinned engine (package.json); the package exports no version, so a test checks this one. */
 export const TAKUMI_VERSION = '2.16.3';
 
-/** Bump when a card can look different (fonts, engine options, shared text layout); 2: per-paragraph direction. */
-const RENDERER_REVISION = 2;
+/**
+ * Bump when a card can look different (fonts, engine options, shared text layout); 2: per-paragraph
+ * direction; 3: line counts per script, room for tall accents, subtitles aligned with the title.
+ */
+const RENDERER_REVISION = 3;
 
 /** Decoded images, SVG rasters (emoji, decorative layers) and stylesheets, shared by renders. */
 const CACHE_BYTES = 64 * 1024 * 1024;

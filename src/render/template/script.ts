@@ -82,14 +82,23 @@ const TALLEST_SCRIPT = /[\p{Script=Myanmar}\p{Script=Khmer}]/u;
 const CJK_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
 /**
+ * In NFD, a capital with a mark above (É Ẩ Ở Й Ά) or any letter with two (ầ ế ễ): they reach well
+ * above the cap height, into the descenders and commas of the line above. The class holds the
+ * marks drawn above a letter (grave to hook, ring, caron, …), not the horn or marks below.
+ */
+const TALL_ACCENT =
+  /\p{Lu}\p{M}*[\u0300-\u0315\u033d-\u0344]|\p{L}\p{M}*[\u0300-\u0315\u033d-\u0344]\p{M}*[\u0300-\u0315\u033d-\u0344]/u;
+
+/**
  * The line height a text needs: stacked scripts collide at Latin display leading (Myanmar and
- * Khmer still touched between lines at 1.3 on the blog and saas titles); CJK reads cramped
- * below 1.2.
+ * Khmer still touched between lines at 1.3 on the blog and saas titles); so did Vietnamese
+ * stacked accents at the product and saas titles' 1.06–1.08; CJK reads cramped below 1.2.
  */
 export function lineHeightFor(text: string, base: number): number {
   if (TALLEST_SCRIPT.test(text)) return Math.max(base + 0.35, 1.45);
   if (TALL_SCRIPT.test(text)) return Math.max(base + 0.2, 1.3);
   if (CJK_SCRIPT.test(text)) return Math.max(base, 1.2);
+  if (TALL_ACCENT.test(text.normalize('NFD'))) return Math.max(base, 1.25);
   return base;
 }
 

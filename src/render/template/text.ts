@@ -15,6 +15,11 @@ export interface ParagraphSpec {
   balance?: boolean;
   /** Shrink the box to the text (labels in pills and rows) instead of filling the width. */
   hug?: boolean;
+  /**
+   * The card's direction, whose start edge the lines align to (default: the text's own). A
+   * subtitle in the other direction than its title still lines up under it.
+   */
+  align?: Direction;
   /** Extra declarations, applied last. */
   style?: Style;
 }
@@ -35,8 +40,10 @@ export interface Paragraph {
  *
  * takumi 2.16's `lineClamp` draws a lone "…" instead of the text when a paragraph with inline
  * images, or any RTL paragraph, has exactly as many lines as the clamp. So the clamp is only
- * used where it is reliable (LTR text without emoji that really overflows); everywhere else
- * `fitText` cuts the text itself, and a clipping frame guarantees nothing leaves the box.
+ * used where it is reliable (LTR text without emoji); everywhere else `fitText` cuts the text
+ * itself, and a clipping frame guarantees nothing leaves the box. The clamp is set even when the
+ * estimate says the text fits: should takumi still draw a line more, the paragraph ends with
+ * "…" instead of the clip slicing through that line (its marks showed above the subtitle).
  */
 export function paragraph(text: string, spec: ParagraphSpec, bag: ImageBag): Paragraph {
   const dir = detectDirection(text);
@@ -57,8 +64,8 @@ export function paragraph(text: string, spec: ParagraphSpec, bag: ImageBag): Par
     ...(spec.hug ? { maxWidth: box.width } : { width: box.width }),
     overflowWrap: 'anywhere',
     ...(spec.balance ? { textWrap: 'balance' } : {}),
-    ...(fit.overflows && !cutHere ? { lineClamp: fit.maxLines, textOverflow: 'ellipsis' } : {}),
-    textAlign: dir === 'rtl' ? 'right' : 'left',
+    ...(!cutHere ? { lineClamp: fit.maxLines, textOverflow: 'ellipsis' } : {}),
+    textAlign: (spec.align ?? dir) === 'rtl' ? 'right' : 'left',
     ...spec.style,
   };
   const height = Math.ceil(fit.lines * fit.fontSize * box.lineHeight);

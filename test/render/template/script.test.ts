@@ -40,6 +40,11 @@ describe('script helpers', () => {
     expect(lineHeightFor('ខ្មែរ', 1.1)).toBeCloseTo(1.45);
     for (const alphabet of ['Հայերեն', 'ქართული', 'አማርኛ'])
       expect(lineHeightFor(alphabet, 1.1), alphabet).toBe(1.1);
+    // Marks above a capital, or two stacked on any letter, rise above the cap height.
+    for (const accented of ['Ở Việt Nam', 'École', 'Ångström', 'về nhà', 'Йогурт', 'Άρης'])
+      expect(lineHeightFor(accented, 1.06), accented).toBe(1.25);
+    for (const plain of ['Hello, world', 'naïve café', 'Ạ Ș Ţ Ç Ą', 'über'])
+      expect(lineHeightFor(plain, 1.06), plain).toBe(1.06);
     expect(letterSpacingFor('Привет, Ελλάδα — hello!', -0.03)).toBe(-0.03);
     expect(letterSpacingFor('مرحبا', -0.03)).toBe(0);
     expect(letterSpacingFor('Hello 中文', -0.03)).toBe(0);

@@ -1,9 +1,10 @@
 import { Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FALLBACK_FAMILIES, FAMILY, registerFonts } from '../../../src/render/template/fonts.js';
-import { fontStack } from '../../../src/render/template/script.js';
+import { fontStack, lineHeightFor } from '../../../src/render/template/script.js';
 import { type FitBox, fitText } from '../../../src/render/template/text-fit.js';
 import type { FaceKey } from '../../../src/render/template/text-metrics.js';
+import { LONG_HEADLINES } from './long-headlines.js';
 
 const BOX: FitBox = {
   face: 'sans-800',
@@ -126,5 +127,42 @@ describe('the width estimate against takumi layout', () => {
       }
     }
     expect(exact / total).toBeGreaterThan(0.6);
+  });
+
+  // A plan one line short lets takumi draw a line the box has no room for: the paragraph then
+  // ends in an ellipsis at a size it should have shrunk from (or, unclamped, is cut by its frame).
+  it('plans enough lines for long headlines at the title sizes and widths the templates use', async () => {
+    for (const [script, text] of Object.entries(LONG_HEADLINES)) {
+      for (const [size, width] of [
+        [36, 572],
+        [44, 572],
+        [50, 572],
+        [44, 940],
+        [50, 940],
+        [64, 940],
+        [48, 1000],
+        [60, 1000],
+      ] as const) {
+        const lineHeight = lineHeightFor(text, 1.08);
+        const measured = await engine.measure(
+          {
+            type: 'text',
+            text,
+            style: {
+              fontFamily: fontStack(text, FAMILY.sans),
+              fontSize: size,
+              fontWeight: 800,
+              width,
+              lineHeight,
+              overflowWrap: 'anywhere',
+            },
+          },
+          { fontFamilies: [...FALLBACK_FAMILIES] },
+        );
+        const actual = Math.round(measured.height / (size * lineHeight));
+        const box = { face: 'sans-800', steps: [[size, 99]], width, height: 1e6, lineHeight } as const;
+        expect(fitText(text, box).lines, `${script} ${size}px @${width}px`).toBeGreaterThanOrEqual(actual);
+      }
+    }
   });
 });

@@ -64,6 +64,7 @@ function build(fields: TemplateFields) {
           family: FAMILY.sans,
           weight: 400,
           color: C.muted,
+          align: dir,
         },
         bag,
       )
@@ -167,7 +168,7 @@ function brandRow(brand: string, bag: ImageBag): Node {
 
 export const blog: TemplateDefinition = {
   name: 'blog',
-  version: 1,
+  version: 2,
   description:
     'Editorial article card: serif headline on warm paper with the publication (brand) on top; no artwork.',
   uses: { brand: true, artwork: false },

@@ -67,6 +67,8 @@ const SPARK_SVG =
 </svg>`);
 
 const GRADIENT = `linear-gradient(135deg, ${C.from}, ${C.via} 55%, ${C.to})`;
+/** The same sweep over the monogram's ink, which fills only the middle of its taller box. */
+const MONOGRAM_GRADIENT = `linear-gradient(135deg, ${C.from} 25%, ${C.via} 55%, ${C.to} 78%)`;
 
 function build(fields: TemplateFields) {
   const bag = new ImageBag();
@@ -90,6 +92,7 @@ function build(fields: TemplateFields) {
           family: FAMILY.sans,
           weight: 400,
           color: C.muted,
+          align: dir,
         },
         bag,
       )
@@ -191,9 +194,12 @@ function tile(fields: TemplateFields, bag: ImageBag): Node {
             fontFamily: fontStack(fields.brand, FAMILY.sans),
             fontSize: 210,
             fontWeight: 800,
-            lineHeight: 1,
-            letterSpacing: '-0.04em',
-            backgroundImage: GRADIENT,
+            // The gradient is painted only inside the text's box, so ink outside it (a ring or
+            // accent above the cap height, a descender, the side bearings) used to come out
+            // blank: the box leaves room for the tallest marks and the widest overhangs.
+            lineHeight: 1.6,
+            padding: '0 0.1em',
+            backgroundImage: MONOGRAM_GRADIENT,
             backgroundClip: 'text',
             color: 'transparent',
           },
@@ -246,7 +252,7 @@ function gradientBar(): Node {
 
 export const product: TemplateDefinition = {
   name: 'product',
-  version: 1,
+  version: 2,
   description:
     'Product card: bold headline beside a gradient stage with the product photo (artwork, contained) on a white tile; brand as a pill.',
   uses: { brand: true, artwork: true },

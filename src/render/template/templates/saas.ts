@@ -44,6 +44,7 @@ function build(fields: TemplateFields) {
           family: FAMILY.sans,
           weight: 400,
           color: C.muted,
+          align: dir,
         },
         bag,
       )
@@ -209,7 +210,7 @@ function brandRow(brand: string, bag: ImageBag): Node {
 
 export const saas: TemplateDefinition = {
   name: 'saas',
-  version: 1,
+  version: 2,
   description:
     'Dark launch card: brand logo mark, large headline, and the artwork as a screenshot in a window frame (cover); text-only without it.',
   uses: { brand: true, artwork: true },

@@ -1,0 +1,80 @@
+import { Renderer } from '@takumi-rs/core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { brandInitial } from '../../../src/render/template/brand.js';
+import { FALLBACK_FAMILIES, FAMILY, registerFonts } from '../../../src/render/template/fonts.js';
+import { fontStack } from '../../../src/render/template/script.js';
+import { TEMPLATES } from '../../../src/render/template/templates/index.js';
+import type { ImageSource, Node } from '../../../src/render/template/types.js';
+import { decode, type Rect } from './pixels.js';
+
+/** Inside product's white tile, clear of its rounded corners. */
+const TILE_INSIDE: Rect = { x0: 775, y0: 140, x1: 1125, y1: 490 };
+
+/** The bounding box size of everything not white inside `rect`. */
+async function inkSize(png: Buffer, rect: Rect): Promise<{ width: number; height: number }> {
+  const { data, width } = await decode(png);
+  let [x0, y0, x1, y1] = [Infinity, Infinity, -1, -1];
+  for (let y = rect.y0; y < rect.y1; y++) {
+    for (let x = rect.x0; x < rect.x1; x++) {
+      const i = (y * width + x) * 4;
+      if (Math.min(data[i]!, data[i + 1]!, data[i + 2]!) > 200) continue;
+      [x0, y0, x1, y1] = [Math.min(x0, x), Math.min(y0, y), Math.max(x1, x), Math.max(y1, y)];
+    }
+  }
+  return { width: x1 - x0 + 1, height: y1 - y0 + 1 };
+}
+
+let engine: Renderer;
+beforeAll(async () => {
+  engine = new Renderer();
+  await registerFonts(engine);
+});
+
+const draw = (node: Node, images: ImageSource[] = []) =>
+  engine.render(node, {
+    width: 1200,
+    height: 630,
+    format: 'png',
+    images,
+    fontFamilies: [...FALLBACK_FAMILIES],
+  });
+
+describe('product monogram', () => {
+  // Each but the plain "A" once lost a part to the gradient's box: a ring, an accent or a dot
+  // above the cap height, the tail of "@" below the baseline, Thai marks.
+  for (const brand of ['Ångström', 'Émile', 'ġjy studio', 'أكمي', 'ที่นี่', '@acme', 'Acme']) {
+    it(`draws all of ${brand}'s initial`, async () => {
+      const card = TEMPLATES.product.build({ title: 'Monogram', brand });
+      const drawn = await inkSize(await draw(card.node, card.images), TILE_INSIDE);
+      // The same letter in plain black with room all around: what whole ink measures.
+      const whole = await inkSize(
+        await draw({
+          type: 'container',
+          style: {
+            width: 1200,
+            height: 630,
+            display: 'flex',
+            alignItems: 'center',
+            justifyContent: 'center',
+            backgroundColor: '#fff',
+          },
+          children: [
+            {
+              type: 'text',
+              text: brandInitial(brand),
+              style: {
+                fontFamily: fontStack(brand, FAMILY.sans),
+                fontSize: 210,
+                fontWeight: 800,
+                lineHeight: 2.5,
+              },
+            },
+          ],
+        }),
+        { x0: 0, y0: 0, x1: 1200, y1: 630 },
+      );
+      expect(Math.abs(drawn.height - whole.height), 'ink height').toBeLessThanOrEqual(3);
+      expect(Math.abs(drawn.width - whole.width), 'ink width').toBeLessThanOrEqual(3);
+    });
+  }
+});

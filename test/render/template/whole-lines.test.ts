@@ -1,0 +1,124 @@
+import { type MeasuredNode, Renderer } from '@takumi-rs/core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { FALLBACK_FAMILIES, registerFonts } from '../../../src/render/template/fonts.js';
+import { TEMPLATE_NAMES, TEMPLATES } from '../../../src/render/template/templates/index.js';
+import {
+  type BuiltCard,
+  CARD_HEIGHT,
+  CARD_WIDTH,
+  type Node,
+  type TemplateFields,
+  type TemplateName,
+} from '../../../src/render/template/types.js';
+import { LONG_HEADLINES } from './long-headlines.js';
+import { decode, type Rgba } from './pixels.js';
+
+interface Frame {
+  /** The text block's laid-out height. */
+  content: number;
+  /** What the frame shows of it: its max height less the ink slack on both sides. */
+  visible: number;
+  /** Lines laid out. */
+  lines: number;
+}
+
+/**
+ * Every paragraph clip frame of a card (`overflow: hidden` with a `maxHeight` around one child),
+ * paired with takumi's layout of it.
+ */
+async function clipFrames(engine: Renderer, { node, images }: BuiltCard): Promise<Frame[]> {
+  const measured = await engine.measure(node, {
+    width: CARD_WIDTH,
+    height: CARD_HEIGHT,
+    images,
+    fontFamilies: [...FALLBACK_FAMILIES],
+  });
+  const frames: Frame[] = [];
+  const walk = (n: Node, m: MeasuredNode) => {
+    const style = ('style' in n ? n.style : undefined) as Record<string, unknown> | undefined;
+    const children = 'children' in n && Array.isArray(n.children) ? (n.children as Node[]) : [];
+    if (style?.overflow === 'hidden' && typeof style.maxHeight === 'number' && children.length === 1) {
+      const slack = Number(style.padding);
+      const text = (children[0]!.style ?? {}) as { fontSize: number; lineHeight: number };
+      const content = m.children[0]!.height;
+      const lines = Math.round(content / (text.fontSize * text.lineHeight));
+      frames.push({ content, visible: style.maxHeight - 2 * slack, lines });
+    }
+    for (const [i, child] of children.entries()) walk(child, m.children[i]!);
+  };
+  walk(node, measured);
+  return frames;
+}
+
+let engine: Renderer;
+beforeAll(async () => {
+  engine = new Renderer();
+  await registerFonts(engine);
+});
+
+describe('a paragraph never draws more lines than its frame shows (no line cut through)', () => {
+  for (const name of TEMPLATE_NAMES) {
+    it(`${name}: long headlines in ${Object.keys(LONG_HEADLINES).join(', ')}, with and without emoji`, async () => {
+      for (const [script, headline] of Object.entries(LONG_HEADLINES)) {
+        for (const title of [headline, `${headline} 🚀`]) {
+          for (const subtitle of [undefined, 'सीआई में कैशिंग के लिए एक फील्ड गाइड']) {
+            const fields: TemplateFields = { title, ...(subtitle ? { subtitle } : {}) };
+            const frames = await clipFrames(engine, TEMPLATES[name].build(fields));
+            expect(frames.length).toBeGreaterThan(0);
+            for (const frame of frames) {
+              const label = `${script}${title === headline ? '' : ' + emoji'}${subtitle ? ' + subtitle' : ''}`;
+              expect(frame.content, label).toBeLessThanOrEqual(frame.visible + 0.5);
+            }
+          }
+        }
+      }
+    });
+  }
+});
+
+/** The headline colour of each template, which nothing else on a card without brand uses. */
+const TITLE_INK: Record<TemplateName, [number, number, number]> = {
+  blog: [0x1f, 0x1a, 0x17],
+  product: [0x0c, 0x0a, 0x09],
+  saas: [0xff, 0xff, 0xff],
+};
+
+/**
+ * Runs of rows holding title-coloured pixels; a gap of up to 3 blank rows (an accent floating
+ * over its letter) does not end a run.
+ */
+function inkBands(card: Rgba, ink: [number, number, number]): number {
+  let bands = 0;
+  let last = -Infinity;
+  for (let y = 0; y < card.height; y++) {
+    let hit = false;
+    for (let x = 0; x < card.width && !hit; x++) {
+      const i = (y * card.width + x) * 4;
+      hit = ink.every((c, k) => Math.abs(card.data[i + k]! - c) <= 24);
+    }
+    if (!hit) continue;
+    if (y - last > 4) bands++;
+    last = y;
+  }
+  return bands;
+}
+
+describe('stacked accents keep clear of the line above', () => {
+  const title = 'Ở Việt Nam, Những Điều Bạn Cần Biết Về Kiến Trúc Phần Mềm Ấn Tượng Để Ổn Định';
+  for (const name of TEMPLATE_NAMES) {
+    it(`${name}: a Vietnamese headline's lines do not touch`, async () => {
+      const card = TEMPLATES[name].build({ title });
+      const [frame] = await clipFrames(engine, card);
+      expect(frame!.lines).toBeGreaterThan(1);
+      const png = await engine.render(card.node, {
+        width: CARD_WIDTH,
+        height: CARD_HEIGHT,
+        format: 'png',
+        images: card.images,
+        fontFamilies: [...FALLBACK_FAMILIES],
+      });
+      // Touching lines merge into one run of inked rows.
+      expect(inkBands(await decode(png), TITLE_INK[name])).toBeGreaterThanOrEqual(frame!.lines);
+    });
+  }
+});
