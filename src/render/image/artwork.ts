@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import sharp, { type Metadata, type Region } from 'sharp';
+import sharp, { type ExtendOptions, type Metadata, type Region } from 'sharp';
 import { AppError } from '../../errors.js';
 import { createSingleFlight } from '../../lib/single-flight.js';
 import { createSafeFetcher, FetchError } from '../../net/fetch.js';
@@ -169,12 +169,18 @@ export function createArtworkFetcher(opts: ArtworkOptions): ArtworkFetcher {
         }).autoOrient();
         const crop = target.fit === 'cover' ? extremeCoverCrop(meta, target) : undefined;
         if (crop) pipeline.extract(crop);
-        const { data, info } = await pipeline
-          .resize(target.width, target.height, {
+        // sharp runs one resize per pipeline: a small image is enlarged and padded to the target
+        // instead of resized to it.
+        const small = target.fit === 'contain' ? cappedContain(meta, target) : undefined;
+        if (small) pipeline.resize(small.width, small.height, { fit: 'fill' }).extend(small.pad);
+        else {
+          pipeline.resize(target.width, target.height, {
             fit: target.fit,
             // contain letterboxes onto transparency so the template always gets exactly w x h.
-            background: { r: 0, g: 0, b: 0, alpha: 0 },
-          })
+            background: TRANSPARENT,
+          });
+        }
+        const { data, info } = await pipeline
           .png({ compressionLevel: 2 })
           .toBuffer({ resolveWithObject: true });
         return { data, width: info.width, height: info.height };
@@ -267,4 +273,41 @@ function extremeCoverCrop(meta: Metadata, target: { width: number; height: numbe
   const width = Math.max(1, Math.min(w, Math.round(h * ratio)));
   const height = Math.max(1, Math.min(h, Math.round(w / ratio)));
   return { left: Math.floor((w - width) / 2), top: Math.floor((h - height) / 2), width, height };
+}
+
+const TRANSPARENT = { r: 0, g: 0, b: 0, alpha: 0 };
+
+/** How far `contain` enlarges a small image: past this a logo or icon is only a blur. */
+const MAX_CONTAIN_UPSCALE = 4;
+
+/**
+ * A small image (a 16×16 favicon, a 64 px logo) is drawn at most 4× its size, centred on
+ * transparency, rather than blown up to fill the frame (24× for a favicon: a blur). The final
+ * resize to the target then keeps it as it is, since the padded image already has its size.
+ */
+function cappedContain(
+  meta: Metadata,
+  target: { width: number; height: number },
+): { width: number; height: number; pad: ExtendOptions } | undefined {
+  const swap = (meta.orientation ?? 1) >= 5;
+  const w0 = meta.width ?? 0;
+  const h0 = meta.pageHeight ?? meta.height ?? 0;
+  const [w, h] = swap ? [h0, w0] : [w0, h0];
+  if (w < 1 || h < 1) return undefined;
+  if (Math.min(target.width / w, target.height / h) <= MAX_CONTAIN_UPSCALE) return undefined;
+  const width = Math.round(w * MAX_CONTAIN_UPSCALE);
+  const height = Math.round(h * MAX_CONTAIN_UPSCALE);
+  const left = Math.floor((target.width - width) / 2);
+  const top = Math.floor((target.height - height) / 2);
+  return {
+    width,
+    height,
+    pad: {
+      left,
+      right: target.width - width - left,
+      top,
+      bottom: target.height - height - top,
+      background: TRANSPARENT,
+    },
+  };
 }

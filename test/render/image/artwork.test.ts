@@ -107,6 +107,25 @@ describe('fetch + prepare', () => {
     }
   });
 
+  it('draws a small image at most 4× its size, centred, instead of blowing it up into a blur', async () => {
+    const a = artwork();
+    const favicon = await sharp({
+      create: { width: 16, height: 16, channels: 4, background: { r: 255, g: 0, b: 0, alpha: 1 } },
+    })
+      .png()
+      .toBuffer();
+    const out = await a.prepare(favicon, { width: 300, height: 300, fit: 'contain' });
+    expect(pngSize(out.data)).toEqual({ width: 300, height: 300 });
+    // A 64×64 red square in the middle (118 to 181), transparency around it.
+    expect(await pixelAt(out.data, 150, 150)).toEqual([255, 0, 0, 255]);
+    expect(await pixelAt(out.data, 120, 179)).toEqual([255, 0, 0, 255]);
+    expect((await pixelAt(out.data, 112, 150))[3]).toBe(0);
+    expect((await pixelAt(out.data, 150, 188))[3]).toBe(0);
+    // cover still fills its frame.
+    const cover = await a.prepare(favicon, { width: 300, height: 300, fit: 'cover' });
+    expect(await pixelAt(cover.data, 5, 5)).toEqual([255, 0, 0, 255]);
+  });
+
   it('uses only the first frame of an animated GIF', async () => {
     const a = artwork();
     const { bytes } = await a.fetch(`${fx.url}/image/gif-animated`);
