@@ -1,4 +1,5 @@
 import { AppError } from '../../errors.js';
+import { editDistance } from '../../lib/edit-distance.js';
 import { describeCluster, undrawableClusters } from './drawable.js';
 import { TEMPLATES } from './templates/index.js';
 
@@ -185,21 +186,6 @@ function unknownFieldMessage(key: string, source: 'body' | 'query'): string {
   const what = source === 'body' ? 'field' : 'query parameter';
   const allowed = source === 'query' ? [...FIELD_NAMES, VERSION_PARAM] : FIELD_NAMES;
   return `Unknown ${what} ${shown}${hint}. Allowed: ${allowed.join(', ')}`;
-}
-
-function editDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 2) return 3;
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = cur;
-    }
-  }
-  return row[b.length]!;
 }
 
 function bad(message: string): AppError {
