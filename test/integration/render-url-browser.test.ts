@@ -403,6 +403,19 @@ describe('crashes, recycling and shutdown', () => {
     expect(t.logs.some((l) => l.msg === 'recycling browser')).toBe(true);
   });
 
+  it('starts the replacement of a recycled browser before the next request, which pays no launch', async () => {
+    const old = pool().status();
+    for (let i = old.jobs; i < 12; i++) {
+      expect((await get(t, { url: `${pages.url}/split?again=${i}` })).statusCode).toBe(200);
+    }
+    // The 12th capture retired its browser; with no request in between, a new one comes up with a spare.
+    await waitFor(() => pool().status().generation > old.generation && pool().status().spares > 0);
+    const next = await get(t, { url: `${pages.url}/split?after-recycle` });
+    expect(next.statusCode).toBe(200);
+    expect(next.headers['server-timing']).not.toMatch(/launch;/);
+    expect(next.headers['server-timing']).toMatch(/context;dur=0[.,;]/);
+  });
+
   it('leaves no Chromium process behind on close, and a clean close logs no warning', async () => {
     // Closed right after a capture: its context is closing and its replacement spare is being made.
     expect((await get(t, { url: `${pages.url}/split?last` })).statusCode).toBe(200);

@@ -127,6 +127,12 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
   let crashes = 0;
   let lastCrashAt = 0;
   let closed = false;
+  /**
+   * A browser was retired after its quota of captures: its replacement is started as soon as its
+   * captures in flight have ended (not alongside them, on a small machine), so the request after
+   * a recycle finds a warm browser instead of paying a launch.
+   */
+  let replaceRetired = false;
   const spares: Spare[] = [];
   const pending = new Map<string, number>();
   /** Set once the sandbox failed to start under `auto`: later launches go straight without it. */
@@ -340,9 +346,16 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
    * other viewports when the total is reached.
    */
   function topUp(viewport: Viewport): void {
-    if (closed || opts.spareContexts === 0) return;
+    if (closed) return;
     const instance = current;
-    if (!instance || instance.retiring || instance.lost) return;
+    if (!instance) {
+      if (replaceRetired && ![...instances].some((i) => i.retiring && i.open > 0)) {
+        replaceRetired = false;
+        pool.warm().catch(() => {});
+      }
+      return;
+    }
+    if (opts.spareContexts === 0 || instance.retiring || instance.lost) return;
     const key = keyOf(viewport);
     const pendingAll = [...pending.values()].reduce((a, b) => a + b, 0);
     const mine = spares.filter((s) => s.key === key).length + (pending.get(key) ?? 0);
@@ -388,6 +401,7 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
       instance.jobs++;
       if (instance.jobs >= opts.recycleAfter) {
         log.info({ generation: instance.generation, jobs: instance.jobs }, 'recycling browser');
+        replaceRetired = true;
         retire(instance);
       }
       return lease;
