@@ -5,15 +5,21 @@ import { paragraph } from './text.js';
 
 const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
 
-/** The first grapheme of a brand, upper-cased, for a monogram mark ("acme" → "A", "東京" → "東"). */
+const LETTER_OR_DIGIT = /^[\p{L}\p{N}]/u;
+const INVISIBLE = /^[\s\p{Cc}\p{Cf}]*$/u;
+
+/**
+ * A brand's monogram: its first letter or digit with its marks, upper-cased ("acme" → "A",
+ * "東京" → "東", "\"Quoted\" Co" → "Q"): a badge showing a quote mark or a bullet reads as a
+ * glitch. A brand with neither ("@@", "🚀") shows its first visible grapheme.
+ */
 export function brandInitial(brand: string): string {
-  for (const { segment } of graphemes.segment(brand)) {
-    if (segment.trim() === '') continue;
-    const upper = segment.toLocaleUpperCase('en');
-    // "ß" upper-cases to "SS": a monogram keeps one letter.
-    return [...upper].length === [...segment].length ? upper : segment;
-  }
-  return '';
+  const parts = [...graphemes.segment(brand)].map((s) => s.segment);
+  const initial = parts.find((p) => LETTER_OR_DIGIT.test(p)) ?? parts.find((p) => !INVISIBLE.test(p));
+  if (initial === undefined) return '';
+  const upper = initial.toLocaleUpperCase('en');
+  // "ß" upper-cases to "SS": a monogram keeps one letter.
+  return [...upper].length === [...initial].length ? upper : initial;
 }
 
 /** How a brand name is set on one line. */

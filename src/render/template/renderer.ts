@@ -31,9 +31,10 @@ export const TAKUMI_VERSION = '2.16.3';
 
 /**
  * Bump when a card can look different (fonts, engine options, shared text layout); 2: per-paragraph
- * direction; 3: line counts per script, room for tall accents, subtitles aligned with the title.
+ * direction; 3: line counts per script, room for tall accents, subtitles aligned with the title;
+ * 4: Korean breaks at spaces, long words shrink before breaking, tidy ellipses, letter initials.
  */
-const RENDERER_REVISION = 3;
+const RENDERER_REVISION = 4;
 
 /** Decoded images, SVG rasters (emoji, decorative layers) and stylesheets, shared by renders. */
 const CACHE_BYTES = 64 * 1024 * 1024;

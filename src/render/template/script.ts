@@ -102,6 +102,21 @@ export function lineHeightFor(text: string, base: number): number {
   return base;
 }
 
+const HANGUL_LETTER = /\p{Script=Hangul}/gu;
+const HAN_LETTER = /\p{Script=Han}/gu;
+
+/**
+ * Whether lines break at spaces only (CSS `word-break: keep-all`): Korean text, as Korean
+ * typography sets it, since takumi otherwise breaks between any two Hangul syllables ("방 | 법").
+ * Chinese and Japanese have no spaces to break at, and keep-all stops takumi breaking between
+ * their characters too, so a text with kana, or more Han than Hangul, keeps the default.
+ */
+export function keepsWordsWhole(text: string): boolean {
+  const hangul = text.match(HANGUL_LETTER)?.length ?? 0;
+  if (hangul === 0 || KANA.test(text)) return false;
+  return hangul > (text.match(HAN_LETTER)?.length ?? 0);
+}
+
 const TRACKABLE =
   /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Common}\p{Script=Inherited}]*$/u;
 

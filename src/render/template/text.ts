@@ -1,7 +1,14 @@
 import type { Node } from '@takumi-rs/core';
 import { emojiSvg, hasEmoji, splitEmoji } from './emoji.js';
 import { div, type ImageBag, type Style } from './nodes.js';
-import { type Direction, detectDirection, fontStack, letterSpacingFor, lineHeightFor } from './script.js';
+import {
+  type Direction,
+  detectDirection,
+  fontStack,
+  keepsWordsWhole,
+  letterSpacingFor,
+  lineHeightFor,
+} from './script.js';
 import { type FitBox, type FittedText, fitText } from './text-fit.js';
 
 /** How a fitted paragraph is drawn. */
@@ -38,12 +45,13 @@ export interface Paragraph {
  * become inline twemoji images (registered in `bag`); RTL text gets `dir="rtl"` so it aligns to
  * the right edge and takumi's bidi shaping applies.
  *
- * takumi 2.16's `lineClamp` draws a lone "…" instead of the text when a paragraph with inline
- * images, or any RTL paragraph, has exactly as many lines as the clamp. So the clamp is only
- * used where it is reliable (LTR text without emoji); everywhere else `fitText` cuts the text
- * itself, and a clipping frame guarantees nothing leaves the box. The clamp is set even when the
- * estimate says the text fits: should takumi still draw a line more, the paragraph ends with
- * "…" instead of the clip slicing through that line (its marks showed above the subtitle).
+ * `fitText` makes the cut itself, so the text before "…" can be tidied ("breakers,…" was
+ * takumi's own cut). takumi 2.16's `lineClamp` draws a lone "…" instead of the text when a
+ * paragraph with inline images, or any RTL paragraph, has exactly as many lines as the clamp, so
+ * the clamp is only a safety net where it is reliable (LTR text without emoji), and a clipping
+ * frame guarantees nothing leaves the box. The clamp is set even when the estimate says the text
+ * fits: should takumi still draw a line more, the paragraph ends with "…" instead of the clip
+ * slicing through that line (its marks showed above the subtitle).
  */
 export function paragraph(text: string, spec: ParagraphSpec, bag: ImageBag): Paragraph {
   const dir = detectDirection(text);
@@ -51,6 +59,7 @@ export function paragraph(text: string, spec: ParagraphSpec, bag: ImageBag): Par
     ...spec.box,
     lineHeight: lineHeightFor(text, spec.box.lineHeight),
     letterSpacing: letterSpacingFor(text, spec.box.letterSpacing ?? 0),
+    keepAll: keepsWordsWhole(text),
   };
   const cutHere = dir === 'rtl' || hasEmoji(text);
   const fit = fitText(text, box, cutHere);
@@ -63,6 +72,7 @@ export function paragraph(text: string, spec: ParagraphSpec, bag: ImageBag): Par
     color: spec.color,
     ...(spec.hug ? { maxWidth: box.width } : { width: box.width }),
     overflowWrap: 'anywhere',
+    ...(box.keepAll ? { wordBreak: 'keep-all' } : {}),
     ...(spec.balance ? { textWrap: 'balance' } : {}),
     ...(!cutHere ? { lineClamp: fit.maxLines, textOverflow: 'ellipsis' } : {}),
     textAlign: (spec.align ?? dir) === 'rtl' ? 'right' : 'left',

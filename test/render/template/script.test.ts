@@ -3,6 +3,7 @@ import { brandInitial } from '../../../src/render/template/brand.js';
 import {
   detectDirection,
   fontStack,
+  keepsWordsWhole,
   letterSpacingFor,
   lineHeightFor,
 } from '../../../src/render/template/script.js';
@@ -53,7 +54,30 @@ describe('script helpers', () => {
   it('takes the first grapheme of a brand for its monogram', () => {
     expect(brandInitial('acme')).toBe('A');
     expect(brandInitial('  東京')).toBe('東');
-    expect(brandInitial('👩‍💻 Studio')).toBe('👩‍💻');
     expect(brandInitial('ßeta')).toBe('ß');
+  });
+
+  // The badge showed `"` for a brand in quotes.
+  it('takes the first letter or digit for a monogram, not punctuation or a symbol', () => {
+    expect(brandInitial('"Quoted" Co')).toBe('Q');
+    expect(brandInitial('¡Hola!')).toBe('H');
+    expect(brandInitial('(3M)')).toBe('3');
+    expect(brandInitial('👩‍💻 Studio')).toBe('S');
+    // With its marks: a base letter and a combining accent are one initial.
+    expect(brandInitial('«e\u0301clair»')).toBe('E\u0301');
+    expect(brandInitial('“أكمي”')).toBe('أ');
+    // Nothing to spell with: the first visible grapheme.
+    expect(brandInitial(' \u200b@@')).toBe('@');
+    expect(brandInitial('🚀🚀')).toBe('🚀');
+    expect(brandInitial('   ')).toBe('');
+  });
+
+  it('keeps Korean words whole, and Chinese and Japanese breaking between characters', () => {
+    expect(keepsWordsWhole('빌드 시간을 절반으로 줄인 방법')).toBe(true);
+    expect(keepsWordsWhole('韓國 경제 뉴스')).toBe(true);
+    expect(keepsWordsWhole('我们如何将冷启动时间缩短')).toBe(false);
+    expect(keepsWordsWhole('日本語のサブタイトル、そして한국어 부제목도 함께')).toBe(false);
+    expect(keepsWordsWhole('中文标题和한국어')).toBe(false);
+    expect(keepsWordsWhole('Hello')).toBe(false);
   });
 });

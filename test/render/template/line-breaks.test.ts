@@ -1,0 +1,157 @@
+import { Renderer } from '@takumi-rs/core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { FALLBACK_FAMILIES, registerFonts } from '../../../src/render/template/fonts.js';
+import { TEMPLATES } from '../../../src/render/template/templates/index.js';
+import { type FitBox, fitText } from '../../../src/render/template/text-fit.js';
+import type { Node, TemplateFields, TemplateName } from '../../../src/render/template/types.js';
+
+interface TitleLayout {
+  /** The text as drawn, one string per line (zero-width spaces removed). */
+  lines: string[];
+  fontSize: number;
+  /** The line clamp (Infinity where none is set). */
+  maxLines: number;
+  style: Record<string, unknown>;
+}
+
+let engine: Renderer;
+beforeAll(async () => {
+  engine = new Renderer();
+  await registerFonts(engine);
+});
+
+/** The title of a card (its largest text) as takumi lays it out, split into lines. */
+async function titleLayout(template: TemplateName, fields: TemplateFields): Promise<TitleLayout> {
+  const texts: Extract<Node, { type: 'text' }>[] = [];
+  const walk = (n: Node) => {
+    if (n.type === 'text') texts.push(n);
+    if ('children' in n && Array.isArray(n.children)) for (const c of n.children as Node[]) walk(c);
+  };
+  walk(TEMPLATES[template].build(fields).node);
+  const size = (n: Node) => Number((n.style as Record<string, unknown> | undefined)?.fontSize ?? 0);
+  const title = texts.reduce((a, b) => (size(b) > size(a) ? b : a));
+  const style = title.style as Record<string, unknown>;
+  const { lineClamp, textOverflow, ...unclamped } = style;
+  const measured = await engine.measure({ ...title, style: unclamped } as Node, {
+    fontFamilies: [...FALLBACK_FAMILIES],
+  });
+  const lineHeight = size(title) * Number(style.lineHeight);
+  const lines: string[] = [];
+  for (const run of measured.runs) {
+    const i = Math.floor((run.y + run.height / 2) / lineHeight);
+    lines[i] = (lines[i] ?? '') + run.text;
+  }
+  return {
+    lines: lines.map((l) => l.replaceAll('\u200b', '').trim()),
+    fontSize: size(title),
+    maxLines: Number(lineClamp ?? Infinity),
+    style,
+  };
+}
+
+describe('Korean breaks at spaces only (keep-all)', () => {
+  const title = '빌드 시간을 절반으로 줄인 방법: 지속적 통합에서 캐싱을 활용하는 실전 가이드와 교훈';
+  const words = new Set(title.split(' '));
+  for (const template of ['saas', 'product', 'blog'] as const) {
+    it(`${template}: no word is split across lines ("방 | 법"), and the plan holds every line`, async () => {
+      const layout = await titleLayout(template, { title });
+      expect(layout.style.wordBreak).toBe('keep-all');
+      expect(layout.lines.length).toBeGreaterThan(1);
+      expect(layout.lines.length).toBeLessThanOrEqual(layout.maxLines);
+      for (const line of layout.lines) for (const w of line.split(' ')) expect(words, line).toContain(w);
+    });
+  }
+
+  it('Chinese and Japanese still break between characters', async () => {
+    for (const title of [
+      '我们如何将冷启动时间缩短百分之八十：延迟加载字体的实践与经验',
+      'コールドスタート時間を短縮した方法：フォントの遅延読み込みと誰も教えてくれなかったコツ',
+    ]) {
+      const layout = await titleLayout('product', { title });
+      expect(layout.style.wordBreak).toBeUndefined();
+      expect(layout.lines.length).toBeGreaterThan(1);
+      expect(layout.lines.join('')).toBe(title);
+    }
+  });
+});
+
+describe('a long word shrinks the title before it is broken', () => {
+  it('product: "Supercalifragilistic" is set whole on one line, not "Supercali / fragilistic"', async () => {
+    const layout = await titleLayout('product', { title: 'Supercalifragilistic' });
+    expect(layout.lines).toEqual(['Supercalifragilistic']);
+    expect(layout.fontSize).toBeLessThan(72);
+    expect(layout.fontSize).toBeGreaterThanOrEqual(32);
+  });
+
+  it('keeps display size for short words', async () => {
+    expect((await titleLayout('product', { title: 'Hello there' })).fontSize).toBe(72);
+  });
+
+  it('breaks a word no size holds after "/", "?", "&", "-" or ".", not mid-segment', async () => {
+    for (const template of ['product', 'saas', 'blog'] as const) {
+      for (const title of [
+        'Read https://example.com/docs/getting-started/install',
+        'See https://example.com/search?query=cards&page=2&sort=newest-first',
+      ]) {
+        const layout = await titleLayout(template, { title });
+        expect(layout.lines.join('').replaceAll(' ', ''), template).toBe(title.replaceAll(' ', ''));
+        for (const line of layout.lines.slice(0, -1))
+          expect(line, `${template}: ${title}`).toMatch(/^Read$|^See$|[/?&.-]$/);
+      }
+    }
+  });
+
+  it('a word too long even at the minimum size is still broken to fit (no overflow)', () => {
+    const fit = fitText('Pneumonoultramicroscopicsilicovolcanoconiosis', {
+      face: 'sans-800',
+      steps: [
+        [72, 2],
+        [48, 3],
+      ],
+      width: 500,
+      height: 400,
+      lineHeight: 1.1,
+    });
+    expect(fit).toMatchObject({ fontSize: 48, overflows: false });
+    expect(fit.lines).toBeGreaterThan(1);
+  });
+});
+
+describe('a cut text ends with "…" after a word, not after punctuation', () => {
+  const box: FitBox = { face: 'sans-800', steps: [[56, 1]], width: 600, height: 70, lineHeight: 1.2 };
+  const title = 'Circuit breakers, retries and timeouts: a field guide';
+
+  it('drops the comma before the ellipsis, whether takumi clamps behind the cut or not', () => {
+    expect(fitText(title, box).text).toBe('Circuit breakers…');
+    expect(fitText(title, box, true).text).toBe('Circuit breakers…');
+    expect(fitText(title, { ...box, width: 830 }).text).toBe('Circuit breakers, retries and…');
+    expect(fitText('Build; test — ship it, and then measure', { ...box, width: 560 }).text).toMatch(
+      /[^\s,:;—-]…$/,
+    );
+  });
+
+  it('takumi draws the cut text whole within the clamp, so its own "…" never replaces ours', async () => {
+    const fit = fitText(title, box);
+    const measured = await engine.measure(
+      {
+        type: 'text',
+        text: fit.text,
+        style: { fontFamily: 'Inter', fontSize: 56, fontWeight: 800, width: 600, lineHeight: 1.2 },
+      },
+      { fontFamilies: [...FALLBACK_FAMILIES] },
+    );
+    expect(Math.round(measured.height / (56 * 1.2))).toBeLessThanOrEqual(fit.maxLines);
+  });
+
+  it('Chinese drops its full-width comma and ends with the centred "⋯" its fonts draw', () => {
+    const text = '我们如何将冷启动时间缩短，百分之八十的经验分享和更多内容';
+    const fit = fitText(text, {
+      face: 'sans-800',
+      steps: [[40, 1]],
+      width: 520,
+      height: 60,
+      lineHeight: 1.2,
+    });
+    expect(fit.text).toBe('我们如何将冷启动时间缩短⋯');
+  });
+});
