@@ -167,11 +167,13 @@ export function createArtworkFetcher(opts: ArtworkOptions): ArtworkFetcher {
           pages: 1,
           page: 0,
         }).autoOrient();
-        const crop = target.fit === 'cover' ? extremeCoverCrop(meta, target) : undefined;
+        // A small image (smaller than a quarter of the frame both ways) is drawn whole at most 4×
+        // in either fit: covering a window with a 32 px favicon only made a blur of one corner.
+        const small = cappedContain(meta, target);
+        const crop = !small && target.fit === 'cover' ? extremeCoverCrop(meta, target) : undefined;
         if (crop) pipeline.extract(crop);
         // sharp runs one resize per pipeline: a small image is enlarged and padded to the target
         // instead of resized to it.
-        const small = target.fit === 'contain' ? cappedContain(meta, target) : undefined;
         if (small) pipeline.resize(small.width, small.height, { fit: 'fill' }).extend(small.pad);
         else {
           pipeline.resize(target.width, target.height, {
@@ -282,8 +284,8 @@ const MAX_CONTAIN_UPSCALE = 4;
 
 /**
  * A small image (a 16×16 favicon, a 64 px logo) is drawn at most 4× its size, centred on
- * transparency, rather than blown up to fill the frame (24× for a favicon: a blur). The final
- * resize to the target then keeps it as it is, since the padded image already has its size.
+ * transparency, rather than blown up to fill the frame (24× for a favicon: a blur); only when
+ * it needs more than 4× both ways, so a wide banner still fills a cover frame.
  */
 function cappedContain(
   meta: Metadata,

@@ -107,7 +107,7 @@ describe('fetch + prepare', () => {
     }
   });
 
-  it('draws a small image at most 4× its size, centred, instead of blowing it up into a blur', async () => {
+  it('draws a small image at most 4× its size, centred, instead of blowing it up into a blur (contain and cover)', async () => {
     const a = artwork();
     const favicon = await sharp({
       create: { width: 16, height: 16, channels: 4, background: { r: 255, g: 0, b: 0, alpha: 1 } },
@@ -121,9 +121,18 @@ describe('fetch + prepare', () => {
     expect(await pixelAt(out.data, 120, 179)).toEqual([255, 0, 0, 255]);
     expect((await pixelAt(out.data, 112, 150))[3]).toBe(0);
     expect((await pixelAt(out.data, 150, 188))[3]).toBe(0);
-    // cover still fills its frame.
+    // cover too: a favicon does not become a blurred fill of the whole window.
     const cover = await a.prepare(favicon, { width: 300, height: 300, fit: 'cover' });
-    expect(await pixelAt(cover.data, 5, 5)).toEqual([255, 0, 0, 255]);
+    expect(await pixelAt(cover.data, 150, 150)).toEqual([255, 0, 0, 255]);
+    expect((await pixelAt(cover.data, 5, 5))[3]).toBe(0);
+    // An image that is small only one way still fills a cover frame.
+    const banner = await sharp({
+      create: { width: 400, height: 16, channels: 4, background: { r: 255, g: 0, b: 0, alpha: 1 } },
+    })
+      .png()
+      .toBuffer();
+    const filled = await a.prepare(banner, { width: 300, height: 300, fit: 'cover' });
+    expect(await pixelAt(filled.data, 5, 5)).toEqual([255, 0, 0, 255]);
   });
 
   it('uses only the first frame of an animated GIF', async () => {
