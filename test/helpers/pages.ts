@@ -46,6 +46,26 @@ const FLUID = `<div style="display:flex;height:100vh"><div style="flex:1;backgro
 
 const SPLIT = `<div style="position:fixed;inset:0 50% 0 0;background:#ff0000"></div><div style="position:fixed;inset:0 0 0 50%;background:#0000ff"></div>`;
 
+/**
+ * WebRTC aimed at a UDP port on loopback: a STUN and a TURN server there, so ICE gathering sends
+ * datagrams to it unless the browser keeps WebRTC off UDP outside its proxy. The page lists the
+ * candidates it gathered in its title, for a test to read.
+ */
+export function webrtcPage(port: number): string {
+  return html(
+    '<p>rtc</p>',
+    `<script>
+const pc = new RTCPeerConnection({ iceServers: [
+  { urls: 'stun:127.0.0.1:${port}' },
+  { urls: 'turn:127.0.0.1:${port}?transport=udp', username: 'u', credential: 'p' },
+] });
+pc.createDataChannel('x');
+pc.onicecandidate = (e) => { if (e.candidate) document.title += ' ' + e.candidate.candidate; };
+pc.createOffer().then((o) => pc.setLocalDescription(o));
+</script>`,
+  );
+}
+
 /** The attack vectors of the egress suite: each page aims exactly one kind of request at `target`. */
 export const ATTACKS: Record<string, (target: string) => string> = {
   img: (t) => html(`<img src="${t}/img.png" width="10" height="10">`),
@@ -91,6 +111,7 @@ export async function startPageServer(): Promise<PageServer> {
     if (path === '/split') return send(html(SPLIT));
     if (path === '/wide') return send(html(WIDE));
     if (path === '/fluid') return send(html(FLUID));
+    if (path === '/webrtc') return send(webrtcPage(Number(u.searchParams.get('port'))));
     if (path === '/split-mobile') {
       return send(html(SPLIT, '<meta name="viewport" content="width=device-width, initial-scale=1">'));
     }

@@ -1,4 +1,8 @@
+import { createSocket } from 'node:dgram';
+import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { settings } from '../../src/config/schema.js';
+import { CHROMIUM_FLAGS } from '../../src/render/screenshot/browser.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { ATTACKS, type PageServer, startPageServer } from '../helpers/pages.js';
 import { type CanaryServer, startCanaryServer } from '../helpers/servers.js';
@@ -160,6 +164,56 @@ describe('control: the same vectors with the canaries allowed', () => {
       const outcome = { vector: v.name, reached: connections > 0, status: res.statusCode, body: '' };
       if (!outcome.reached) outcome.body = res.body.slice(0, 200);
       expect(outcome).toMatchObject({ vector: v.name, reached: true });
+    }
+  });
+});
+
+describe('WebRTC: no UDP leaves the browser outside its proxy', () => {
+  /** A UDP socket on a loopback port nobody allowed, counting the datagrams it receives. */
+  async function udpCanary() {
+    const socket = createSocket('udp4');
+    let datagrams = 0;
+    socket.on('message', () => datagrams++);
+    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+    return { port: socket.address().port, count: () => datagrams, close: () => socket.close() };
+  }
+
+  it('a page aiming STUN and TURN at a UDP canary sends it nothing (Cardshot)', {
+    timeout: 60_000,
+  }, async () => {
+    const canary = await udpCanary();
+    const t = await startTestApp({ allowPrivateHosts: [pages.hostPort] });
+    try {
+      const res = await t.inject({
+        method: 'GET',
+        url: `/render/url?${new URLSearchParams({ url: `${pages.url}/webrtc?port=${canary.port}`, waitUntil: 'networkidle' })}`,
+      });
+      expect(res.statusCode).toBe(200);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(canary.count()).toBe(0);
+    } finally {
+      await t.close();
+      canary.close();
+    }
+  });
+
+  it('control: the same page in the same browser without the WebRTC policy does reach the canary', {
+    timeout: 60_000,
+  }, async () => {
+    // Proves the page above really gathers over UDP on this Chromium, so zero is not vacuous.
+    const canary = await udpCanary();
+    const browser = await chromium.launch({
+      executablePath: String(settings.chromiumPath.default),
+      args: CHROMIUM_FLAGS.filter((f) => !f.includes('webrtc')),
+    });
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${pages.url}/webrtc?port=${canary.port}`, { waitUntil: 'networkidle' });
+      await new Promise((r) => setTimeout(r, 500));
+      expect(canary.count()).toBeGreaterThan(0);
+    } finally {
+      await browser.close();
+      canary.close();
     }
   });
 });

@@ -24,6 +24,10 @@ export const CHROMIUM_FLAGS = [
   '--no-first-run',
   '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1',
   '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+  // The same policy for the headless shell, which reads only this older name (and ignores the one
+  // above, which Debian's full browser reads instead): without it, a page's STUN and TURN
+  // requests went out over UDP to any address, past the proxy (measured with a UDP canary).
+  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
   '--disable-quic',
   '--js-flags=--max-old-space-size=512',
 ];
