@@ -381,6 +381,14 @@ export const settings = {
     description:
       'Bytes one screenshotted page may download and upload in all (every request and WebSocket it makes). Past it its connections are cut and it is captured as it stands.',
   },
+  screenshotMaxPageMemoryBytes: {
+    kind: 'int',
+    default: 1024 * MiB,
+    min: 0,
+    max: 65536 * MiB,
+    description:
+      "Memory (resident) one screenshotted page's renderer process may use. Past it the renderer is ended and the request gets 502 (the page crashed its browser tab). The JavaScript heap alone is capped lower (512 MiB); this bounds what lies outside it: array buffers, canvases, images. 0 turns the check off.",
+  },
   screenshotViewports: {
     kind: 'list',
     default: [],

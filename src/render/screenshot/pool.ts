@@ -22,6 +22,7 @@ import {
   type SandboxSetting,
   startWithSandboxFallback,
 } from './browser.js';
+import { createMemoryGuard } from './memory-guard.js';
 import { killGroup, listProcesses, liveGroupMembers, type ProcessInfo } from './processes.js';
 import type { Viewport } from './viewports.js';
 
@@ -40,6 +41,8 @@ export interface BrowserPoolOptions {
   recycleAfter: number;
   /** Spares are made for this viewport until requests name others. */
   defaultViewport: Viewport;
+  /** Resident bytes a page's renderer may hold while it is captured; 0: no limit. */
+  maxPageMemoryBytes: number;
   log: Logger;
 }
 
@@ -112,6 +115,8 @@ interface Spare {
 
 interface LeaseImpl extends Lease {
   timings: { launch: number; context: number };
+  /** Set when the lease is handed to a capture: ends what watched it (the memory guard). */
+  onRelease?: () => void;
 }
 
 /** Creates the pool; nothing is launched until `acquire` or `warm`. */
@@ -127,6 +132,11 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
   let crashes = 0;
   let lastCrashAt = 0;
   let closed = false;
+  const memory = createMemoryGuard({
+    groups: () => [...instances].flatMap((i) => (i.pid === undefined ? [] : [i.pid])),
+    limitBytes: opts.maxPageMemoryBytes,
+    log,
+  });
   /**
    * A browser was retired after its quota of captures: its replacement is started as soon as its
    * captures in flight have ended (not alongside them, on a small machine), so the request after
@@ -262,7 +272,7 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
     }
     const { context, page, cdp, egress } = prepared;
     let released = false;
-    return {
+    const lease: LeaseImpl = {
       context,
       page,
       cdp,
@@ -279,11 +289,13 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
       release() {
         if (released) return;
         released = true;
+        lease.onRelease?.();
         // The replacement spare is made after the capture, not during it: on a small machine
         // creating a context alongside a navigation doubled the navigation time (measured).
         void closeContext(instance, context, egress).then(() => topUp(viewport));
       },
     };
+    return lease;
   }
 
   async function closeContext(instance: Instance, context: BrowserContext, egress?: EgressSession) {
@@ -398,6 +410,7 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
         at >= 0 ? spares.splice(at, 1)[0]!.lease : await createLease(instance, viewport, launchMs);
       // A spare's set-up happened before this request: only the launch (if any) was waited for.
       if (at >= 0) lease.timings = { launch: launchMs, context: 0 };
+      lease.onRelease = memory.watch();
       instance.jobs++;
       if (instance.jobs >= opts.recycleAfter) {
         log.info({ generation: instance.generation, jobs: instance.jobs }, 'recycling browser');
@@ -434,6 +447,7 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
 
     async close() {
       closed = true;
+      memory.close();
       for (const s of spares.splice(0)) s.lease.release();
       await launching?.catch(() => {});
       await Promise.all(

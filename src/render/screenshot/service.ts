@@ -124,6 +124,7 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
     sandbox: config.chromiumSandbox as SandboxSetting,
     proxy,
     spareContexts: config.screenshotSpareContexts,
+    maxPageMemoryBytes: config.screenshotMaxPageMemoryBytes,
     recycleAfter: config.browserRecycleAfter,
     defaultViewport: viewports.get(DEFAULT_VIEWPORT)!,
     log,
