@@ -208,6 +208,16 @@ document.cookie = 'seen=1; max-age=3600'; localStorage.setItem('seen', '1');</sc
       // Blocks the renderer's main thread for good: load never fires, evaluate never returns.
       return send(html('<p>spinning</p><script>for (;;) {}</script>'));
     }
+    if (path === '/shared-worker') {
+      return send(
+        html(
+          `<p>shared</p><script>if (window.SharedWorker) { const w = new SharedWorker('/shared-worker.js'); w.port.start(); } else { document.body.style.background = '#00ff00'; }</script>`,
+        ),
+      );
+    }
+    if (path === '/shared-worker.js') {
+      return send('onconnect = (e) => e.ports[0].postMessage("hi");', 'text/javascript');
+    }
     if (path === '/hog-buffers') {
       // 8 × 256 MB typed arrays, filled: memory outside the JavaScript heap and its cap.
       return send(

@@ -112,6 +112,16 @@ describe('GET /render/url: the PNG', () => {
     expect(await pixelAt(idle.rawPayload, 600, 400)).toEqual([0, 255, 0, 255]);
   });
 
+  it('reaches networkidle on a page that would start a SharedWorker (offered none, as service workers)', async () => {
+    // With one, Playwright's networkidle never came and the request waited out its deadline.
+    const started = Date.now();
+    const res = await shot({ url: `${pages.url}/shared-worker`, waitUntil: 'networkidle' });
+    expect(res.statusCode).toBe(200);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // The page saw no SharedWorker and painted itself green.
+    expect(await pixelAt(res.rawPayload, 600, 300)).toEqual([0, 255, 0, 255]);
+  });
+
   it('waits for web fonts after the event, so text in a slow font is drawn', async () => {
     const res = await shot({ url: `${pages.url}/font`, waitUntil: 'domcontentloaded' });
     expect(res.statusCode).toBe(200);

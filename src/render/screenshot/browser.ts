@@ -166,6 +166,11 @@ export async function openCaptureContext(
       serviceWorkers: 'block',
       acceptDownloads: false,
     });
+    // Playwright's networkidle never comes for a page that starts a SharedWorker (plain
+    // playwright-core too: the request stays in flight for ever), so such a page always waited
+    // out the whole deadline. Like service workers, shared workers are not offered; pages test
+    // for them, as browsers without them exist.
+    await context.addInitScript('delete window.SharedWorker;');
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
     let crashed = false;
