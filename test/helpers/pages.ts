@@ -137,6 +137,11 @@ export async function startPageServer(): Promise<PageServer> {
       res.writeHead(Number(second), { 'content-length': '0' });
       return res.end();
     }
+    if (path === '/to-download') {
+      // Sends itself to a download while still parsing: the download ends that navigation and
+      // the page's own load with it.
+      return send(html(`${SPLIT}<script>location.href = '/download'</script>`));
+    }
     if (path === '/download') {
       res.writeHead(200, {
         'content-type': 'application/octet-stream',

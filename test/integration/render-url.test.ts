@@ -112,6 +112,15 @@ describe('GET /render/url: the PNG', () => {
     expect(await pixelAt(idle.rawPayload, 600, 400)).toEqual([0, 255, 0, 255]);
   });
 
+  it('captures a page that sends itself to a download while loading, without waiting out the deadline', async () => {
+    const started = Date.now();
+    const res = await shot({ url: `${pages.url}/to-download` });
+    expect(res.statusCode).toBe(200);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await pixelAt(res.rawPayload, 300, 300)).toEqual([255, 0, 0, 255]);
+    expect(await pixelAt(res.rawPayload, 900, 300)).toEqual([0, 0, 255, 255]);
+  });
+
   it('reaches networkidle on a page that would start a SharedWorker (offered none, as service workers)', async () => {
     // With one, Playwright's networkidle never came and the request waited out its deadline.
     const started = Date.now();

@@ -72,10 +72,17 @@ export async function capturePage(lease: Lease, input: CaptureInput): Promise<Ca
   // without a document (failed, refused by the proxy with its 204, a 204/205 or download from
   // the site) is forgotten, or a later pushState would pass for a commit.
   let documentRequested = false;
+  // A move the page starts while still loading stops that load; when the move then ends without
+  // a document (a download, a failure), Chromium never fires `load` for the page left standing.
+  let markMoveEnded!: () => void;
+  const moveEnded = new Promise<void>((resolve) => {
+    markMoveEnded = resolve;
+  });
   const onFailed = (r: Request) => {
     if (!isMainNav(r)) return;
     lastFailed = { url: r.url(), error: r.failure()?.errorText ?? 'unknown' };
     documentRequested = false;
+    if (commits > 0) markMoveEnded();
   };
   const onResponse = (r: Response) => {
     if (!isMainNav(r.request())) return;
@@ -92,9 +99,13 @@ export async function capturePage(lease: Lease, input: CaptureInput): Promise<Ca
   const onRequest = (r: Request) => {
     if (isMainNav(r)) documentRequested = true;
   };
+  // The answer of the document now shown: a later move that ends without a document (a
+  // download) has an answer too, which must not pass for the page's.
+  let committedResponse: Response | undefined;
   const onNavigated = (f: Frame) => {
     if (f !== main || !documentRequested) return;
     documentRequested = false;
+    committedResponse = lastResponse;
     commits++;
     onCommit?.();
   };
@@ -115,16 +126,17 @@ export async function capturePage(lease: Lease, input: CaptureInput): Promise<Ca
     try {
       const loading = page.goto(input.url, { waitUntil: input.waitUntil, timeout: remaining() });
       loading.catch(() => {});
-      // Two ways a page can leave Chromium waiting for a load that never comes: its connections
-      // were cut at its download budget, or it sent itself (location=…, a form) to an address
-      // the proxy refused while it was still loading, which stops that load. Either way the
-      // page stays as it stands and is captured, after a short grace.
-      const stalled = Promise.race([lease.egress.budgetSpent, proxyAnswered])
+      // Three ways a page can leave Chromium waiting for a load that never comes: its connections
+      // were cut at its download budget, or while still loading it sent itself (location=…, a
+      // form) to an address the proxy refused, or to a download, which stops that load. Either
+      // way the page stays as it stands and is captured, after a short grace.
+      const stalled = Promise.race([lease.egress.budgetSpent, proxyAnswered, moveEnded])
         .then(() => pause(STALL_GRACE_MS))
         .then(() => 'stalled' as const);
       const first = await Promise.race([loading, stalled]);
+      const shown = committedResponse ?? lastResponse;
       if (first !== 'stalled') response = first;
-      else if (lastResponse) response = lastResponse;
+      else if (shown) response = shown;
       else if (lease.egress.overBudget) throw new Error('download budget used up before the page answered');
       // The requested URL itself was answered by the proxy: goto settles at once with the reason.
       else response = await loading;
