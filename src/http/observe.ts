@@ -12,15 +12,24 @@ const PROBES = new Set(['/healthz', '/readyz']);
  * status, the cache status and the phase timings, so one line answers "why was this slow".
  */
 export function installObservation(app: FastifyInstance, metrics: Pick<Metrics, 'observeRequest'>): void {
-  app.addHook('onResponse', async (req, reply) => {
+  const observe = (req: FastifyRequest, reply: FastifyReply, status: number) => {
     const route = routeOf(req);
     const ms = reply.elapsedTime;
-    metrics.observeRequest(req.method, route, reply.statusCode, ms / 1000);
-    const level = PROBES.has(route) && reply.statusCode < 400 ? 'debug' : 'info';
+    metrics.observeRequest(req.method, route, status, ms / 1000);
+    const level = PROBES.has(route) && status < 400 ? 'debug' : 'info';
     // Building the line (redaction, timings) costs more than a cache hit's own work: skip it
     // when the level is off.
     if (!(req.log as Logger).isLevelEnabled(level)) return; // req.log is a pino child (app.ts)
-    req.log[level](requestLine(req, reply, route, ms), 'request');
+    req.log[level]({ ...requestLine(req, reply, route, ms), status }, 'request');
+  };
+  app.addHook('onResponse', async (req, reply) => observe(req, reply, reply.statusCode));
+  // Fastify runs no onResponse for a client that hung up first: its line (status 499, as
+  // nginx logs it) would otherwise be missing, and with it what the abandoned request cost.
+  app.addHook('onRequest', async (req, reply) => {
+    reply.raw.once('close', () => {
+      // Not sent at all (injected test requests close after sending, without writableFinished).
+      if (!reply.sent && !reply.raw.writableFinished) observe(req, reply, 499);
+    });
   });
 }
 

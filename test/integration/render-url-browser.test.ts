@@ -200,6 +200,9 @@ describe('a client that hangs up', () => {
     const next = await fetchShot(`${pages.url}/split?after-hang-up`);
     expect(next.status).toBe(200);
     expect(next.ms).toBeLessThan(3000);
+    // The abandoned request has its access line, with status 499.
+    const line = t.logs.find((l) => l.msg === 'request' && String(l.url).includes('gone%3D1'));
+    expect(line).toMatchObject({ status: 499, route: '/render/url', method: 'GET' });
   });
 
   it('does not stop a capture another client is still waiting for', async () => {
