@@ -6,6 +6,20 @@ import { paragraph } from './text.js';
 const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
 
 const LETTER_OR_DIGIT = /^[\p{L}\p{N}]/u;
+/**
+ * Thai and Lao vowels written before the consonant they follow in speech (เ แ โ ใ ไ, ເ ແ ໂ ໃ ໄ):
+ * "ไทยเทค" is known by its "ท", not by a lone vowel.
+ */
+const LEADING_VOWEL = /^[\u0e40-\u0e44\u0ec0-\u0ec4]/u;
+const GREEK = /\p{Script=Greek}/u;
+
+/**
+ * `text` in capitals by its language's rules: Greek drops the tonos in all caps ("Ελληνική" →
+ * "ΕΛΛΗΝΙΚΗ", not "ΕΛΛΗΝΙΚΉ"), which only the Greek locale's mapping does.
+ */
+export function upperCased(text: string): string {
+  return text.toLocaleUpperCase(GREEK.test(text) ? 'el' : 'en');
+}
 const INVISIBLE = /^[\s\p{Cc}\p{Cf}]*$/u;
 
 /**
@@ -15,11 +29,16 @@ const INVISIBLE = /^[\s\p{Cc}\p{Cf}]*$/u;
  */
 export function brandInitial(brand: string): string {
   const parts = [...graphemes.segment(brand)].map((s) => s.segment);
-  const initial = parts.find((p) => LETTER_OR_DIGIT.test(p)) ?? parts.find((p) => !INVISIBLE.test(p));
+  const initial =
+    parts.find((p) => LETTER_OR_DIGIT.test(p) && !LEADING_VOWEL.test(p)) ??
+    parts.find((p) => LETTER_OR_DIGIT.test(p)) ??
+    parts.find((p) => !INVISIBLE.test(p));
   if (initial === undefined) return '';
-  const upper = initial.toLocaleUpperCase('en');
-  // "ß" upper-cases to "SS": a monogram keeps one letter.
-  return [...upper].length === [...initial].length ? upper : initial;
+  const upper = upperCased(initial);
+  // "ß" upper-cases to "SS": a monogram keeps one letter. "ǰ" becomes "J̌", two code points
+  // but one letter, so graphemes are counted.
+  const count = (t: string) => [...graphemes.segment(t)].length;
+  return count(upper) === count(initial) ? upper : initial;
 }
 
 /** How a brand name is set on one line. */
@@ -37,7 +56,7 @@ export interface BrandLabelSpec {
  * emoji brands get the same safe cutting as titles (takumi's own clamp fails on those).
  */
 export function brandLabel(brand: string, spec: BrandLabelSpec, bag: ImageBag): Node {
-  const text = spec.upperCase ? brand.toLocaleUpperCase('en') : brand;
+  const text = spec.upperCase ? upperCased(brand) : brand;
   return paragraph(
     text,
     {

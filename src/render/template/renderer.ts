@@ -32,9 +32,11 @@ export const TAKUMI_VERSION = '2.16.3';
 /**
  * Bump when a card can look different (fonts, engine options, shared text layout); 2: per-paragraph
  * direction; 3: line counts per script, room for tall accents, subtitles aligned with the title;
- * 4: Korean breaks at spaces, long words shrink before breaking, tidy ellipses, letter initials.
+ * 4: Korean breaks at spaces, long words shrink before breaking, tidy ellipses, letter initials;
+ * 5: measured Greek, Cyrillic, Tamil, Khmer and Arabic widths, Thai-like word breaks, Hangul kept
+ * whole beside Han, subtitles cut by the fitter.
  */
-const RENDERER_REVISION = 4;
+const RENDERER_REVISION = 5;
 
 /** Decoded images, SVG rasters (emoji, decorative layers) and stylesheets, shared by renders. */
 const CACHE_BYTES = 64 * 1024 * 1024;

@@ -117,6 +117,52 @@ export function keepsWordsWhole(text: string): boolean {
   return hangul > (text.match(HAN_LETTER)?.length ?? 0);
 }
 
+const SPACELESS = /[\p{Script=Thai}\p{Script=Lao}\p{Script=Myanmar}\p{Script=Khmer}]/u;
+const SPACELESS_END = /[\p{Script=Thai}\p{Script=Lao}\p{Script=Myanmar}\p{Script=Khmer}]$/u;
+const SPACELESS_START = /^[\p{Script=Thai}\p{Script=Lao}\p{Script=Myanmar}\p{Script=Khmer}]/u;
+/** A piece of at most three code points ending in the Thai karan (์): a syllable's tail, "วด์". */
+const THAI_TAIL = /^.{1,2}\u0e4c$/u;
+/**
+ * ICU's word dictionaries: they are chosen by the script of the text, so one segmenter serves
+ * Thai, Lao, Khmer and Myanmar alike.
+ */
+const WORDS = new Intl.Segmenter('th', { granularity: 'word' });
+
+/**
+ * `text` with a zero-width space between the words of Thai, Lao, Khmer and Myanmar runs, found
+ * by Node's ICU dictionaries. These scripts write no spaces between words and takumi has no
+ * dictionary, so it broke a long run wherever the line ended ("คลา | วด์"); the zero-width spaces
+ * give its line breaker (and the fitter, and the cutter) word boundaries to use and draw
+ * nothing. A loanword ICU does not know comes back in pieces, and a piece that is only a
+ * silenced tail ("คลา|วด์" for "คลาวด์", cloud) stays with the syllable before it.
+ */
+export function markWordBreaks(text: string): string {
+  if (!SPACELESS.test(text)) return text;
+  let out = '';
+  let prev = '';
+  for (const { segment } of WORDS.segment(text)) {
+    if (SPACELESS_END.test(prev) && SPACELESS_START.test(segment) && !THAI_TAIL.test(segment))
+      out += '\u200b';
+    out += segment;
+    prev = segment;
+  }
+  return out;
+}
+
+/**
+ * Whether a text's Hangul words must be kept whole by keep-all spans around them alone: Korean
+ * with as much Han as Hangul (or more), where keep-all on the whole paragraph would also stop
+ * takumi breaking between the Han characters, so it kept the default and split "서 | 울".
+ */
+export function keepsHangulWhole(text: string): boolean {
+  return HANGUL.test(text) && !KANA.test(text) && !keepsWordsWhole(text);
+}
+
+/** `text` cut into runs of Hangul and the rest, in order. */
+export function hangulRuns(text: string): string[] {
+  return text.split(/(\p{Script=Hangul}+)/u).filter((run) => run !== '');
+}
+
 const TRACKABLE =
   /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Common}\p{Script=Inherited}]*$/u;
 

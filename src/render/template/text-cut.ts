@@ -27,8 +27,9 @@ export function withEllipsis(kept: string): string {
 }
 
 /**
- * The longest prefix of `text` that `fits` with its ellipsis, cut at a space when one is near,
- * found by bisection over graphemes.
+ * The longest prefix of `text` that `fits` with its ellipsis, cut at a space (or the zero-width
+ * space between Thai, Lao, Khmer or Myanmar words) when one is near, found by bisection over
+ * graphemes.
  */
 export function truncate(text: string, fits: (cut: string) => boolean): string {
   const parts = [...graphemes.segment(text)].map((s) => s.segment);
@@ -40,8 +41,9 @@ export function truncate(text: string, fits: (cut: string) => boolean): string {
     else hi = mid - 1;
   }
   let cut = lo;
-  if (parts[cut] !== ' ') {
-    const space = parts.lastIndexOf(' ', cut - 1);
+  const isSpace = (part: string | undefined) => part === ' ' || part === '\u200b';
+  if (!isSpace(parts[cut])) {
+    const space = parts.findLastIndex((part, i) => i < cut && isSpace(part));
     if (space > 0 && cut - space < 24) cut = space;
   }
   return withEllipsis(parts.slice(0, cut).join(''));

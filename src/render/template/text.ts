@@ -5,9 +5,12 @@ import {
   type Direction,
   detectDirection,
   fontStack,
+  hangulRuns,
+  keepsHangulWhole,
   keepsWordsWhole,
   letterSpacingFor,
   lineHeightFor,
+  markWordBreaks,
 } from './script.js';
 import { type FitBox, type FittedText, fitText } from './text-fit.js';
 
@@ -53,13 +56,15 @@ export interface Paragraph {
  * fits: should takumi still draw a line more, the paragraph ends with "…" instead of the clip
  * slicing through that line (its marks showed above the subtitle).
  */
-export function paragraph(text: string, spec: ParagraphSpec, bag: ImageBag): Paragraph {
+export function paragraph(given: string, spec: ParagraphSpec, bag: ImageBag): Paragraph {
+  const text = markWordBreaks(given);
   const dir = detectDirection(text);
   const box = {
     ...spec.box,
     lineHeight: lineHeightFor(text, spec.box.lineHeight),
     letterSpacing: letterSpacingFor(text, spec.box.letterSpacing ?? 0),
     keepAll: keepsWordsWhole(text),
+    keepHangul: keepsHangulWhole(text),
   };
   const cutHere = dir === 'rtl' || hasEmoji(text);
   const fit = fitText(text, box, cutHere);
@@ -80,7 +85,7 @@ export function paragraph(text: string, spec: ParagraphSpec, bag: ImageBag): Par
   };
   const height = Math.ceil(fit.lines * fit.fontSize * box.lineHeight);
   const node = clipFrame(
-    richText(fit.text, style, dir, bag),
+    richText(fit.text, style, dir, bag, box.keepHangul),
     Math.ceil(fit.maxLines * fit.fontSize * box.lineHeight),
     fit.fontSize,
   );
@@ -107,17 +112,36 @@ function clipFrame(child: Node, height: number, fontSize: number): Node {
   );
 }
 
-/** A text node, or an inline container of text runs and emoji images when the text has emoji. */
-export function richText(text: string, style: Style, dir: Direction, bag: ImageBag): Node {
+const HANGUL_RUN = /^\p{Script=Hangul}/u;
+
+/**
+ * A text node, or an inline container of text runs and emoji images when the text has emoji.
+ * With `keepHangul`, each Hangul run is a span of its own with `word-break: keep-all` (takumi
+ * honours it per span), so Korean words stay whole while the Han beside them still breaks.
+ */
+export function richText(
+  text: string,
+  style: Style,
+  dir: Direction,
+  bag: ImageBag,
+  keepHangul = false,
+): Node {
   const parts = splitEmoji(text);
   // Always explicit: an LTR subtitle on a card whose title is RTL must not inherit the card's
   // direction (it would be laid out right to left, its ellipsis at the start).
   const meta = { dir };
-  if (parts.length === 1 && parts[0]!.kind === 'text') return { type: 'text', text, style, ...meta };
-  const children: Node[] = parts.map((part) => {
-    if (part.kind === 'text') return { type: 'text', text: part.text };
+  if (parts.length === 1 && parts[0]!.kind === 'text' && !keepHangul)
+    return { type: 'text', text, style, ...meta };
+  const children: Node[] = parts.flatMap((part): Node[] => {
+    if (part.kind === 'text' && keepHangul)
+      return hangulRuns(part.text).map((run) =>
+        HANGUL_RUN.test(run)
+          ? { type: 'text', text: run, style: { wordBreak: 'keep-all' } }
+          : { type: 'text', text: run },
+      );
+    if (part.kind === 'text') return [{ type: 'text', text: part.text }];
     const src = bag.add(`twemoji/${part.file}`, emojiSvg(part.file));
-    return {
+    const image: Node = {
       type: 'image',
       src,
       // Sized in em so emoji follow the fitted font size; the small lift centres them on the x-height.
@@ -129,6 +153,7 @@ export function richText(text: string, style: Style, dir: Direction, bag: ImageB
         verticalAlign: '-0.1em',
       },
     };
+    return [image];
   });
   return { ...div(style, children), ...meta };
 }

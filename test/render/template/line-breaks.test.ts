@@ -1,4 +1,4 @@
-import { Renderer } from '@takumi-rs/core';
+import { type MeasuredNode, Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FALLBACK_FAMILIES, registerFonts } from '../../../src/render/template/fonts.js';
 import { TEMPLATES } from '../../../src/render/template/templates/index.js';
@@ -124,7 +124,9 @@ describe('a cut text ends with "…" after a word, not after punctuation', () =>
   it('drops the comma before the ellipsis, whether takumi clamps behind the cut or not', () => {
     expect(fitText(title, box).text).toBe('Circuit breakers…');
     expect(fitText(title, box, true).text).toBe('Circuit breakers…');
-    expect(fitText(title, { ...box, width: 830 }).text).toBe('Circuit breakers, retries and…');
+    // takumi sets "Circuit breakers, retries and…" 831 px wide: at 830 its clamp cut it again.
+    expect(fitText(title, { ...box, width: 840 }).text).toBe('Circuit breakers, retries and…');
+    expect(fitText(title, { ...box, width: 830 }).text).toBe('Circuit breakers, retries…');
     expect(fitText('Build; test — ship it, and then measure', { ...box, width: 560 }).text).toMatch(
       /[^\s,:;—-]…$/,
     );
@@ -154,4 +156,77 @@ describe('a cut text ends with "…" after a word, not after punctuation', () =>
     });
     expect(fit.text).toBe('我们如何将冷启动时间缩短⋯');
   });
+});
+
+describe('Thai, Lao, Khmer and Myanmar break between words (ICU dictionaries), not mid-word', () => {
+  const words = (text: string) => [...new Intl.Segmenter('th', { granularity: 'word' }).segment(text)];
+  for (const [lang, title] of [
+    ['Thai', 'เราลดค่าใช้จ่ายคลาวด์ลงครึ่งหนึ่งภายในหกเดือนได้อย่างไร'],
+    ['Khmer', 'កញ្ជ្រោងពណ៌ត្នោតរហ័សលោតពីលើឆ្កែខ្ជិល ខណៈពេលដែលក្រុមរបស់យើងផ្តល់ការសាងសង់លឿនជាងមុន'],
+  ] as const) {
+    for (const template of ['product', 'saas', 'blog'] as const) {
+      it(`${template}: a ${lang} title's lines end at word boundaries${lang === 'Thai' ? ' ("คลาวด์" stays whole)' : ''}`, async () => {
+        const layout = await titleLayout(template, { title });
+        expect(layout.lines.join('').replaceAll(' ', '')).toBe(title.replaceAll(' ', ''));
+        const ends = new Set(words(title).map((w) => w.index + w.segment.length));
+        ends.delete(title.indexOf('คลาวด์') + 'คลา'.length);
+        let end = 0;
+        for (const line of layout.lines.slice(0, -1)) {
+          end = title.indexOf(line, end) + line.length;
+          expect(ends.has(end), `${template}: "${line}"`).toBe(true);
+        }
+      });
+    }
+  }
+});
+
+describe('Korean with as much Han as Hangul keeps its Hangul words whole', () => {
+  /** The lines of the paragraph drawing `title` (a text, or a container of keep-all spans). */
+  async function lines(template: TemplateName, title: string): Promise<string[]> {
+    const textOf = (n: Node): string =>
+      n.type === 'text'
+        ? (n.text ?? '')
+        : 'children' in n && Array.isArray(n.children)
+          ? n.children.map(textOf).join('')
+          : '';
+    let found: Node | undefined;
+    const walk = (n: Node) => {
+      const style = n.style as Record<string, unknown> | undefined;
+      if (!found && style?.fontSize && textOf(n).startsWith(title.slice(0, 4))) found = n;
+      if ('children' in n && Array.isArray(n.children)) for (const c of n.children as Node[]) walk(c);
+    };
+    walk(TEMPLATES[template].build({ title }).node);
+    const { lineClamp, textOverflow, ...style } = found!.style as Record<string, unknown>;
+    const measured = await engine.measure({ ...found!, style } as Node, {
+      fontFamilies: [...FALLBACK_FAMILIES],
+    });
+    const lineHeight = Number(style.fontSize) * Number(style.lineHeight);
+    const out: string[] = [];
+    const collect = (m: MeasuredNode) => {
+      for (const run of m.runs) {
+        const i = Math.floor((run.y + run.height / 2) / lineHeight);
+        out[i] = (out[i] ?? '') + run.text;
+      }
+      for (const c of m.children) collect(c);
+    };
+    collect(measured);
+    return out.filter((l) => l !== undefined).map((l) => l.trim());
+  }
+
+  for (const title of [
+    '韓國 漢字 교육의 歷史와 現在 그리고 未來 展望에 관한 硏究 報告書 발표',
+    'Seoul 서울 東京大阪北京上海香港台北漢字文化圏会議 부산광역시 漢字文化 대한민국',
+  ]) {
+    for (const template of ['product', 'saas', 'blog'] as const) {
+      it(`${template}: "${title.slice(0, 12)}…" splits no Hangul word ("서 | 울")`, async () => {
+        const drawn = await lines(template, title);
+        expect(drawn.join('').replaceAll(' ', '')).toBe(title.replaceAll(' ', ''));
+        for (const word of title.match(/\p{Script=Hangul}+/gu)!)
+          expect(
+            drawn.some((line) => line.includes(word)),
+            `${word} in ${JSON.stringify(drawn)}`,
+          ).toBe(true);
+      });
+    }
+  }
 });

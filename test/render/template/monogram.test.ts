@@ -79,3 +79,15 @@ describe('product monogram', () => {
     });
   }
 });
+
+describe('product brand pill', () => {
+  it('sets a Greek brand in capitals without the tonos ("ΕΛΛΗΝΙΚΗ", not "ΕΛΛΗΝΙΚΉ")', () => {
+    const texts: string[] = [];
+    const walk = (n: Node) => {
+      if (n.type === 'text') texts.push(n.text ?? '');
+      if ('children' in n && Array.isArray(n.children)) for (const c of n.children as Node[]) walk(c);
+    };
+    walk(TEMPLATES.product.build({ title: 'Συνέδριο', brand: 'Ελληνική Εταιρεία' }).node);
+    expect(texts).toContain('ΕΛΛΗΝΙΚΗ ΕΤΑΙΡΕΙΑ');
+  });
+});

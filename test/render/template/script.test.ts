@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { brandInitial } from '../../../src/render/template/brand.js';
+import { brandInitial, upperCased } from '../../../src/render/template/brand.js';
 import {
   detectDirection,
   fontStack,
   keepsWordsWhole,
   letterSpacingFor,
   lineHeightFor,
+  markWordBreaks,
 } from '../../../src/render/template/script.js';
 
 describe('script helpers', () => {
@@ -70,6 +71,33 @@ describe('script helpers', () => {
     expect(brandInitial(' \u200b@@')).toBe('@');
     expect(brandInitial('🚀🚀')).toBe('🚀');
     expect(brandInitial('   ')).toBe('');
+  });
+
+  it('a Thai or Lao monogram is the first consonant, not a vowel written before it', () => {
+    expect(brandInitial('ไทยเทค')).toBe('ท');
+    expect(brandInitial('เจริญ')).toBe('จ');
+    expect(brandInitial('ໂລກ')).toBe('ລ');
+    expect(brandInitial('ที่นี่')).toBe('ที่');
+  });
+
+  it('upper-cases a monogram by letters, not code points, and Greek capitals drop the tonos', () => {
+    expect(brandInitial('ǰoin')).toBe('J\u030c');
+    expect(upperCased('Ελληνική Εταιρεία')).toBe('ΕΛΛΗΝΙΚΗ ΕΤΑΙΡΕΙΑ');
+    expect(upperCased('Acme ünd')).toBe('ACME ÜND');
+  });
+
+  it('marks word boundaries in Thai, Lao, Khmer and Myanmar runs with zero-width spaces', () => {
+    expect(markWordBreaks('เราลดค่าใช้จ่ายคลาวด์').split('\u200b')).toEqual([
+      'เรา',
+      'ลด',
+      'ค่า',
+      'ใช้',
+      'จ่าย',
+      'คลาวด์',
+    ]);
+    expect(markWordBreaks('ពណ៌ត្នោតរហ័ស')).toBe('ពណ៌ត្នោត\u200bរហ័ស');
+    expect(markWordBreaks('Hello world, 東京')).toBe('Hello world, 東京');
+    expect(markWordBreaks('ไทย Thai')).toBe('ไทย Thai');
   });
 
   it('keeps Korean words whole, and Chinese and Japanese breaking between characters', () => {
