@@ -325,6 +325,30 @@ describe('pages that move to another document after load', () => {
   });
 });
 
+describe('spare contexts for another viewport', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ allowPrivateHosts: [pages.hostPort] });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('settle on the viewport asked for: the next mobile request finds a spare ready', async () => {
+    const pool = t.modules.screenshots.pool;
+    expect((await get(t, { url: `${pages.url}/split?og` })).statusCode).toBe(200);
+    await waitFor(() => pool.status().spares === 2);
+    expect((await get(t, { url: `${pages.url}/split?m1`, viewport: 'mobile' })).statusCode).toBe(200);
+    // The evicted og spares used to refill themselves by evicting the new mobile ones, for ever.
+    await waitFor(() => pool.status().spares === 2);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(pool.status().spares).toBe(2);
+    const next = await get(t, { url: `${pages.url}/split?m2`, viewport: 'mobile' });
+    expect(next.statusCode).toBe(200);
+    expect(next.headers['server-timing']).toMatch(/context;dur=0\.0/);
+  });
+});
+
 describe('a page that fills memory outside the JavaScript heap', () => {
   let t: TestApp;
   beforeAll(async () => {

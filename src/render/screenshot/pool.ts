@@ -117,6 +117,8 @@ interface LeaseImpl extends Lease {
   timings: { launch: number; context: number };
   /** Set when the lease is handed to a capture: ends what watched it (the memory guard). */
   onRelease?: () => void;
+  /** False for a spare evicted to make room for another viewport's: its release refills nothing. */
+  refill: boolean;
 }
 
 /** Creates the pool; nothing is launched until `acquire` or `warm`. */
@@ -292,8 +294,11 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
         lease.onRelease?.();
         // The replacement spare is made after the capture, not during it: on a small machine
         // creating a context alongside a navigation doubled the navigation time (measured).
-        void closeContext(instance, context, egress).then(() => topUp(viewport));
+        void closeContext(instance, context, egress).then(() => {
+          if (lease.refill) topUp(viewport);
+        });
       },
+      refill: true,
     };
     return lease;
   }
@@ -375,7 +380,12 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
     if (spares.length + pendingAll >= opts.spareContexts) {
       const victim = spares.findIndex((s) => s.key !== key);
       if (victim < 0) return;
-      spares.splice(victim, 1)[0]!.lease.release();
+      // Evicted for good: refilling its own viewport in turn would evict this one's, and the
+      // two would trade places for ever, making and closing contexts (found: /readyz showed 0
+      // spares and every mobile request made its own context).
+      const evicted = spares.splice(victim, 1)[0]!.lease;
+      evicted.refill = false;
+      evicted.release();
     }
     pending.set(key, (pending.get(key) ?? 0) + 1);
     createLease(instance, viewport, 0)
