@@ -252,8 +252,13 @@ describe('GET /render/url: caching', () => {
     expect(res.headers['cache-control']).toBe('public, max-age=60, s-maxage=60');
   });
 
-  it('refuses a redirect to file: or data: like any refused redirect (400), not as a 502', async () => {
-    for (const to of ['file:///etc/passwd', 'data:text/html,<h1>hi</h1>']) {
+  it('refuses a redirect to file:, data: or any other scheme like any refused redirect (400)', async () => {
+    for (const to of [
+      'file:///etc/passwd',
+      'data:text/html,<h1>hi</h1>',
+      'ftp://127.0.0.1/x',
+      'mailto:a@example.com',
+    ]) {
       const res = await shot({ url: `${pages.url}/redirect?to=${encodeURIComponent(to)}` });
       expect({ to, status: res.statusCode, body: res.json() }).toEqual({
         to,

@@ -79,6 +79,13 @@ export function describeNetError(code: string, failedUrl: string): AppError {
     case 'ERR_RESPONSE_HEADERS_TRUNCATED':
       return new AppError('bad_gateway', `${host} closed the connection without a valid answer (${short})`);
     case 'ERR_ABORTED':
+      // A redirect to ftp:, javascript:, mailto: … ends here (Chromium hands such schemes to the
+      // system, which a headless browser has none of): refused like file: and data: above.
+      if (!/^https?:/i.test(failedUrl)) {
+        return new AppError('bad_request', 'url redirected to an address that is not allowed', {
+          detail: `${short} for ${failedUrl.slice(0, 200)}`,
+        });
+      }
       // What is left after refusals: a 204, a download, or a page that cancelled its own load.
       return new AppError('unprocessable', 'url did not answer with a page to render', { detail: failedUrl });
     case 'ERR_PROXY_CONNECTION_FAILED':
