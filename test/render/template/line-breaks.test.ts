@@ -4,6 +4,7 @@ import { FALLBACK_FAMILIES, registerFonts } from '../../../src/render/template/f
 import { TEMPLATES } from '../../../src/render/template/templates/index.js';
 import { type FitBox, fitText } from '../../../src/render/template/text-fit.js';
 import type { Node, TemplateFields, TemplateName } from '../../../src/render/template/types.js';
+import { textOf } from './nodes.js';
 
 interface TitleLayout {
   /** The text as drawn, one string per line (zero-width spaces removed). */
@@ -183,12 +184,6 @@ describe('Thai, Lao, Khmer and Myanmar break between words (ICU dictionaries), n
 describe('Korean with as much Han as Hangul keeps its Hangul words whole', () => {
   /** The lines of the paragraph drawing `title` (a text, or a container of keep-all spans). */
   async function lines(template: TemplateName, title: string): Promise<string[]> {
-    const textOf = (n: Node): string =>
-      n.type === 'text'
-        ? (n.text ?? '')
-        : 'children' in n && Array.isArray(n.children)
-          ? n.children.map(textOf).join('')
-          : '';
     let found: Node | undefined;
     const walk = (n: Node) => {
       const style = n.style as Record<string, unknown> | undefined;

@@ -8,6 +8,7 @@ import {
   type Node,
   type TemplateFields,
 } from '../../../src/render/template/types.js';
+import { textOf } from './nodes.js';
 
 /**
  * The fitter's plan must agree with takumi: laid out without its line clamp, every paragraph
@@ -22,13 +23,6 @@ interface Paragraph {
   content: number;
   visible: number;
 }
-
-const textOf = (n: Node): string =>
-  n.type === 'text'
-    ? (n.text ?? '')
-    : 'children' in n && Array.isArray(n.children)
-      ? n.children.map(textOf).join('')
-      : '';
 
 function unclamped(n: Node): Node {
   const style = { ...((n.style ?? {}) as Record<string, unknown>) };
