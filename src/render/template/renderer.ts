@@ -34,9 +34,10 @@ export const TAKUMI_VERSION = '2.16.3';
  * direction; 3: line counts per script, room for tall accents, subtitles aligned with the title;
  * 4: Korean breaks at spaces, long words shrink before breaking, tidy ellipses, letter initials;
  * 5: measured Greek, Cyrillic, Tamil, Khmer and Arabic widths, Thai-like word breaks, Hangul kept
- * whole beside Han, subtitles cut by the fitter.
+ * whole beside Han, subtitles cut by the fitter; 6: balanced subtitles, short words and numbers
+ * kept with their neighbour.
  */
-const RENDERER_REVISION = 5;
+const RENDERER_REVISION = 6;
 
 /** Decoded images, SVG rasters (emoji, decorative layers) and stylesheets, shared by renders. */
 const CACHE_BYTES = 64 * 1024 * 1024;

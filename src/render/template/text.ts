@@ -13,6 +13,7 @@ import {
   markWordBreaks,
 } from './script.js';
 import { type FitBox, type FittedText, fitText } from './text-fit.js';
+import { glueShortWords } from './text-glue.js';
 
 /** How a fitted paragraph is drawn. */
 export interface ParagraphSpec {
@@ -21,7 +22,10 @@ export interface ParagraphSpec {
   family: string;
   weight: number;
   color: string;
-  /** Even out line lengths (headlines); body copy keeps greedy wrapping. */
+  /**
+   * Even out line lengths, so no word is left alone on the last line ("…along the / way"). Only
+   * drawing applies it: takumi's `measure` still breaks greedily, with the same line count.
+   */
   balance?: boolean;
   /** Shrink the box to the text (labels in pills and rows) instead of filling the width. */
   hug?: boolean;
@@ -57,7 +61,7 @@ export interface Paragraph {
  * slicing through that line (its marks showed above the subtitle).
  */
 export function paragraph(given: string, spec: ParagraphSpec, bag: ImageBag): Paragraph {
-  const text = markWordBreaks(given);
+  const text = glueShortWords(markWordBreaks(given));
   const dir = detectDirection(text);
   const box = {
     ...spec.box,

@@ -93,6 +93,7 @@ function build(fields: TemplateFields) {
           weight: 400,
           color: C.muted,
           align: dir,
+          balance: true,
         },
         bag,
       )
