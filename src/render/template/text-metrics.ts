@@ -88,7 +88,18 @@ export const WIDTH_ROWS: Readonly<Record<FaceKey, readonly string[]>> = {
   ],
 };
 
-/** Noto Sans Arabic Bold, used by both bold faces (the serif has no Arabic of its own). */
+/**
+ * Rows for a script the serif face lacks: serif titles fall back to the Noto Sans bold, so the
+ * serif row is the bold one.
+ */
+function boldForSerif(
+  regular: readonly string[],
+  bold: readonly string[],
+): Readonly<Record<FaceKey, readonly string[]>> {
+  return { 'sans-400': regular, 'sans-800': bold, 'serif-700': bold };
+}
+
+/** Noto Sans Arabic Bold (its regular is in the table below). */
 const ARABIC_BOLD: readonly string[] = [
   '0 0 0 0 0 0 634 634 1231 756 971 505 323 365 977 620', // U+0600
   '0 0 0 0 0 0 0 0 0 0 0 340 0 579 289 512', // U+0610
@@ -174,8 +185,8 @@ export const SCRIPT_ROWS: readonly { start: number; rows: Readonly<Record<FaceKe
   },
   {
     start: 0x0b80, // Tamil
-    rows: {
-      'sans-400': [
+    rows: boldForSerif(
+      [
         '0 0 0 896 0 1121 1313 1126 707 1067 1540 0 0 0 778 778', // U+0B80
         '1022 0 985 985 2034 825 0 0 0 1044 710 0 1022 0 1210 693', // U+0B90
         '0 0 0 1625 825 0 0 0 789 1211 778 0 0 0 858 963', // U+0BA0
@@ -185,7 +196,7 @@ export const SCRIPT_ROWS: readonly { start: number; rows: Readonly<Record<FaceKe
         '0 0 0 0 0 0 650 825 1067 985 941 1051 1006 801 1121 1155', // U+0BE0
         '875 887 965 985 1268 2223 1027 1328 1965 1050 1214 0 0 0 0 0', // U+0BF0
       ],
-      'sans-800': [
+      [
         '0 0 0 989 0 1220 1446 1230 843 1088 1682 0 0 0 855 855', // U+0B80
         '1123 0 1126 1126 2280 915 0 0 0 1183 795 0 1123 0 1358 743', // U+0B90
         '0 0 0 1810 912 0 0 0 890 1336 831 0 0 0 936 1037', // U+0BA0
@@ -195,22 +206,12 @@ export const SCRIPT_ROWS: readonly { start: number; rows: Readonly<Record<FaceKe
         '0 0 0 0 0 0 674 915 1088 1095 1053 1187 1136 878 1220 1358', // U+0BE0
         '975 977 1100 1093 1383 2544 1118 1443 2206 1174 1305 0 0 0 0 0', // U+0BF0
       ],
-      'serif-700': [
-        '0 0 0 989 0 1220 1446 1230 843 1088 1682 0 0 0 855 855', // U+0B80
-        '1123 0 1126 1126 2280 915 0 0 0 1183 795 0 1123 0 1358 743', // U+0B90
-        '0 0 0 1810 912 0 0 0 890 1336 831 0 0 0 936 1037', // U+0BA0
-        '693 971 1117 1152 936 1142 1291 1528 1421 1778 0 0 0 0 665 308', // U+0BB0
-        '0 260 589 0 0 0 962 759 1287 0 1679 1477 2161 0 0 0', // U+0BC0
-        '1274 0 0 0 0 0 0 1147 0 0 0 0 0 0 0 0', // U+0BD0
-        '0 0 0 0 0 0 674 915 1088 1095 1053 1187 1136 878 1220 1358', // U+0BE0
-        '975 977 1100 1093 1383 2544 1118 1443 2206 1174 1305 0 0 0 0 0', // U+0BF0
-      ],
-    },
+    ),
   },
   {
     start: 0x1780, // Khmer
-    rows: {
-      'sans-400': [
+    rows: boldForSerif(
+      [
         '636 635 635 928 635 615 635 635 1251 952 635 635 635 924 1240 635', // U+1780
         '635 599 635 635 635 635 635 635 635 953 288 928 326 636 636 928', // U+1790
         '928 846 635 635 933 635 929 635 635 734 636 635 684 636 708 635', // U+17A0
@@ -220,7 +221,7 @@ export const SCRIPT_ROWS: readonly { start: number; rows: Readonly<Record<FaceKe
         '635 635 752 861 635 635 635 781 635 635 0 0 0 0 0 0', // U+17E0
         '391 433 166 715 433 391 269 568 287 466 0 0 0 0 0 0', // U+17F0
       ],
-      'sans-800': [
+      [
         '681 680 680 977 687 678 692 692 1294 1000 680 689 677 973 1285 681', // U+1780
         '692 640 692 676 683 692 673 669 683 987 362 969 394 682 685 973', // U+1790
         '973 921 689 689 984 682 958 680 680 810 682 685 722 674 732 676', // U+17A0
@@ -230,17 +231,7 @@ export const SCRIPT_ROWS: readonly { start: number; rows: Readonly<Record<FaceKe
         '673 673 836 898 686 663 673 847 673 673 0 0 0 0 0 0', // U+17E0
         '392 437 170 747 437 393 269 629 277 438 0 0 0 0 0 0', // U+17F0
       ],
-      'serif-700': [
-        '681 680 680 977 687 678 692 692 1294 1000 680 689 677 973 1285 681', // U+1780
-        '692 640 692 676 683 692 673 669 683 987 362 969 394 682 685 973', // U+1790
-        '973 921 689 689 984 682 958 680 680 810 682 685 722 674 732 676', // U+17A0
-        '673 677 616 667 0 0 292 0 0 0 0 0 0 0 312 604', // U+17B0
-        '613 312 312 323 604 604 0 404 283 0 0 0 0 0 0 0', // U+17C0
-        '0 0 0 0 586 786 478 586 2114 732 1381 383 728 0 0 0', // U+17D0
-        '673 673 836 898 686 663 673 847 673 673 0 0 0 0 0 0', // U+17E0
-        '392 437 170 747 437 393 269 629 277 438 0 0 0 0 0 0', // U+17F0
-      ],
-    },
+    ),
   },
   {
     // Arabic, Persian and Urdu: a letter's isolated advance × 0.78 (U+0621–U+064A) or × 0.9 (the
@@ -249,8 +240,8 @@ export const SCRIPT_ROWS: readonly { start: number; rows: Readonly<Record<FaceKe
     // has no clamp behind the estimate. The former flat 0.5 em under-counted Persian and Urdu
     // bold by 13–14%, and the clip sliced a line.
     start: 0x0600,
-    rows: {
-      'sans-400': [
+    rows: boldForSerif(
+      [
         '0 0 0 0 0 0 622 622 1109 649 833 447 328 365 904 521', // U+0600
         '0 0 0 0 0 0 0 0 0 0 0 344 0 604 289 434', // U+0610
         '593 321 183 183 349 183 593 186 775 316 775 775 498 498 498 372', // U+0620
@@ -268,9 +259,7 @@ export const SCRIPT_ROWS: readonly { start: number; rows: Readonly<Record<FaceKe
         '0 0 0 0 0 163 316 0 0 608 0 0 0 0 429 330', // U+06E0
         '572 572 572 572 572 572 572 572 572 572 1088 1175 456 411 484 605', // U+06F0
       ],
-      'sans-800': ARABIC_BOLD,
-      // The serif face has no Arabic: its titles fall back to the same bold Noto Sans Arabic.
-      'serif-700': ARABIC_BOLD,
-    },
+      ARABIC_BOLD,
+    ),
   },
 ];
