@@ -1,5 +1,6 @@
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../errors.js';
+import { graphemes } from '../lib/graphemes.js';
 
 /**
  * Dashboard passwords: scrypt (RFC 7914) with a 16-byte random salt per password, stored as
@@ -29,8 +30,6 @@ export const PASSWORD_MAX = 200;
  * passwords set before the policy counted the NFKC form were at most 200 code points as typed.
  */
 const VERIFY_MAX = PASSWORD_MAX * 4;
-
-const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
 
 /** Nothing a person could see: spaces, invisible format characters (zero-width space) and controls. */
 const BLANK = /^[\p{White_Space}\p{Default_Ignorable_Code_Point}\p{Cc}]*$/u;
@@ -77,7 +76,7 @@ export function checkPasswordPolicy(password: string, email?: string): void {
   if ([...normalised].length > PASSWORD_MAX) {
     throw new AppError('bad_request', `Password must be at most ${PASSWORD_MAX} characters`);
   }
-  if ([...graphemes.segment(normalised)].length < PASSWORD_MIN) {
+  if (graphemes(normalised).length < PASSWORD_MIN) {
     throw new AppError('bad_request', `Password must be at least ${PASSWORD_MIN} characters`);
   }
   if (BLANK.test(normalised)) {

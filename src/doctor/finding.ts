@@ -30,10 +30,7 @@ export function maskUrl(url: string): string {
   }
 }
 
-/** The first line of an error's message, for one-line findings. */
-export function firstLine(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 300);
-}
+export { firstLine } from '../lib/first-line.js';
 
 /** Bytes as MiB or GiB. */
 export function formatMiB(bytes: number): string {

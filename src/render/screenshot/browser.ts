@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from 'playwright-core';
 import { settings } from '../../config/schema.js';
+import { firstLine } from '../../lib/first-line.js';
 import type { EgressProxy, EgressSession } from '../../net/proxy.js';
 import { findProcessByArgument } from './processes.js';
 import { userAgentFor, type Viewport } from './viewports.js';
@@ -86,7 +87,7 @@ export async function startWithSandboxFallback<T>(
   } catch (err) {
     if (!sandbox || setting === 'on') throw err;
     const value = await start(false);
-    return { value, sandbox: false, sandboxError: String((err as Error)?.message ?? err).split('\n')[0] };
+    return { value, sandbox: false, sandboxError: firstLine(err) };
   }
 }
 

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { listProcesses } from './processes.js';
+import { listProcesses, residentBytes } from './processes.js';
 
 export interface MemoryGuard {
   /** Starts watching for one capture; the returned function ends it (idempotent). */
@@ -115,14 +115,4 @@ export function createMemoryGuard(opts: {
       active = 0;
     },
   };
-}
-
-/** VmRSS of `pid` in bytes; 0 when it is gone. */
-function residentBytes(pid: number): number {
-  try {
-    const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
-    return m ? Number(m[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
 }

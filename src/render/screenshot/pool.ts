@@ -12,6 +12,7 @@ import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { AppError } from '../../errors.js';
+import { firstLine } from '../../lib/first-line.js';
 import type { EgressProxy, EgressSession } from '../../net/proxy.js';
 import {
   type CaptureContext,
@@ -245,7 +246,7 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
                 'unavailable',
                 'Screenshots are temporarily unavailable: the browser could not be started',
                 {
-                  detail: `launch failed: ${(err as Error).message.split('\n')[0]}`,
+                  detail: `launch failed: ${firstLine(err)}`,
                   retryAfter: LAUNCH_RETRY_MS / 1000,
                   cause: err,
                 },
@@ -484,9 +485,4 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
       timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
     }),
   ]).finally(() => clearTimeout(timer));
-}
-
-/** Playwright's errors carry the browser's whole launch command and log after the first line. */
-function firstLine(err: unknown): string {
-  return String((err as Error)?.message ?? err).split('\n')[0]!;
 }

@@ -50,6 +50,16 @@ export function liveGroupMembers(pgid: number): ProcessInfo[] {
   return listProcesses().filter((p) => p.pgid === pgid && p.state !== 'Z');
 }
 
+/** VmRSS of `pid` in bytes; 0 when it is gone. */
+export function residentBytes(pid: number): number {
+  try {
+    const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
 /** SIGKILLs the whole group; a group that is already gone is not an error. */
 export function killGroup(pgid: number): void {
   try {

@@ -1,9 +1,8 @@
 import type { Node } from '@takumi-rs/core';
+import { graphemes } from '../../lib/graphemes.js';
 import { FAMILY } from './fonts.js';
 import type { ImageBag } from './nodes.js';
 import { paragraph } from './text.js';
-
-const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
 
 const LETTER_OR_DIGIT = /^[\p{L}\p{N}]/u;
 /**
@@ -28,7 +27,7 @@ const INVISIBLE = /^[\s\p{Cc}\p{Cf}]*$/u;
  * glitch. A brand with neither ("@@", "🚀") shows its first visible grapheme.
  */
 export function brandInitial(brand: string): string {
-  const parts = [...graphemes.segment(brand)].map((s) => s.segment);
+  const parts = graphemes(brand);
   const initial =
     parts.find((p) => LETTER_OR_DIGIT.test(p) && !LEADING_VOWEL.test(p)) ??
     parts.find((p) => LETTER_OR_DIGIT.test(p)) ??
@@ -37,7 +36,7 @@ export function brandInitial(brand: string): string {
   const upper = upperCased(initial);
   // "ß" upper-cases to "SS": a monogram keeps one letter. "ǰ" becomes "J̌", two code points
   // but one letter, so graphemes are counted.
-  const count = (t: string) => [...graphemes.segment(t)].length;
+  const count = (t: string) => graphemes(t).length;
   return count(upper) === count(initial) ? upper : initial;
 }
 

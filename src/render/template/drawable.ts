@@ -1,10 +1,9 @@
+import { graphemes } from '../../lib/graphemes.js';
 import { clusterDrawn } from './coverage.js';
 import { splitEmoji } from './emoji.js';
 
 /** Spaces and default-ignorable code points (joiners, variation selectors) draw no glyph at all. */
 const INVISIBLE = /^[\p{Z}\p{Default_Ignorable_Code_Point}]+$/u;
-
-const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
 
 /**
  * The clusters of `text` that would be drawn as missing-glyph boxes, once each, in order: not an
@@ -16,7 +15,7 @@ export function undrawableClusters(text: string): string[] {
   const found = new Set<string>();
   for (const part of splitEmoji(text)) {
     if (part.kind === 'emoji') continue;
-    for (const { segment } of segmenter.segment(part.text)) {
+    for (const segment of graphemes(part.text)) {
       if (!INVISIBLE.test(segment) && !clusterDrawn(segment)) found.add(segment);
     }
   }

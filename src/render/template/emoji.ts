@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { graphemes } from '../../lib/graphemes.js';
 import { fontsDraw, textFontsDraw } from './coverage.js';
 
 /**
@@ -24,8 +25,6 @@ const MAYBE_EMOJI = /\p{Extended_Pictographic}|\p{Regional_Indicator}|\u20E3/u;
 const ZWJ = '\u200D';
 const VS15 = '\uFE0E';
 const VS16 = '\uFE0F';
-
-const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
 
 let svgDir: string | undefined;
 let svgNames: Set<string> | undefined;
@@ -91,7 +90,7 @@ export function splitEmoji(text: string): TextPart[] {
   if (!MAYBE_EMOJI.test(text)) return [{ kind: 'text', text }];
   const parts: TextPart[] = [];
   let run = '';
-  for (const { segment } of segmenter.segment(text)) {
+  for (const segment of graphemes(text)) {
     const file = isEmojiGrapheme(segment) ? emojiFile(segment) : undefined;
     if (file === undefined) {
       run += segment;

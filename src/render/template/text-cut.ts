@@ -1,9 +1,9 @@
+import { graphemes } from '../../lib/graphemes.js';
+
 /**
  * Where a fitted text is cut or broken besides the line breaker's own opportunities: the "…"
  * that ends a cut text, and the break points offered inside a word too long for any line.
  */
-
-const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
 
 /**
  * What a cut text must not end with before its ellipsis: "breakers,…" and "guide:…" read as a
@@ -32,7 +32,7 @@ export function withEllipsis(kept: string): string {
  * graphemes.
  */
 export function truncate(text: string, fits: (cut: string) => boolean): string {
-  const parts = [...graphemes.segment(text)].map((s) => s.segment);
+  const parts = graphemes(text);
   let lo = 0;
   let hi = parts.length;
   while (lo < hi) {

@@ -1,3 +1,4 @@
+import { graphemes } from '../../lib/graphemes.js';
 import { splitEmoji } from './emoji.js';
 import { offerBreaks, truncate } from './text-cut.js';
 import { type FaceKey, SCRIPT_ROWS, TABLE_START, WIDTH_ROWS } from './text-metrics.js';
@@ -195,8 +196,6 @@ function isSpaceless(cp: number): boolean {
   return (cp >= 0x0e00 && cp <= 0x0eff) || (cp >= 0x1000 && cp <= 0x109f) || (cp >= 0x1780 && cp <= 0x17ff);
 }
 
-const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
-
 /**
  * Punctuation a line may not start with (closing marks, the ellipses, "ー") or end with (opening
  * marks), which takumi keeps with the character beside it. Counting a break there let a Chinese
@@ -252,7 +251,7 @@ function toItems(
       push(1.15 + letterSpacing, true, false);
       continue;
     }
-    for (const { segment } of graphemes.segment(part.text)) {
+    for (const segment of graphemes(part.text)) {
       if (segment === ' ' || segment === ZWSP) {
         flush();
         if (segment === ' ') pendingSpace += space;
