@@ -5,7 +5,16 @@
 // so a second run costs well under a second. Plain JavaScript: it runs before anything is built.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -34,17 +43,43 @@ function checkNode() {
   }
 }
 
+/**
+ * What a complete install leaves behind: every package the lockfile's package.json names (the
+ * build's TypeScript included) and better-sqlite3's compiled binding. npm can exit 0 without
+ * installing anything (it printed "Exit handler never called!" after failed registry fetches),
+ * so its exit code alone never marks the install done.
+ */
+function missingFromInstall() {
+  const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+  const names = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.devDependencies ?? {})];
+  const expected = [
+    ...names.map((n) => path.join('node_modules', n, 'package.json')),
+    path.join('node_modules', 'typescript', 'bin', 'tsc'),
+    path.join('node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'),
+  ];
+  return expected.filter((f) => !existsSync(path.join(root, f)));
+}
+
 function ensureDependencies() {
   const lock = readFileSync(path.join(root, 'package-lock.json'));
   const hash = createHash('sha256').update(lock).digest('hex');
   const stamp = path.join(root, 'node_modules', '.cardshot-lock-hash');
-  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === hash) return;
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === hash && missingFromInstall().length === 0) return;
+  // No stamp while installing: an install cut short (or failed) must not look done next time.
+  rmSync(stamp, { force: true });
   say('installing dependencies from package-lock.json (npm ci)…');
   // better-sqlite3 compiles its bundled SQLite with the machine's Node headers (about a minute,
-  // once) rather than downloading a prebuilt binary at install time.
-  run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {
+  // once) rather than downloading a prebuilt binary at install time. `--include=dev`: the build
+  // needs TypeScript, and under NODE_ENV=production npm ci would leave devDependencies out.
+  run('npm', ['ci', '--include=dev', '--no-audit', '--no-fund', '--loglevel=error'], {
     npm_config_build_from_source: 'better-sqlite3',
   });
+  const missing = missingFromInstall();
+  if (missing.length > 0) {
+    throw new Error(
+      `npm ci did not install everything (missing ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? `, and ${missing.length - 3} more` : ''}); check the npm registry is reachable and run it again`,
+    );
+  }
   writeFileSync(stamp, hash);
 }
 
@@ -67,13 +102,24 @@ function ensureBuild() {
       (f) => statSync(path.join(root, f)).mtimeMs,
     ),
   );
-  if (existsSync(stamp) && statSync(stamp).mtimeMs >= inputs) return;
+  const main = path.join(root, 'dist', 'src', 'main.js');
+  if (existsSync(stamp) && statSync(stamp).mtimeMs >= inputs && existsSync(main)) return;
+  // The stamp goes first and comes back only after tsc succeeded: a failed or interrupted build
+  // is redone on the next start, never taken for done.
+  rmSync(stamp, { force: true });
   say('building (tsc)…');
-  run(process.execPath, [
-    path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
-    '-p',
-    'tsconfig.build.json',
-  ]);
+  try {
+    run(process.execPath, [
+      path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
+      '-p',
+      'tsconfig.build.json',
+    ]);
+  } catch (err) {
+    throw new Error(
+      `the TypeScript build failed (${err.status != null ? `tsc exit ${err.status}` : err.message})`,
+    );
+  }
+  if (!existsSync(main)) throw new Error(`the TypeScript build did not write ${path.relative(root, main)}`);
   writeFileSync(stamp, new Date().toISOString());
 }
 
@@ -166,10 +212,94 @@ function ensureChromium() {
   aptInstall(wanted, meanwhile);
 }
 
+/** A setting from its environment variable or the config file (as the service reads them), else `fallback`. */
+function setting(envName, key, fallback) {
+  if (process.env[envName]) return process.env[envName];
+  const file = process.env.CARDSHOT_CONFIG || path.join(process.cwd(), 'cardshot.config.json');
+  try {
+    const fromFile = JSON.parse(readFileSync(file, 'utf8'))[key];
+    if (typeof fromFile === 'string' && fromFile !== '') return fromFile;
+  } catch {
+    // No file or not JSON: the service itself reports a bad config file at start.
+  }
+  return fallback;
+}
+
+/**
+ * As root, the unprivileged system user Chromium runs as (CARDSHOT_CHROMIUM_USER): Chromium
+ * refuses its sandbox as root, so a root service starts it as this user instead (see
+ * scripts/chromium-as-user.sh). No login shell, no password; its home (/var/lib/<name>) holds
+ * fontconfig's and Chromium's caches. As any other user there is nothing to do: Chromium runs
+ * as that user, sandboxed.
+ */
+function ensureChromiumUser() {
+  if (process.getuid?.() !== 0) return;
+  const name = setting('CARDSHOT_CHROMIUM_USER', 'chromiumUser', 'cardshot-chromium');
+  if (!/^[a-z_][a-z0-9_-]{0,31}$/.test(name)) return; // the service reports the bad setting
+  const passwd = existsSync('/etc/passwd') ? readFileSync('/etc/passwd', 'utf8') : '';
+  if (passwd.split('\n').some((line) => line.startsWith(`${name}:`))) return;
+  say(`creating the system user ${name}, which Chromium runs as (its sandbox cannot run as root)…`);
+  try {
+    execFileSync(
+      'useradd',
+      [
+        '--system',
+        '--user-group',
+        '--create-home',
+        '--home-dir',
+        `/var/lib/${name}`,
+        '--shell',
+        '/usr/sbin/nologin',
+        '--comment',
+        "Cardshot's Chromium",
+        name,
+      ],
+      { stdio: ['ignore', 'inherit', 'inherit'] },
+    );
+  } catch (err) {
+    say(`warning: useradd ${name} failed (${err.message}); Chromium will run as root without its sandbox`);
+  }
+}
+
 /** Debian's nginx for the scale-out test (test/integration/scale-out.test.ts); a stat when present. */
 function ensureNginx() {
   if (existsSync('/usr/sbin/nginx')) return;
   aptInstall(['nginx'], 'the scale-out test fails in CI and is skipped elsewhere');
+}
+
+/**
+ * Prometheus's `promtool`, for the test that `GET /metrics` passes `promtool check metrics`
+ * (test/ops/health-metrics.test.ts). Only the one binary is taken out of Debian's `prometheus`
+ * package (apt-get download + dpkg-deb): installing the package would start a Prometheus server.
+ */
+const PROMTOOL = path.join(root, 'node_modules', '.cache', 'cardshot', 'promtool');
+function ensurePromtool() {
+  if (existsSync(PROMTOOL) || !existsSync('/usr/bin/apt-get')) return;
+  say("fetching promtool from Debian's prometheus package (tests only, once)…");
+  const dir = path.dirname(PROMTOOL);
+  const work = path.join(dir, 'deb');
+  try {
+    mkdirSync(work, { recursive: true });
+    const download = () =>
+      execFileSync('apt-get', ['download', '-qq', 'prometheus'], {
+        cwd: work,
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+    try {
+      download();
+    } catch {
+      execFileSync('apt-get', ['update', '-qq'], { stdio: ['ignore', 'ignore', 'inherit'] });
+      download();
+    }
+    const deb = readdirSync(work).find((f) => f.endsWith('.deb'));
+    if (!deb) throw new Error('apt-get download left no .deb');
+    execFileSync('dpkg-deb', ['-x', path.join(work, deb), path.join(work, 'x')]);
+    renameSync(path.join(work, 'x', 'usr', 'bin', 'promtool'), PROMTOOL);
+  } catch (err) {
+    say(`warning: could not get promtool (${err.message}); the metrics-format test fails in CI`);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
 }
 
 function ensureDataDir() {
@@ -184,7 +314,9 @@ try {
   ensureBuild();
   ensureDataDir();
   ensureChromium();
+  ensureChromiumUser();
   if (forTests) ensureNginx();
+  if (forTests) ensurePromtool();
 } catch (err) {
   process.stderr.write(`[setup] failed: ${err.message}\n`);
   process.exit(1);
