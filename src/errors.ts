@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'conflict' // 409: the thing already exists (an account's email)
   | 'payload_too_large' // 413
   | 'unsupported_media_type' // 415
+  | 'expectation_failed' // 417: an Expect header other than 100-continue
   | 'unprocessable' // 422: input is well formed but unusable (an imageUrl we cannot use)
   | 'rate_limited' // 429
   | 'header_too_large' // 431

@@ -1,5 +1,6 @@
 import pino, { type Logger } from 'pino';
 import type { Config } from './config/schema.js';
+import { stdoutDestination } from './lib/log-destination.js';
 
 /**
  * Structured logs: JSON in production or when piped, readable lines in a terminal. API keys
@@ -39,7 +40,8 @@ export function createLogger(
       },
     });
   }
-  return pino(options);
+  // Not pino's default (sonic-boom): its exit flush retries a broken pipe for ever.
+  return pino(options, stdoutDestination());
 }
 
 /** Pretty only when asked, or (auto) on a terminal outside production: log collectors get JSON. */

@@ -1,15 +1,23 @@
 import type { Logger } from 'pino';
-import { type FirstRun, firstRun, firstRunMessage, writeFirstRunFile } from './accounts/first-run.js';
+import {
+  FIRST_RUN_FILE_HOURS,
+  type FirstRun,
+  firstRun,
+  firstRunFileText,
+  firstRunMessage,
+  sweepFirstRunFiles,
+  writeFirstRunFile,
+} from './accounts/first-run.js';
+import { recordListeningOrigin } from './accounts/origin.js';
 import { createApp } from './app.js';
 import { loadConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { describeUnknownVariables, findUnknownVariables } from './config/unknown-env.js';
+import { startWatchdog } from './lib/watchdog.js';
 import { createLogger } from './log.js';
 import { createModules } from './modules.js';
+import { killGroup, listProcesses } from './render/screenshot/processes.js';
 import { describeListenFailure, describeStartFailure, type StartFailure } from './start-error.js';
-
-/** Grace period for in-flight requests and module shutdown before the process exits anyway. */
-const SHUTDOWN_GRACE_MS = 10_000;
 
 async function main(): Promise<void> {
   let config: Config;
@@ -24,20 +32,86 @@ async function main(): Promise<void> {
   if (unknown.length > 0) {
     log.warn({ unknown: unknown.map((u) => u.name) }, describeUnknownVariables(unknown));
   }
+  // Signals are taken from here on, not once the start is over: a supervisor may stop the
+  // service as soon as /healthz answers, and the default action would end it with the usage
+  // counts it took back from the last stop's spill file only in memory. Until the modules exist
+  // a signal is remembered (with the watchdog armed, so a start that hangs still ends).
+  let watchdogArmed = false;
+  const armWatchdog = () => {
+    if (watchdogArmed) return;
+    watchdogArmed = true;
+    // Another process: fires even if this one never gets back to its event loop or hangs in exit.
+    startWatchdog(config.shutdownGraceMs, browserGroups());
+  };
+  let requested: string | undefined;
+  let stop: ((signal: string) => Promise<void>) | undefined;
+  const onSignal = (signal: string) => {
+    if (stop) return void stop(signal);
+    if (requested) process.exit(1);
+    requested = signal;
+    armWatchdog();
+    log.info({ signal }, 'stop requested while starting: stopping once the modules are open');
+  };
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
+
   let modules: Awaited<ReturnType<typeof createModules>>;
   try {
     modules = await createModules(config, log);
   } catch (err) {
     return exitWith(describeStartFailure(err, config), err);
   }
+  // Whatever ends the process from here on, counts not yet written are kept for the next start.
+  process.on('exit', () => modules.usage.spillSync());
   const app = createApp({ config, log, ...modules });
+  let sweeper: NodeJS.Timeout | undefined;
+  let stopping = false;
+  stop = async (signal: string) => {
+    if (stopping) {
+      log.warn('second signal: exiting now');
+      endBrowsers();
+      process.exit(1);
+    }
+    stopping = true;
+    clearInterval(sweeper);
+    const grace = config.shutdownGraceMs;
+    armWatchdog();
+    log.info({ signal, graceMs: grace }, 'shutting down');
+    // The orderly way out, a little before the watchdog: a line in the log, status 1.
+    const timer = setTimeout(
+      () => {
+        log.error({ graceMs: grace }, 'shutdown grace period over: exiting');
+        endBrowsers();
+        process.exit(1);
+      },
+      grace - Math.min(1000, Math.floor(grace / 4)),
+    );
+    timer.unref();
+    // Requests get the grace period but up to 4 s (at most half) kept for the modules (browser,
+    // the last usage write).
+    const closing = app.close();
+    const requests = await settleWithin(closing, grace - Math.min(grace / 2, 4000));
+    if (requests === 'timeout') log.warn('requests still running: closing modules under them');
+    else if (requests instanceof Error) log.error({ err: requests }, 'http close failed');
+    // The counts first, beside the modules' close: a capture that will not end holds the
+    // screenshot queue's close, and with it every module after it in the order.
+    await Promise.all([modules.usage.flush(), modules.close()]);
+    // Requests cut by the modules closing (a capture whose browser is gone) get their answer out.
+    if (requests === 'timeout') await settleWithin(closing, 500);
+    log.info('bye');
+    process.exit(0);
+  };
+  if (requested) return void stop(requested);
+
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {
+    if (stopping) return; // closed by a stop while opening
     const failure = describeListenFailure(err, config.host, config.port);
     if (failure) await modules.close();
     return exitWith(failure, err);
   }
+  if (stopping) return;
   // After listen: a start that fails (port taken) must not use up the first run, whose key and
   // invite are shown only once.
   const first = config.firstRunKey ? await firstRun(modules.accounts) : null;
@@ -48,7 +122,23 @@ async function main(): Promise<void> {
   // Links someone follows later use the public address when there is one, as `accounts invite`
   // does: behind a proxy the local one is a loopback address nobody else can open.
   const linkBase = config.publicUrl !== '' ? config.publicUrl.replace(/\/+$/, '') : baseUrl;
+  // The CLI prints invite links from this when CARDSHOT_PUBLIC_URL is unset (its own PORT may differ).
+  await recordListeningOrigin(config.dataDir, baseUrl).catch((err) =>
+    log.debug({ err: (err as Error).message }, 'could not record the listening address in the data dir'),
+  );
   if (first) await showFirstRun(linkBase, first, config, log);
+  // The first-run file holds a live key: it goes once its invite is used or after 72 hours.
+  const sweep = () =>
+    sweepFirstRunFiles(config.dataDir, modules.accounts.credentials).then(
+      (removed) => {
+        for (const file of removed) log.info({ file }, 'removed the first-run file (invite used or expired)');
+      },
+      () => {},
+    );
+  await sweep();
+  if (stopping) return;
+  sweeper = setInterval(() => void sweep(), 5 * 60_000);
+  sweeper.unref();
   log.info({ port }, `Cardshot is serving on ${baseUrl}`);
   // Chromium starts after the port is open so templates are served meanwhile; a missing or
   // broken Chromium leaves GET /render/url answering 503 and everything else working.
@@ -60,31 +150,37 @@ async function main(): Promise<void> {
         `screenshots unavailable: ${err?.message ?? err} (GET /render/url answers 503)`,
       ),
   );
+}
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) {
-      log.warn('second signal: exiting now');
-      process.exit(1);
-    }
-    stopping = true;
-    log.info({ signal }, 'shutting down');
-    const timer = setTimeout(() => {
-      log.error('shutdown grace period over: exiting');
-      process.exit(1);
-    }, SHUTDOWN_GRACE_MS);
-    timer.unref();
-    try {
-      await app.close(); // stops accepting and waits for in-flight requests
-    } catch (err) {
-      log.error({ err }, 'http close failed');
-    }
-    await modules.close();
-    log.info('bye');
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+/** Process groups of this process's Chromium browsers (each leads its own). */
+function browserGroups(): number[] {
+  return listProcesses()
+    .filter((p) => p.ppid === process.pid && p.pid === p.pgid && p.comm.startsWith('chrom'))
+    .map((p) => p.pgid);
+}
+
+/** SIGKILLs this process's Chromium browsers with everything they started. */
+function endBrowsers(): void {
+  for (const g of browserGroups()) killGroup(g);
+}
+
+/** `p`'s outcome (an Error when it rejects), or 'timeout' after `ms`. */
+async function settleWithin(p: Promise<unknown>, ms: number): Promise<'done' | 'timeout' | Error> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), ms);
+  });
+  try {
+    return await Promise.race([
+      p.then(
+        () => 'done' as const,
+        (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+      ),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -103,7 +199,7 @@ async function showFirstRun(baseUrl: string, first: FirstRun, config: Config, lo
   }
   let file: string;
   try {
-    file = await writeFirstRunFile(config.dataDir, message);
+    file = await writeFirstRunFile(config.dataDir, firstRunFileText(message));
   } catch (err) {
     log.error(
       { ...facts, dataDir: config.dataDir, err: (err as Error).message },
@@ -113,7 +209,7 @@ async function showFirstRun(baseUrl: string, first: FirstRun, config: Config, lo
   }
   log.info(
     { ...facts, file },
-    'first start: created the default account and a development key; read them once from the file, then delete it',
+    `first start: created the default account and a development key; read them once from the file, then delete it (Cardshot deletes it once the dashboard invite is used, or after ${FIRST_RUN_FILE_HOURS} hours)`,
   );
 }
 

@@ -11,6 +11,7 @@ import { createSharedFlight, type SharedFlight } from './cache/shared-flight.js'
 import type { Config } from './config/schema.js';
 import { createSessions, type Sessions } from './dashboard/sessions.js';
 import { createHealth, type Health } from './health/health.js';
+import { checkDataDir } from './health/storage.js';
 import type { Clock } from './lib/clock.js';
 import { createWorkQueue, type WorkQueue } from './lib/work-queue.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
@@ -22,9 +23,12 @@ import type { RedisBreaker } from './redis/breaker.js';
 import { dedupeErrors } from './redis/client.js';
 import { openRedis, type RedisModule } from './redis/open.js';
 import { type ArtworkFetcher, createArtworkFetcher } from './render/image/artwork.js';
+import { screenshotQueueMetrics } from './render/screenshot/metrics.js';
+import { liveGroupMembers } from './render/screenshot/processes.js';
 import { createScreenshotService, type ScreenshotService } from './render/screenshot/service.js';
 import { createTemplateRenderer, type TemplateRenderer } from './render/template/renderer.js';
 import { createTemplateService, type TemplateService } from './render/template/service.js';
+import { describeDatabase } from './storage/open.js';
 import { createUsageRecorder, type UsageRecorder } from './usage/recorder.js';
 import { CARDSHOT_VERSION } from './version.js';
 
@@ -89,10 +93,31 @@ export async function createModules(
     health.register('database', {
       critical: true,
       run: async () => {
+        // An open breaker is the answer at once: the database hung or refused, and requests
+        // that need it are being answered 503 (storage/breaker.ts).
+        const breaker = accounts.store.databaseHealth?.();
+        if (breaker?.state === 'open') {
+          throw new Error(
+            `not answering since ${new Date(breaker.since).toISOString()}: ${breaker.lastError ?? 'unknown error'}`,
+          );
+        }
         await accounts.store.ping();
         return accounts.store.kind;
       },
       fix: 'check that the database is running and DATABASE_URL points at it (npx cardshot doctor)',
+    });
+    const where = describeDatabase(config);
+    health.register('storage', {
+      // Not critical: reads (keys, cached cards) keep working; writes (usage, new keys,
+      // sign-ins) and the disk cache fail until space is freed or the volume is writable.
+      critical: false,
+      run: () =>
+        checkDataDir({
+          dataDir: config.dataDir,
+          ...(where.kind === 'sqlite' ? { sqliteFile: where.location } : {}),
+          minFreeBytes: config.diskMinFreeBytes,
+        }),
+      fix: 'free space on the data dir disk (the disk cache already gave its share back) or make CARDSHOT_DATA_DIR writable; usage counts are kept in memory meanwhile',
     });
 
     const authenticator = createAuthenticator({
@@ -133,6 +158,9 @@ export async function createModules(
       flushMs: config.usageFlushSeconds * 1000,
       log,
       ...clock,
+      // Counts a stop cannot write (database away, disk full) wait there for the next start.
+      spillFile: path.join(config.dataDir, 'usage-pending.json'),
+      closeTimeoutMs: config.databaseTimeoutMs,
     });
     started.push({ name: 'usage', close: () => usage.close() });
 
@@ -174,6 +202,7 @@ export async function createModules(
           cache: createDiskCache({
             dir: path.join(config.dataDir, 'cache'),
             maxBytes: config.cacheDiskBytes,
+            minFreeBytes: config.diskMinFreeBytes,
             log,
           }),
         },
@@ -190,6 +219,9 @@ export async function createModules(
       allowPrivateHosts: config.allowPrivateHosts,
       timeoutMs: config.imageTimeoutMs,
       maxBytes: config.imageMaxBytes,
+      maxFetches: config.imageFetchConcurrency,
+      maxFetchesPerAccount: config.imageFetchConcurrencyPerAccount,
+      maxBytesInFlight: config.imageFetchMemoryBytes,
       maxPixels: config.imageMaxPixels,
       cacheTtlMs: config.imageCacheTtlSeconds * 1000,
       onFailure: (reason) => metrics.imageFetchFailed(reason),
@@ -229,6 +261,7 @@ export async function createModules(
       log,
       onCapture: (outcome, seconds) => metrics.observeCapture(outcome, seconds),
       onBusy: () => metrics.queueRejected('screenshot'),
+      ...screenshotQueueMetrics(metrics.registry),
       ...(flight && redisCache ? { shared: flight } : {}),
     });
     started.push({ name: 'screenshots', close: () => screenshots.close() });
@@ -337,6 +370,17 @@ async function browserReady(screenshots: ScreenshotService): Promise<string> {
     // Launched on the first screenshot (or by the server right after it starts listening).
     return 'Chromium installed; not started yet';
   }
-  const sandbox = s.sandbox ? 'sandboxed' : 'without its sandbox';
+  // A stopped browser (SIGSTOP, a debugger) still looks connected: every capture would wait
+  // for its time-out. Its processes' states say so.
+  const stopped = liveGroupMembers(s.pid ?? -1).filter((p) => p.state === 'T' || p.state === 't');
+  if (stopped.length > 0) {
+    const which = stopped.some((p) => p.pid === s.pid)
+      ? `Chromium (pid ${s.pid}) is stopped`
+      : `${stopped.length} of Chromium's processes are stopped (pids ${stopped.map((p) => p.pid).join(', ')})`;
+    throw new Error(`${which} (SIGSTOP or a debugger): screenshots answer 503/504 until it runs again`);
+  }
+  const sandbox = s.sandbox
+    ? `sandboxed${s.runsAs ? `, as ${s.runsAs}` : ''}`
+    : `WITHOUT its sandbox${s.sandboxWarning ? `: ${s.sandboxWarning}` : ''}`;
   return `Chromium running (pid ${s.pid ?? '?'}, ${sandbox}), ${screenshots.queue.active} capturing, ${s.spares} spare contexts`;
 }

@@ -12,6 +12,8 @@ export interface Credentials {
   createInvite(accountId: string): Promise<{ token: string; expiresAt: number }>;
   /** The account an unused, unexpired invite belongs to; undefined otherwise. Uses nothing up. */
   inspectInvite(token: string): Promise<Account | undefined>;
+  /** Whether an invite still works ('live'), no longer does ('spent': used, replaced, expired), or is not in this database. */
+  inviteState(token: string): Promise<'live' | 'spent' | 'unknown'>;
   /** Checks the password policy, uses the invite (once), sets the password, ends other sessions. */
   acceptInvite(token: string, password: string): Promise<Account>;
   /** Sets the password of the account with this id or email and signs it out everywhere. */
@@ -86,6 +88,13 @@ export function createCredentials(deps: {
     },
 
     inspectInvite,
+
+    async inviteState(token) {
+      if (!INVITE.test(token)) return 'unknown';
+      const invite = await store.getInvite(secrets.hashToken(token));
+      if (!invite) return 'unknown';
+      return invite.usedAt !== null || invite.expiresAt <= clock.now() ? 'spent' : 'live';
+    },
 
     async acceptInvite(token, password) {
       const account = await inspectInvite(token);

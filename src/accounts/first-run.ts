@@ -1,7 +1,7 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Account } from '../storage/store.js';
-import { inviteUrl } from './credentials.js';
+import { type Credentials, inviteUrl } from './credentials.js';
 import type { CreatedKey } from './manager.js';
 import type { AccountsModule } from './open.js';
 
@@ -66,6 +66,59 @@ export function firstRunMessage(baseUrl: string, first: FirstRun): string {
   ].join('\n');
 }
 
+/** The name of the first-run file, and how long it may live at most (the invite's default life). */
+export const FIRST_RUN_FILE = 'first-run.txt';
+export const FIRST_RUN_FILE_HOURS = 72;
+const FIRST_RUN_NAME = /^first-run(?:-\d+)?\.txt$/;
+const INVITE_TOKEN = /csinv_[A-Za-z0-9_-]{20,}/;
+
+/** The first-run message as written to the file: with when the file goes away. */
+export function firstRunFileText(message: string): string {
+  return `${message}
+Copy the key now: Cardshot deletes this file once the dashboard invite above is used (or
+replaced by a newer one), and at the latest ${FIRST_RUN_FILE_HOURS} hours after it was written.
+`;
+}
+
+/**
+ * Deletes first-run files whose secrets should no longer lie around: once their invite link no
+ * longer works (used, replaced by a newer one, or expired), and in any case 72 hours after they
+ * were written (also when this database does not know their invite). Returns the paths removed. Runs at start, every few minutes, and right after an
+ * invite is used; a file that cannot be read or removed is left for the next sweep.
+ */
+export async function sweepFirstRunFiles(
+  dataDir: string,
+  credentials: Pick<Credentials, 'inviteState'>,
+  now = Date.now(),
+): Promise<string[]> {
+  let names: string[];
+  try {
+    names = (await readdir(dataDir)).filter((n) => FIRST_RUN_NAME.test(n));
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const file = path.join(dataDir, name);
+    try {
+      const info = await stat(file);
+      if (!info.isFile()) continue;
+      const old = now - info.mtimeMs >= FIRST_RUN_FILE_HOURS * 3_600_000;
+      const token = INVITE_TOKEN.exec(await readFile(file, 'utf8'))?.[0];
+      // An invite this database does not know (the file of an earlier first run on another
+      // database) is kept until the 72 hours are up: it may be the only copy of a working key.
+      const inviteDead = token !== undefined && (await credentials.inviteState(token)) === 'spent';
+      if (old || inviteDead) {
+        await unlink(file);
+        removed.push(file);
+      }
+    } catch {
+      // Gone already, or unreadable: the next sweep tries again.
+    }
+  }
+  return removed;
+}
+
 /**
  * Writes the first-run message into `dataDir` (mode 0600) and returns the file's path. An
  * earlier one is never replaced: a second first run in the same data dir (the same node moved
@@ -77,7 +130,7 @@ export async function writeFirstRunFile(dataDir: string, message: string): Promi
   // With PostgreSQL and CARDSHOT_SECRET nothing else may have created the data dir.
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   for (let n = 1; ; n++) {
-    const file = path.join(dataDir, n === 1 ? 'first-run.txt' : `first-run-${n}.txt`);
+    const file = path.join(dataDir, n === 1 ? FIRST_RUN_FILE : `first-run-${n}.txt`);
     try {
       await writeFile(file, message, { mode: 0o600, flag: 'wx' });
       return file;

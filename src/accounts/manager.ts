@@ -63,6 +63,8 @@ export function createAccountManager(deps: {
   store: Store;
   secrets: ServerSecrets;
   plans: Plans;
+  /** Active keys an account may hold (CARDSHOT_MAX_KEYS_PER_ACCOUNT); unlimited when absent. */
+  maxActiveKeys?: number;
   clock?: Clock;
   onKeyChanged?: (keyId?: string) => void;
 }): AccountManager {
@@ -151,6 +153,20 @@ export function createAccountManager(deps: {
       const expiresAt = input.expiresAt ?? null;
       if (expiresAt !== null && expiresAt <= clock.now()) {
         throw new AppError('bad_request', 'expiry must be in the future');
+      }
+      const max = deps.maxActiveKeys;
+      if (max !== undefined) {
+        // Counted before the insert: two creations at the same instant may both pass (one over).
+        const now = clock.now();
+        const active = (await deps.store.listKeys(input.accountId)).filter(
+          (k) => keyStatus(k, now) === 'active',
+        ).length;
+        if (active >= max) {
+          throw new AppError(
+            'conflict',
+            `This account already has ${active} active keys, the most it may have (${max}); revoke one it no longer uses first`,
+          );
+        }
       }
       const created = makeKey(input.accountId, text('name', input.name, 200), environment, expiresAt);
       await deps.store.insertKey(created.record);

@@ -35,7 +35,7 @@ export async function openAccounts(
   const plans = loadPlans(config.plansFile);
   const { secret } = await loadServerSecret(config);
   const secrets = deriveSecrets(secret);
-  const store = await openStore(config, (err) => log.warn({ err }, 'database connection lost'));
+  const store = await openStore(config, (err) => log.warn({ err }, 'database connection lost'), log);
   try {
     if (!(await store.claimMeta('secret_fingerprint', secrets.fingerprint))) {
       if ((await store.getMeta('secret_fingerprint')) !== secrets.fingerprint) {
@@ -53,6 +53,7 @@ export async function openAccounts(
     store,
     secrets,
     plans,
+    maxActiveKeys: config.maxKeysPerAccount,
     ...(opts.clock ? { clock: opts.clock } : {}),
     onKeyChanged: (keyId) => {
       for (const l of listeners) l(keyId);

@@ -16,6 +16,8 @@ export interface AuthContext {
   plan: Plan;
   /** How the caller proved it: the header, the discouraged query parameter, or a signed URL. */
   via: 'header' | 'query' | 'signature';
+  /** A signed URL's `exp` (unix seconds): its answer must not be cached past it. */
+  signatureExpiresAt?: number;
 }
 
 /** The parts of a request authentication reads. */
@@ -181,7 +183,7 @@ export function createAuthenticator(deps: {
     if (!signatureMatches(sig, expected)) throw deny(`bad signature for ${kid}`);
     const entry = await lookup({ id: kid });
     if (!entry) throw deny(`signed URL names unknown key ${kid}`);
-    return admit(entry, 'signature');
+    return { ...admit(entry, 'signature'), signatureExpiresAt: Number(exp) };
   }
 
   return {

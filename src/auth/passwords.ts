@@ -1,4 +1,6 @@
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
+import { ZxcvbnFactory } from '@zxcvbn-ts/core';
+import * as zxcvbnCommon from '@zxcvbn-ts/language-common';
 import { AppError } from '../errors.js';
 import { graphemes } from '../lib/graphemes.js';
 
@@ -85,7 +87,50 @@ export function checkPasswordPolicy(password: string, email?: string): void {
   if (email && fold(normalised) === fold(email)) {
     throw new AppError('bad_request', 'Password must not be your email address');
   }
+  const guess = strength().check(normalised, email ? [email, email.split('@')[0]!] : []);
+  if (guess.score < MIN_SCORE) {
+    const why = WHY[guess.feedback.warning ?? ''] ?? 'it is too close to common passwords';
+    throw new AppError(
+      'bad_request',
+      `Password is too easy to guess: ${why}. Use a few unrelated words, or more characters`,
+    );
+  }
 }
+
+/**
+ * Guessability, from zxcvbn-ts with its common-password, name and word lists (bundled in the
+ * package: nothing is fetched at run time). Score 3 of 4 is "safely unguessable: moderate
+ * protection from offline slow-hash scenario" (about 10^8 guesses), which scrypt hashes are.
+ */
+const MIN_SCORE = 3;
+let estimator: ZxcvbnFactory | undefined;
+function strength(): ZxcvbnFactory {
+  estimator ??= new ZxcvbnFactory({
+    dictionary: { ...zxcvbnCommon.dictionary },
+    graphs: zxcvbnCommon.adjacencyGraphs,
+  });
+  return estimator;
+}
+
+/** zxcvbn's warning keys, in words. */
+const WHY: Record<string, string> = {
+  straightRow: 'it is a row of keys',
+  keyPattern: 'it is a keyboard pattern',
+  simpleRepeat: 'it repeats characters',
+  extendedRepeat: 'it repeats a pattern',
+  sequences: 'it is a sequence such as abc or 123',
+  recentYears: 'it contains a recent year',
+  dates: 'it contains a date',
+  topTen: 'it is one of the most common passwords',
+  topHundred: 'it is a very common password',
+  common: 'it is a common password',
+  similarToCommon: 'it is close to a common password',
+  wordByItself: 'single words are easy to guess',
+  namesByThemselves: 'names are easy to guess',
+  commonNames: 'common names are easy to guess',
+  userInputs: 'it contains your email address',
+  pwned: 'it appeared in a data breach',
+};
 
 /** A new salted scrypt hash of `password`. */
 export async function hashPassword(password: string): Promise<string> {

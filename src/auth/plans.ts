@@ -8,25 +8,41 @@ export interface Plan {
   name: string;
   /** Template names, or '*' for all. */
   templates: readonly string[] | '*';
-  /** false: no screenshots; otherwise the viewports allowed ('*' for all, custom presets included). */
-  screenshots: false | { viewports: readonly string[] | '*' };
+  /**
+   * false: no screenshots; otherwise the viewports allowed ('*' for all, custom presets
+   * included), the account's captures in flight at once (`concurrency`) and how many more may
+   * wait for a slot (`queue`); past both the request gets 429.
+   */
+  screenshots: false | ScreenshotAllowance;
   rateLimit: { requests: number; windowSeconds: number };
 }
 
+/** What a plan allows of screenshots. */
+export interface ScreenshotAllowance {
+  viewports: readonly string[] | '*';
+  concurrency: number;
+  queue: number;
+}
+
 export type Plans = ReadonlyMap<string, Plan>;
+
+/** A plans-file plan that leaves them out gets one capture at a time and two waiting. */
+export const DEFAULT_SCREENSHOT_CONCURRENCY = 1;
+const MAX_SCREENSHOT_CONCURRENCY = 64;
+const MAX_SCREENSHOT_QUEUE = 10_000;
 
 /** The built-in plans; a plans file may replace them or add more. */
 export const DEFAULT_PLANS: readonly Plan[] = [
   {
     name: 'free',
     templates: ['blog'],
-    screenshots: { viewports: ['og'] },
+    screenshots: { viewports: ['og'], concurrency: 1, queue: 2 },
     rateLimit: { requests: 60, windowSeconds: 60 },
   },
   {
     name: 'pro',
     templates: '*',
-    screenshots: { viewports: '*' },
+    screenshots: { viewports: '*', concurrency: 4, queue: 8 },
     rateLimit: { requests: 600, windowSeconds: 60 },
   },
 ];
@@ -76,14 +92,11 @@ function parsePlan(name: string, raw: unknown, where: string): Plan {
       throw new ConfigError(`${at}: unknown template "${unknown}" (known: ${TEMPLATE_NAMES.join(', ')})`);
     }
   }
-  const shots = raw.screenshots;
-  let screenshots: Plan['screenshots'];
-  if (shots === false) screenshots = false;
-  else if (isObject(shots) && (shots.viewports === '*' || isStringList(shots.viewports))) {
-    screenshots = { viewports: shots.viewports as readonly string[] | '*' };
-  } else {
-    throw new ConfigError(`${at}: screenshots must be false or { "viewports": "*" | ["og", …] }`);
-  }
+  // A plan that does not say how many captures it may run inherits the built-in plan of its
+  // name, or pro's: a plans file written before these settings existed keeps a useful share
+  // instead of dropping every account to one capture at a time.
+  const inherited = (DEFAULT_PLANS.find((p) => p.name === name) ?? DEFAULT_PLANS[1]!).screenshots;
+  const screenshots = parseScreenshots(raw.screenshots, at, inherited || undefined);
   const rl = raw.rateLimit;
   if (
     !isObject(rl) ||
@@ -132,6 +145,45 @@ export function assertScreenshotAllowed(plan: Plan, viewport: string): void {
       { detail: `plan ${plan.name}` },
     );
   }
+}
+
+/**
+ * `false`, or `{ viewports, concurrency?, queue? }`: without concurrency, the inherited plan's
+ * share (`from`); a queue given without it, or a concurrency given alone, is twice the
+ * concurrency.
+ */
+function parseScreenshots(
+  shots: unknown,
+  at: string,
+  from?: { concurrency: number; queue: number },
+): Plan['screenshots'] {
+  if (shots === false) return false;
+  const shape = `screenshots must be false or { "viewports": "*" | ["og", …], "concurrency": 1…${MAX_SCREENSHOT_CONCURRENCY}, "queue": 0…${MAX_SCREENSHOT_QUEUE} }`;
+  if (!isObject(shots) || !(shots.viewports === '*' || isStringList(shots.viewports))) {
+    throw new ConfigError(`${at}: ${shape}`);
+  }
+  const unknown = Object.keys(shots).find((k) => !['viewports', 'concurrency', 'queue'].includes(k));
+  if (unknown !== undefined) {
+    throw new ConfigError(
+      `${at}: screenshots has an unknown field "${unknown}" (allowed: viewports, concurrency, queue)`,
+    );
+  }
+  const concurrency = shots.concurrency ?? from?.concurrency ?? DEFAULT_SCREENSHOT_CONCURRENCY;
+  if (!isIntIn(concurrency, 1, MAX_SCREENSHOT_CONCURRENCY)) {
+    throw new ConfigError(
+      `${at}: screenshots.concurrency must be an integer 1…${MAX_SCREENSHOT_CONCURRENCY}`,
+    );
+  }
+  const queue =
+    shots.queue ?? (shots.concurrency === undefined && from ? from.queue : 2 * (concurrency as number));
+  if (!isIntIn(queue, 0, MAX_SCREENSHOT_QUEUE)) {
+    throw new ConfigError(`${at}: screenshots.queue must be an integer 0…${MAX_SCREENSHOT_QUEUE}`);
+  }
+  return {
+    viewports: shots.viewports as readonly string[] | '*',
+    concurrency: concurrency as number,
+    queue: queue as number,
+  };
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -18,6 +18,8 @@ export interface ServerSecrets {
   hashToken(token: string): string;
   /** The CSRF token bound to a session id (or a pre-session id): recomputed, never stored. */
   csrfToken(boundTo: string): string;
+  /** Hex HMAC-SHA-256 of a value a rate-limit key must not show (an email): unguessable without the secret. */
+  limiterKey(value: string): string;
   /** Identifies the secret without revealing it: lets a database refuse a node with another secret. */
   readonly fingerprint: string;
 }
@@ -31,12 +33,14 @@ export function deriveSecrets(secret: string): ServerSecrets {
   const signing = sub('cardshot/url-signing/v1');
   const tokenHash = sub('cardshot/token-hash/v1');
   const csrf = sub('cardshot/csrf/v1');
+  const limiter = sub('cardshot/limiter-key/v1');
   const fingerprint = sub('cardshot/fingerprint/v1').toString('base64url').slice(0, 22);
   return {
     hashKey: (key) => createHmac('sha256', hashKey).update(key).digest('hex'),
     signingSecret: (keyId) => `cssig_${createHmac('sha256', signing).update(keyId).digest('base64url')}`,
     hashToken: (token) => createHmac('sha256', tokenHash).update(token).digest('hex'),
     csrfToken: (boundTo) => createHmac('sha256', csrf).update(boundTo).digest('base64url'),
+    limiterKey: (value) => createHmac('sha256', limiter).update(value).digest('hex'),
     fingerprint,
   };
 }

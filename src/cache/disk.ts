@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdir, readdir, readFile, rename, rm, stat, statfs, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { describeOsError, errnoCode } from '../config/os-error.js';
 import { assertCacheKey, type CacheEntry, isExpired, type PngCache } from './cache.js';
 import { decodeEntry as decode, encodeEntry as encode } from './codec.js';
 import { nullCache } from './memory.js';
@@ -12,7 +14,17 @@ import { nullCache } from './memory.js';
  * followed by the PNG bytes, written to a temporary name and renamed, so a crash mid-write
  * never leaves a half file under a real key.
  */
-export function createDiskCache(opts: { dir: string; maxBytes: number; log?: Logger }): PngCache {
+export function createDiskCache(opts: {
+  dir: string;
+  maxBytes: number;
+  /**
+   * Free space kept on the cache's disk: below it, the oldest entries are removed to make room
+   * and a write that still would not fit is skipped (the card stays in the memory tier). The
+   * database lives on the same disk and must always be able to grow. 0: no floor.
+   */
+  minFreeBytes?: number;
+  log?: Logger;
+}): PngCache {
   if (opts.maxBytes <= 0) return nullCache('disk');
   // Map order is the LRU order: oldest first. Sizes are what the budget counts.
   const index = new Map<string, number>();
@@ -59,9 +71,48 @@ export function createDiskCache(opts: { dir: string; maxBytes: number; log?: Log
       scanned = true;
     });
 
+  // Warnings about one cause (a full or read-only disk) at most once a minute, with a count.
+  let warned: { cause: string; at: number; skipped: number } | undefined;
+  const warn = (cause: string, msg: string, fields: Record<string, unknown>) => {
+    const t = Date.now();
+    if (warned && warned.cause === cause && t - warned.at < 60_000) {
+      warned.skipped++;
+      return;
+    }
+    const skipped = warned?.cause === cause ? warned.skipped : 0;
+    warned = { cause, at: t, skipped: 0 };
+    opts.log?.warn({ ...fields, ...(skipped ? { similarSinceLastWarning: skipped } : {}) }, msg);
+  };
+
+  /**
+   * Gives space back until `size` more bytes leave `minFreeBytes` free; false when even an
+   * empty cache would not (something else filled the disk): the write is skipped.
+   */
+  const makeRoom = async (size: number): Promise<boolean> => {
+    const floor = opts.minFreeBytes ?? 0;
+    if (floor <= 0) return true;
+    const free = await freeBytes(opts.dir);
+    if (free === undefined) return true;
+    let missing = floor + size - free;
+    while (missing > 0 && index.size > 0) {
+      const oldest = index.keys().next().value as string;
+      missing -= index.get(oldest) ?? 0;
+      forget(oldest);
+      await rm(fileOf(oldest), { force: true }).catch(() => {});
+    }
+    if (missing <= 0) return true;
+    warn(
+      'floor',
+      `disk cache not written: the disk has ${mib(free)} MiB free, under the floor of ${mib(floor)} MiB (CARDSHOT_DISK_MIN_FREE_BYTES); cards stay in memory`,
+      { dir: opts.dir },
+    );
+    return false;
+  };
+
   const write = async (key: string, entry: CacheEntry) => {
     const data = encode(entry);
     if (data.length > opts.maxBytes) return;
+    if (!(await makeRoom(data.length))) return;
     const file = fileOf(key);
     const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
     try {
@@ -78,8 +129,21 @@ export function createDiskCache(opts: { dir: string; maxBytes: number; log?: Log
       // A full disk or a read-only volume degrades to memory-only caching, never a failed request.
       // The shard may have been removed under us: check it again next time.
       shards.delete(path.dirname(file));
-      opts.log?.warn({ err, key }, 'disk cache write failed');
       await rm(tmp, { force: true }).catch(() => {});
+      const cause = await explainWriteError(err, opts.dir);
+      warn(`write ${errnoCode(err)}`, `disk cache write failed: ${cause}; cards stay in memory`, {
+        err,
+        key,
+      });
+      if (errnoCode(err) === 'ENOSPC') {
+        // Give space back at once (a tenth of the cache): the database shares this disk.
+        const target = bytes * 0.9;
+        while (bytes > target && index.size > 0) {
+          const oldest = index.keys().next().value as string;
+          forget(oldest);
+          await rm(fileOf(oldest), { force: true }).catch(() => {});
+        }
+      }
     }
   };
 
@@ -211,4 +275,52 @@ async function scan(
   found.sort((a, b) => a.mtime - b.mtime);
   for (const f of found) touch(f.key, f.size);
   if (found.length > 0) log?.debug({ entries: found.length }, 'disk cache index rebuilt');
+}
+
+/** Bytes this user may still write on the disk holding `dir` (or its parent, before it exists). */
+export async function freeBytes(dir: string): Promise<number | undefined> {
+  for (let d = dir; ; d = path.dirname(d)) {
+    try {
+      const fs = await statfs(d);
+      return fs.bavail * fs.bsize;
+    } catch {
+      if (path.dirname(d) === d) return undefined;
+    }
+  }
+}
+
+/**
+ * What a failed cache write means. mkdir -p on a read-only volume fails with ENOENT (the
+ * parent it needs cannot be created, and Node reports the first error), which says nothing
+ * useful: the nearest existing directory is then asked whether it can be written, and its
+ * answer (read-only file system, permission denied) is what the log says.
+ */
+async function explainWriteError(err: unknown, dir: string): Promise<string> {
+  const code = errnoCode(err);
+  if (code === 'ENOENT' || code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
+    for (let d = dir; ; d = path.dirname(d)) {
+      const exists = await stat(d).then(
+        () => true,
+        () => false,
+      );
+      if (exists) {
+        const denied = await access(d, constants.W_OK).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        if (denied)
+          return `${d}: ${describeOsError(denied) ?? (denied as Error).message} (${errnoCode(denied)})`;
+        break;
+      }
+      if (path.dirname(d) === d) break;
+    }
+  }
+  const words = describeOsError(err);
+  const where = (err as NodeJS.ErrnoException).path;
+  if (words) return `${where ? `${where}: ` : ''}${words} (${code})`;
+  return err instanceof Error ? err.message : String(err);
+}
+
+function mib(bytes: number): string {
+  return (bytes / 1024 / 1024).toFixed(1);
 }

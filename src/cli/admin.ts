@@ -6,6 +6,7 @@ import type { Config } from '../config/schema.js';
 import { isAppError } from '../errors.js';
 import { createLogger } from '../log.js';
 import { EX_UNAVAILABLE } from '../start-error.js';
+import { describeStorageError } from '../storage/errors.js';
 
 /** Thrown for a command line that cannot work (exit 2, with the command's help). */
 export class UsageError extends Error {}
@@ -73,7 +74,18 @@ export function report(name: string, help: string, err: unknown): number {
     // An unreachable database (storage/connect-error.ts) exits as the server's start does.
     return err.code === 'unavailable' ? EX_UNAVAILABLE : 1;
   }
-  throw err;
+  // Anything else is still one line, never a stack: the cause in words when it is the disk or
+  // the database (a full disk, a read-only volume), the error's own message otherwise.
+  process.stderr.write(`cardshot ${name}: ${failureLine(err)}\n`);
+  return 1;
+}
+
+/** One line for an unexpected failure: the storage cause in words, or the error's message. */
+export function failureLine(err: unknown): string {
+  const cause = describeStorageError(err);
+  if (cause) return cause;
+  const message = err instanceof Error ? err.message : String(err);
+  return `failed: ${message.split('\n')[0]}`;
 }
 
 const UNITS: Record<string, number> = {
@@ -101,11 +113,6 @@ export function parseExpiry(text: string, now = Date.now()): number {
     return t;
   }
   return now + parseDuration(text, '--expires');
-}
-
-/** Where people reach the server, for links the CLI prints: CARDSHOT_PUBLIC_URL or localhost. */
-export function publicBaseUrl(config: Pick<Config, 'publicUrl' | 'port'>): string {
-  return config.publicUrl !== '' ? config.publicUrl.replace(/\/+$/, '') : `http://localhost:${config.port}`;
 }
 
 /** ISO time or a dash, for tables. */

@@ -1,3 +1,4 @@
+import { failureLine } from './admin.js';
 import { runAccounts } from './commands/accounts.js';
 import { runConfig } from './commands/config.js';
 import { runDoctorCommand } from './commands/doctor.js';
@@ -58,4 +59,10 @@ export async function runCli(argv: string[]): Promise<number> {
   return command.run(rest);
 }
 
-process.exitCode = await runCli(process.argv.slice(2));
+try {
+  process.exitCode = await runCli(process.argv.slice(2));
+} catch (err) {
+  // A command that let an error through still prints one line, never a stack.
+  process.stderr.write(`cardshot ${process.argv[2] ?? ''}: ${failureLine(err)}\n`);
+  process.exitCode = 1;
+}

@@ -190,11 +190,19 @@ export const settings = {
     max: 300,
     description: 'Usage counters are written to the database in one batch this often (off the request path).',
   },
+  shutdownGraceMs: {
+    kind: 'int',
+    default: 10_000,
+    min: 1000,
+    max: 600_000,
+    description:
+      'On SIGTERM or SIGINT: how long in-flight requests and the last usage write get before the process exits anyway (status 1); a watchdog process SIGKILLs it, and its Chromium, at this time if even that is stuck (status 137).',
+  },
   publicUrl: {
     kind: 'string',
     default: '',
     description:
-      'The address users reach Cardshot at (https://cards.example.com), used in invite links and in the og:image tags the dashboard playground writes. Empty: taken from each request (http://localhost:3000 for the CLI).',
+      'The address users reach Cardshot at (https://cards.example.com), used in invite links and in the og:image tags the dashboard playground writes. Empty: the address and port each connection arrived at (never the Host header); the CLI uses the address the server on its data dir listens at.',
   },
   trustProxy: {
     kind: 'string',
@@ -224,6 +232,14 @@ export const settings = {
     max: 720,
     description:
       'How long a one-time invite link (printed by `accounts create` and `accounts invite`) works.',
+  },
+  maxKeysPerAccount: {
+    kind: 'int',
+    default: 20,
+    min: 1,
+    max: 10_000,
+    description:
+      'The most active (not revoked, not expired) API keys one account may hold; creating one more is refused with 409 until one is revoked. Rotation is not counted.',
   },
   signInLimitPerEmail: {
     kind: 'int',
@@ -289,6 +305,14 @@ export const settings = {
     max: 1024 * 1024 * MiB,
     description: 'Byte budget of the PNG cache on disk under CARDSHOT_DATA_DIR/cache (0 turns it off).',
   },
+  diskMinFreeBytes: {
+    kind: 'int',
+    default: 128 * MiB,
+    min: 0,
+    max: 1024 * 1024 * MiB,
+    description:
+      "Free space kept on the data dir's disk: the disk cache gives space back (oldest first) and writes no more below it, so the database always has room; /readyz reports `degraded` under it.",
+  },
   imageTimeoutMs: {
     kind: 'int',
     default: 5000,
@@ -298,10 +322,35 @@ export const settings = {
   },
   imageMaxBytes: {
     kind: 'int',
-    default: 10 * 1000 * 1000,
+    // Was 10 MB: 150 slow cards could then hold 1.4 GB of bodies (issue 20).
+    default: 5 * 1000 * 1000,
     min: 1024,
     max: 100 * 1000 * 1000,
     description: 'Largest imageUrl body; enforced while streaming.',
+  },
+  imageFetchConcurrency: {
+    kind: 'int',
+    default: 32,
+    min: 1,
+    max: 10_000,
+    description:
+      'imageUrl downloads in flight on one node (a request joining a download of the same URL, or served from the short image cache, does not count); past it a card that needs a new one gets 503 with Retry-After.',
+  },
+  imageFetchConcurrencyPerAccount: {
+    kind: 'int',
+    default: 4,
+    min: 1,
+    max: 10_000,
+    description:
+      'imageUrl downloads in flight started by one account on one node; past it that account gets 429 with Retry-After.',
+  },
+  imageFetchMemoryBytes: {
+    kind: 'int',
+    default: 128 * MiB,
+    min: 1 * MiB,
+    max: 64 * 1024 * MiB,
+    description:
+      'Bytes of imageUrl bodies one node holds at once, being downloaded or waiting for their render; a download that would pass it stops and its card gets 503 with Retry-After.',
   },
   imageMaxPixels: {
     kind: 'int',
@@ -332,7 +381,15 @@ export const settings = {
     default: 'auto',
     values: ['auto', 'on', 'off'],
     description:
-      "Chromium's own sandbox for the pages it renders. auto: on unless the service runs as root (Chromium cannot sandbox as root), and off with a logged warning where the kernel does not allow it. on: a browser without it is not started (screenshots answer 503). off: never.",
+      "Chromium's own sandbox for the pages it renders. auto: on (as root, Chromium runs as CARDSHOT_CHROMIUM_USER), and off with a loud warning in the log, /readyz and `cardshot doctor` where the kernel does not allow it or, as root, that user does not exist. on: a browser without it is not started (screenshots answer 503). off: never.",
+  },
+  chromiumUser: {
+    kind: 'string',
+    default: 'cardshot-chromium',
+    check: (v) =>
+      /^[a-z_][a-z0-9_-]{0,31}$/.test(v) ? undefined : 'must be a user name (a-z, 0-9, _ and -)',
+    description:
+      'The unprivileged system user Chromium runs as when the service runs as root (Chromium refuses its sandbox as root). `npm start` as root creates it (a system user with no login; its home, /var/lib/cardshot-chromium for the default, holds fontconfig caches). Not used when the service itself runs as another user.',
   },
   screenshotConcurrency: {
     kind: 'int',
@@ -365,6 +422,12 @@ export const settings = {
     description:
       'How long a screenshot is served from the cache and may be cached downstream (max-age, s-maxage); 0 turns caching off.',
   },
+  screenshotCacheShared: {
+    kind: 'bool',
+    default: false,
+    description:
+      'Share cached screenshots between accounts (single-tenant installs: one capture of a URL serves every key). Off by default: each account has its own cache, so no key holder learns from X-Cache, Age or a 304 whether another account captured a URL, at the cost of one capture per account.',
+  },
   screenshotErrorTtlSeconds: {
     kind: 'int',
     default: 60,
@@ -388,6 +451,14 @@ export const settings = {
     max: 65536 * MiB,
     description:
       "Memory (resident) one screenshotted page's renderer process may use. Past it the renderer is ended and the request gets 502 (the page crashed its browser tab). The JavaScript heap alone is capped lower (512 MiB); this bounds what lies outside it: array buffers, canvases, images. 0 turns the check off.",
+  },
+  screenshotMaxBrowserMemoryBytes: {
+    kind: 'int',
+    default: 1024 * MiB,
+    min: 0,
+    max: 65536 * MiB,
+    description:
+      "Memory (resident) each of the browser's own processes (browser, GPU, utility) may use while screenshots run. A page's Blobs are kept in the browser process, outside its tab's limit: past this the pages in flight are ended (502, as for a crashed tab), and a browser that does not give the memory back within 3 s is replaced. 0 turns the check off.",
   },
   screenshotViewports: {
     kind: 'list',

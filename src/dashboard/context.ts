@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccountsModule } from '../accounts/open.js';
+import { configuredOrigin, originFor } from '../accounts/origin.js';
 import type { Config } from '../config/schema.js';
 import type { Clock } from '../lib/clock.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
@@ -62,10 +63,22 @@ export function seeOther(reply: FastifyReply, location: string): FastifyReply {
   return reply.code(303).header('Location', location).send();
 }
 
-/** The origin pages are served at: CARDSHOT_PUBLIC_URL, else the request's own scheme and host. */
+/**
+ * The origin for absolute URLs a page hands out (the playground's og:image URL and curl
+ * command): CARDSHOT_PUBLIC_URL, else the address and port this connection really arrived at.
+ * Never the Host header: any client chooses it, and it would land in a shell command.
+ */
 export function baseUrl(req: FastifyRequest, config: Pick<Config, 'publicUrl'>): string {
-  if (config.publicUrl !== '') return config.publicUrl.replace(/\/+$/, '');
-  return `${req.protocol}://${req.host}`;
+  const configured = configuredOrigin(config.publicUrl);
+  if (configured !== '') return configured;
+  const protocol = req.protocol === 'https' ? 'https' : 'http';
+  const { localAddress, localPort } = req.socket ?? {};
+  if (localAddress && localPort) return originFor(protocol, localAddress, localPort);
+  // No real socket (an injected request): where the server listens, if it does.
+  const listening = req.server.server.address();
+  if (listening && typeof listening === 'object')
+    return originFor(protocol, listening.address, listening.port);
+  return originFor(protocol, 'localhost', 0);
 }
 
 /** A body field as a trimmed string ('' when absent or repeated). */

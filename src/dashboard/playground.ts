@@ -115,14 +115,18 @@ function query(r: TemplateRequest): string {
     .join('&');
 }
 
+/** `s` as one POSIX shell word: single-quoted, each `'` written as `'\\''`. */
+export function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
 /** A POST with the key from the environment: the way a server renders cards. */
 function curlCommand(baseUrl: string, r: TemplateRequest): string {
-  const json = JSON.stringify(r).replace(/'/g, `'\\''`);
   return [
-    `curl -sS -X POST '${baseUrl}/render/template' \\`,
+    `curl -sS -X POST ${shellQuote(`${baseUrl}/render/template`)} \\`,
     `  -H "x-api-key: $CARDSHOT_KEY" \\`,
     `  -H 'Content-Type: application/json' \\`,
-    `  -d '${json}' \\`,
+    `  -d ${shellQuote(JSON.stringify(r))} \\`,
     '  -o card.png',
   ].join('\n');
 }

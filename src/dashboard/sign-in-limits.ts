@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import type { ServerSecrets } from '../auth/secret.js';
 import type { Config } from '../config/schema.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
 import { addressBucket } from './client-address.js';
@@ -32,10 +32,12 @@ export async function countSignInAttempt(
   limiter: RateLimiter,
   config: Limits,
   attempt: SignInAttempt,
+  secrets: Pick<ServerSecrets, 'limiterKey'>,
 ): Promise<SignInRefusal | null> {
   const windowMs = config.signInWindowSeconds * 1000;
-  // Hashed: the limiter's keys (in Redis with REDIS_URL) never hold an email.
-  const emailKey = createHash('sha256').update(attempt.email).digest('hex').slice(0, 32);
+  // Keyed with the server secret: the limiter's keys (in Redis with REDIS_URL) never hold an
+  // email, nor a plain hash of one that anyone with a list of emails could match.
+  const emailKey = secrets.limiterKey(attempt.email).slice(0, 32);
   const from = addressBucket(attempt.ip);
   const budgets: Array<{ by: SignInRefusal['by']; key: string; limit: number }> = [
     { by: 'ip', key: `signin:ip:${from}`, limit: config.signInLimitPerIp },

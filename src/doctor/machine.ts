@@ -9,7 +9,8 @@ import type { Config } from '../config/schema.js';
 import {
   CHROMIUM_FLAGS,
   chromiumExecutable,
-  SANDBOX_AS_ROOT,
+  chromiumProcess,
+  chromiumRunner,
   type SandboxSetting,
   startWithSandboxFallback,
 } from '../render/screenshot/browser.js';
@@ -35,7 +36,7 @@ const MiB = 1024 * 1024;
 
 /** Found, which version, and starts headless with the flags the service uses. */
 export async function checkChromium(
-  config: Pick<Config, 'chromiumPath' | 'chromiumSandbox'>,
+  config: Pick<Config, 'chromiumPath' | 'chromiumSandbox' | 'chromiumUser'>,
 ): Promise<Finding> {
   const name = 'chromium';
   const { path: exe, fellBack } = chromiumExecutable(config.chromiumPath);
@@ -56,15 +57,14 @@ export async function checkChromium(
     return { name, status: 'fail', detail: `${exe} --version failed: ${firstLine(err)}`, fix: install };
   }
   const setting = config.chromiumSandbox as SandboxSetting;
-  if (setting === 'on' && process.getuid?.() === 0) {
-    return { name, status: 'fail', detail: SANDBOX_AS_ROOT, fix: 'run Cardshot as an unprivileged user' };
-  }
+  const runner = chromiumRunner(setting, config.chromiumUser);
+  const createUser = `run \`npm run setup\` as root (it creates the user ${config.chromiumUser}), or run Cardshot as an unprivileged user`;
+  if (runner.error) return { name, status: 'fail', detail: runner.error, fix: createUser };
   const started = performance.now();
   const shoot = async (sandbox: boolean) => {
     const browser = await chromium.launch({
-      executablePath: exe,
+      ...chromiumProcess(exe, sandbox, runner.asUser),
       headless: true,
-      chromiumSandbox: sandbox,
       args: CHROMIUM_FLAGS,
       timeout: 30_000,
     });
@@ -80,7 +80,7 @@ export async function checkChromium(
   let sandboxError: string | undefined;
   try {
     // The same choice the service makes: the sandbox when wanted, without it if `auto` must.
-    ({ sandbox, sandboxError } = await startWithSandboxFallback(setting, shoot));
+    ({ sandbox, sandboxError } = await startWithSandboxFallback(setting, runner, shoot));
   } catch (err) {
     return {
       name,
@@ -89,8 +89,12 @@ export async function checkChromium(
       fix: 'run the printed command by hand to see why; a container may need `--init` and enough /dev/shm, and the service must not run Chromium from a read-only home',
     };
   }
-  const how = sandbox ? 'with its sandbox' : 'without its sandbox';
-  const detail = `${version} at ${exe}; started headless ${how} with the service's flags and took a screenshot in ${Math.round(performance.now() - started)} ms`;
+  const how = sandbox ? 'with its sandbox' : 'WITHOUT its sandbox';
+  const as = runner.asUser ? ` as ${runner.asUser.name}` : '';
+  const detail = `${version} at ${exe}; started headless${as} ${how} with the service's flags and took a screenshot in ${Math.round(performance.now() - started)} ms`;
+  if (runner.warning) {
+    return { name, status: 'warn', detail: `${detail}; ${runner.warning}`, fix: createUser };
+  }
   if (sandboxError) {
     return {
       name,

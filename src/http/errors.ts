@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorCode } from '../errors.js';
@@ -15,6 +15,7 @@ export const STATUS: Readonly<Record<ErrorCode, number>> = {
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  expectation_failed: 417,
   unprocessable: 422,
   rate_limited: 429,
   header_too_large: 431,
@@ -132,20 +133,66 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? new AppError('request_timeout', 'The request did not arrive in time')
         : new AppError('bad_request', 'Malformed HTTP request');
-  const status = STATUS[appErr.code];
-  const body = JSON.stringify({ error: appErr.message });
-  const id = newRequestId();
+  writeRawError(socket, appErr);
+}
+
+/** The status, headers and body of `err` for an answer written without Fastify. */
+function rawError(err: AppError): { status: number; headers: Record<string, string>; body: string } {
+  const body = JSON.stringify({ error: err.message });
+  return {
+    status: STATUS[err.code],
+    body,
+    headers: {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': String(Buffer.byteLength(body)),
+      'Cache-Control': 'no-store',
+      // docs/api.md promises one on every answer, this one written before any route ran too.
+      'X-Request-Id': newRequestId(),
+      'X-Content-Type-Options': 'nosniff',
+      ...err.headers,
+      Connection: 'close',
+    },
+  };
+}
+
+/**
+ * Writes `err` as a whole HTTP/1.1 answer straight to `socket` and closes it: for answers
+ * given outside Fastify (parser errors, CONNECT), in the same `{ "error" }` shape.
+ */
+export function writeRawError(socket: Duplex, err: AppError): void {
+  const { status, headers, body } = rawError(err);
   socket.end(
     [
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
-      'Content-Type: application/json; charset=utf-8',
-      `Content-Length: ${Buffer.byteLength(body)}`,
-      'Cache-Control: no-store',
-      // docs/api.md promises one on every answer, this one written before any route ran too.
-      `X-Request-Id: ${id}`,
-      'Connection: close',
+      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
       '',
       body,
     ].join('\r\n'),
   );
+}
+
+/**
+ * Requests Node would otherwise answer itself with an empty body (or not at all): CONNECT
+ * (Node drops the connection without a word) and an `Expect` other than 100-continue (Node's
+ * bare 417). Both get Cardshot's JSON error with a request id.
+ */
+export function installNodeAnswers(server: Server): void {
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => socket.destroy());
+    writeRawError(
+      socket,
+      new AppError('method_not_allowed', 'Method CONNECT is not allowed: Cardshot is not a proxy', {
+        headers: { Allow: 'GET, HEAD, POST' },
+      }),
+    );
+  });
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const value = truncate(String(req.headers.expect ?? ''), 100);
+    const { status, headers, body } = rawError(
+      new AppError('expectation_failed', `Expect: ${value} is not supported; only Expect: 100-continue is`),
+    );
+    res.shouldKeepAlive = false;
+    res.writeHead(status, headers);
+    res.end(body);
+  });
 }

@@ -5,18 +5,20 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/schema.js';
 import { CARDSHOT_VERSION, packageRoot } from '../version.js';
+import { finishOpenApiDocument } from './openapi-finish.js';
 import { ErrorBody, SECURITY_SCHEMES } from './schemas/common.js';
 
 /**
  * The docs pages: swagger-ui's bundle is served from the installed package (no CDN); it needs
- * inline styles (React sets style attributes) and data: images (its icons), nothing else, and
- * nothing from another origin.
+ * inline styles (React sets style attributes), data: images (its icons) and blob: images ("Try
+ * it out" shows the PNG it fetched from an object URL), nothing else, and nothing from another
+ * origin.
  */
 export const DOCS_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
+  "img-src 'self' data: blob:",
   "font-src 'self' data:",
   "connect-src 'self'",
   "form-action 'none'",
@@ -31,7 +33,7 @@ export function isUndocumented(url: string): boolean {
 
 const DESCRIPTION = `Cardshot returns PNG images: social cards from built-in templates, and screenshots of public web pages.
 
-Every \`/render/…\` request authenticates in one of three ways: the \`x-api-key\` header, the discouraged \`api_key\` query parameter, or a signed URL (\`kid\`, \`exp\`, \`sig\`; GET only). Every error is \`{ "error": "<message>" }\` with \`Cache-Control: no-store\`; every answer carries \`X-Request-Id\`. The full reference, with every message, is docs/api.md.`;
+Every \`/render/…\` request authenticates in one of three ways: the \`x-api-key\` header, the discouraged \`api_key\` query parameter, or a signed URL (\`kid\`, \`exp\`, \`sig\`; GET only). Every error is \`{ "error": "<message>" }\` with \`Cache-Control: no-store\`; every answer carries \`X-Request-Id\`. A path or method this document does not list answers 404 \`{ "error": "No route for GET /x" }\`; a listed path asked with another method answers 405 with \`Allow\`. Every GET also answers HEAD (same headers, no body). The full reference, with every message, is docs/api.md.`;
 
 /**
  * Collects the route schemas into an OpenAPI 3.1 document (GET /openapi.json) and serves the
@@ -59,6 +61,10 @@ export function registerOpenApi(app: FastifyInstance, config: Pick<Config, 'apiD
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`),
     },
+    // GET routes answer HEAD too (Fastify's exposeHeadRoutes); the document says so.
+    exposeHeadRoutes: true,
+    transformObject: (doc) =>
+      finishOpenApiDocument((doc as { openapiObject: Record<string, unknown> }).openapiObject) as never,
     transform: ({ schema, url }) => ({
       schema: (isUndocumented(url) ? { ...(schema ?? {}), hide: true } : schema) as never,
       url,

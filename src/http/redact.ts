@@ -52,10 +52,17 @@ function redactValues(s: string): string {
   return s.replace(SECRET_VALUES, REDACTED);
 }
 
+/**
+ * Percent-decodes every well-formed `%XX` run and leaves the rest as it is: one malformed escape
+ * (`%zz`, a cut-off `%E0%A4%A`) must not leave the whole text undecoded, or a percent-encoded key
+ * beside it would reach the log. Never throws; invalid UTF-8 becomes U+FFFD.
+ */
 function decodeSafe(s: string): string {
   try {
     return decodeURIComponent(s);
   } catch {
-    return s;
+    return s.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) =>
+      Buffer.from(run.replace(/%/g, ''), 'hex').toString('utf8'),
+    );
   }
 }

@@ -58,12 +58,21 @@ const RENDER_SECONDS = [0.0025, 0.005, 0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64,
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 let processRegistry: Registry | undefined;
+const NON_COUNTER_TOTALS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
 
 /** The process-wide registry of CPU, memory, event-loop and GC metrics (created once). */
 function processMetrics(): Registry {
   if (!processRegistry) {
     processRegistry = new Registry();
     collectDefaultMetrics({ register: processRegistry });
+    // prom-client names three gauges `…_total`, a suffix Prometheus keeps for counters, so
+    // `promtool check metrics` fails on them; the same numbers stay available by resource type
+    // (`nodejs_active_handles`, `nodejs_active_requests`, `nodejs_active_resources`).
+    for (const name of NON_COUNTER_TOTALS) processRegistry.removeSingleMetric(name);
   }
   return processRegistry;
 }

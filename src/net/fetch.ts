@@ -9,7 +9,8 @@ export type FetchErrorKind =
   | 'too_large'
   | 'http_status'
   | 'network'
-  | 'too_many_redirects';
+  | 'too_many_redirects'
+  | 'over_budget';
 
 /** A failed guarded fetch. `detail` is for the log only (it may name internal addresses). */
 export class FetchError extends Error {
@@ -35,6 +36,17 @@ export interface SafeFetcherOptions {
   userAgent?: string;
 }
 
+/**
+ * Memory shared by several fetches, kept by the caller: told the body's declared length before
+ * any of it is read (so a reservation can shrink to it), and asked before each chunk is kept.
+ */
+export interface ByteBudget {
+  /** The body declares `n` bytes (Content-Length). */
+  declare?(n: number): void;
+  /** May `n` more bytes be kept? false stops the fetch with `over_budget`. */
+  take(n: number): boolean;
+}
+
 export interface FetchResult {
   bytes: Buffer;
   contentType: string | undefined;
@@ -44,10 +56,16 @@ export interface FetchResult {
 
 export interface SafeFetcher {
   /** GETs `url` through the guard; throws FetchError, or the caller's abort reason. */
-  fetch(url: string | URL, opts?: { signal?: AbortSignal; accept?: string }): Promise<FetchResult>;
+  fetch(
+    url: string | URL,
+    opts?: { signal?: AbortSignal; accept?: string; budget?: ByteBudget },
+  ): Promise<FetchResult>;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** Bodies up to this size are gathered in chunks; larger ones go into one buffer. */
+const SPILL_BYTES = 1024 * 1024;
 
 // Any name resolution inside the socket layer would bypass the guard; targets are IP literals,
 // so this is never called unless something upstream changes.
@@ -67,7 +85,7 @@ export function createSafeFetcher(opts: SafeFetcherOptions): SafeFetcher {
   const userAgent = opts.userAgent ?? 'Cardshot/0.1';
 
   return {
-    async fetch(input, { signal, accept } = {}) {
+    async fetch(input, { signal, accept, budget } = {}) {
       signal?.throwIfAborted();
       // One controller for the whole fetch; the caller's signal is forwarded by hand rather than
       // with AbortSignal.any, which leaks dependants of a long-lived signal on some Node 20 releases.
@@ -84,7 +102,7 @@ export function createSafeFetcher(opts: SafeFetcherOptions): SafeFetcher {
         let url: string | URL = input;
         for (let hop = 0; ; hop++) {
           const target = await raceAbort(opts.guard.check(url), combined);
-          const res = await requestOnce(target, { signal: combined, userAgent, accept, maxBytes });
+          const res = await requestOnce(target, { signal: combined, userAgent, accept, maxBytes, budget });
           if (res.kind === 'done') return res.result;
           if (hop >= maxRedirects) {
             throw new FetchError(
@@ -117,7 +135,13 @@ type HopResult = { kind: 'done'; result: FetchResult } | { kind: 'redirect'; loc
 /** One request on a fresh connection pinned to the checked address. */
 async function requestOnce(
   target: CheckedTarget,
-  o: { signal: AbortSignal; userAgent: string; accept: string | undefined; maxBytes: number },
+  o: {
+    signal: AbortSignal;
+    userAgent: string;
+    accept: string | undefined;
+    maxBytes: number;
+    budget: ByteBudget | undefined;
+  },
 ): Promise<HopResult> {
   const client = pinnedClient(target);
   try {
@@ -145,20 +169,41 @@ async function requestOnce(
       discard(res.body);
       throw new FetchError('too_large', `Content-Length ${declared} > ${o.maxBytes}`);
     }
+    if (Number.isFinite(declared) && declared >= 0) o.budget?.declare?.(declared);
+    // A large body is written straight into one buffer (of its declared length, or of the cap
+    // once an undeclared one passes SPILL_BYTES: pages never written take no memory), so the
+    // chunks are garbage at once instead of all of them and their concatenation alive together.
+    const declaredOk = Number.isFinite(declared) && declared > 0;
+    let whole = declaredOk && declared > SPILL_BYTES ? Buffer.allocUnsafe(declared) : undefined;
     const chunks: Buffer[] = [];
     let total = 0;
-    for await (const chunk of res.body) {
-      total += (chunk as Buffer).length;
+    for await (const data of res.body) {
+      const chunk = data as Buffer;
+      total += chunk.length;
       // Checked per chunk so a server that lies about (or omits) Content-Length costs us at most
       // one chunk past the cap.
       if (total > o.maxBytes) {
         discard(res.body);
         throw new FetchError('too_large', `body passed ${o.maxBytes} bytes while streaming`);
       }
-      chunks.push(chunk as Buffer);
+      if (o.budget && !o.budget.take(chunk.length)) {
+        discard(res.body);
+        throw new FetchError('over_budget', `no room for more than ${total - chunk.length} bytes`);
+      }
+      if (!whole && total > SPILL_BYTES) {
+        whole = Buffer.allocUnsafe(declaredOk ? declared : o.maxBytes);
+        let at = 0;
+        for (const c of chunks.splice(0)) at += c.copy(whole, at);
+      }
+      if (!whole) chunks.push(chunk);
+      else if (total <= whole.length) chunk.copy(whole, total - chunk.length);
+      else {
+        discard(res.body);
+        throw new FetchError('network', `body longer than its Content-Length ${declared}`);
+      }
     }
     const result = {
-      bytes: Buffer.concat(chunks, total),
+      bytes: whole ? whole.subarray(0, total) : Buffer.concat(chunks, total),
       contentType: header(res.headers['content-type']),
       finalUrl: target.url.href,
       status: res.statusCode,

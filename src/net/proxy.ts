@@ -9,8 +9,13 @@
  * Each browser context gets its own session (its own loopback listener), so the decision for a
  * host can be read back after a failed navigation: Chromium discards the body of a refused
  * CONNECT, so an https refusal and an unreachable https host look the same from inside the page.
+ *
+ * Each session also has its own random credentials, and anything that does not present them gets
+ * 407: the listener is on loopback, so without them any local process (another user's, a
+ * compromised neighbour) could use it as a way out that bypasses nothing but still bears
+ * Cardshot's address, and could read the decisions it records (issue 20 §5).
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import {
   Agent,
   createServer,
@@ -33,8 +38,17 @@ export type EgressDecision =
 export interface EgressSession {
   /** `http://127.0.0.1:<port>`: the proxy server to give one browser context. */
   readonly server: string;
+  /** The proxy credentials of this session (HTTP Basic); requests without them get 407. */
+  readonly username: string;
+  readonly password: string;
   /** Value of the `x-cardshot-egress` header on answers the proxy made up itself. */
   readonly token: string;
+  /**
+   * The Location of the last redirect relayed for `url` (plain http), if any: Chromium under
+   * Playwright's proxy-auth interception reports a redirect to ftp:, mailto: … only as an
+   * aborted request for `url`, without the redirect answer.
+   */
+  redirectFor(url: string): string | undefined;
   /** The latest decision for the URL's `host:port`, if the browser asked for it. */
   decisionFor(url: string | URL): EgressDecision | undefined;
   /** The first requests refused so far (for the log; never sent to clients). */
@@ -69,6 +83,9 @@ export interface EgressProxyOptions {
 }
 
 const MAX_REFUSALS_KEPT = 50;
+
+/** The 407 challenge: Basic, which Chromium answers (through Playwright) with the session's credentials. */
+const PROXY_CHALLENGE = 'Basic realm="cardshot egress"';
 
 /** Header that marks an answer made by the proxy; stripped from upstream answers so no page can forge it. */
 export const EGRESS_HEADER = 'x-cardshot-egress';
@@ -123,7 +140,32 @@ async function openSession(
   log?: Logger,
 ): Promise<EgressSession> {
   const token = randomBytes(12).toString('hex');
+  const username = `cardshot-${randomBytes(6).toString('hex')}`;
+  const password = randomBytes(24).toString('base64url');
+  const expected = Buffer.from(`Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`);
+  /** Constant-time check of `Proxy-Authorization`; the scheme name is case-insensitive. */
+  const authorized = (req: IncomingMessage): boolean => {
+    const got = req.headers['proxy-authorization'];
+    if (typeof got !== 'string') return false;
+    const presented = Buffer.from(got.replace(/^basic /i, 'Basic '));
+    return presented.length === expected.length && timingSafeEqual(presented, expected);
+  };
+  let unauthorized = 0;
+  const noteUnauthorized = (req: IncomingMessage) => {
+    // Chromium's first request of a context is always challenged once: only later ones are news.
+    if (++unauthorized > 1 && unauthorized <= MAX_REFUSALS_KEPT) {
+      log?.debug(
+        {
+          session: label,
+          method: req.method,
+          credentials: req.headers['proxy-authorization'] ? 'wrong' : 'none',
+        },
+        'egress request without valid proxy credentials',
+      );
+    }
+  };
   const decisions = new Map<string, EgressDecision>();
+  const redirects = new Map<string, string>();
   const refused: Array<{ target: string; reason: RefusalReason; detail: string }> = [];
   const sockets = new Set<Duplex>();
   // Keep-alive to upstream saves a handshake per sub-resource; sockets are keyed by the pinned
@@ -183,15 +225,29 @@ async function openSession(
 
   // Plain http: the browser sends absolute-form requests (GET http://host/path).
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (!authorized(req)) {
+      noteUnauthorized(req);
+      req.resume();
+      res.writeHead(407, { 'proxy-authenticate': PROXY_CHALLENGE, 'content-length': '0' });
+      return void res.end();
+    }
     void forward(req, res);
   });
   // https, ws:, wss:, TURN and ICE-TCP: all arrive as CONNECT, on any port, so every one is checked.
   server.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) => {
     track(client);
+    if (!authorized(req)) {
+      noteUnauthorized(req);
+      client.on('error', () => client.destroy());
+      return void client.end(
+        `HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: ${PROXY_CHALLENGE}\r\nContent-Length: 0\r\n\r\n`,
+      );
+    }
     void tunnel(req, client, head);
   });
   // An Upgrade in absolute form never comes from Chromium (it tunnels WebSockets): refuse it.
   server.on('upgrade', (_req: IncomingMessage, client: Duplex) => {
+    client.on('error', () => client.destroy());
     client.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n');
   });
   server.on('connection', (s: Socket) => track(s));
@@ -252,6 +308,11 @@ async function openSession(
     });
     upstream.on('response', (up) => {
       upstream.setTimeout(0);
+      const location = up.headers.location;
+      const status = up.statusCode ?? 0;
+      if (status >= 300 && status < 400 && location && redirects.size < MAX_REFUSALS_KEPT) {
+        redirects.set(url.href, location);
+      }
       res.writeHead(up.statusCode ?? 502, up.statusMessage, responseHeaders(up.rawHeaders));
       meter(up);
       up.pipe(res);
@@ -331,6 +392,8 @@ async function openSession(
 
   return {
     server: `http://127.0.0.1:${port}`,
+    username,
+    password,
     token,
     refused,
     get bytes() {
@@ -340,6 +403,9 @@ async function openSession(
       return overBudget;
     },
     budgetSpent,
+    redirectFor(input) {
+      return redirects.get(input);
+    },
     decisionFor(input) {
       try {
         return decisions.get(authorityOf(new URL(String(input))));

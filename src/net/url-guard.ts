@@ -153,6 +153,12 @@ export function createUrlGuard(opts: UrlGuardOptions): UrlGuard {
       if (isIPv4(host)) answers = [{ address: host, family: 4 }];
       else if (isIPv6(host)) answers = [{ address: host, family: 6 }];
       else {
+        // A name that can only exist on a private network is refused before it is looked up, the
+        // same way whether or not it resolves: otherwise "not allowed" for one that exists and
+        // "could not resolve" for one that does not would let a key holder map internal DNS (and
+        // the lookup's timing would tell the same story).
+        const internal = allowListed ? null : internalName(host);
+        if (internal) throw new UrlRefusedError('address', `${host} is ${internal}`);
         // Resolved exactly once per check: the caller connects to what we return, so a second
         // answer from a rebinding DNS server is never consulted.
         try {
@@ -180,6 +186,20 @@ export function createUrlGuard(opts: UrlGuardOptions): UrlGuard {
       return { url, address: chosen.address, family: chosen.family, port };
     },
   };
+}
+
+/** Suffixes that name hosts on a private network only (RFC 6762, RFC 8375, ICANN's .internal, common use). */
+const INTERNAL_SUFFIXES = ['.local', '.internal', '.lan', '.corp', '.home.arpa', '.localhost'];
+
+/**
+ * Why `host` (a WHATWG-normalised name, not an IP literal) can only be an internal name, or null.
+ * Single labels (`intranet`, `localhost`) are resolved through search domains, so they are internal too.
+ */
+export function internalName(host: string): string | null {
+  const name = host.toLowerCase().replace(/\.+$/, '');
+  if (!name.includes('.')) return 'a single-label (internal) name';
+  const suffix = INTERNAL_SUFFIXES.find((s) => name.endsWith(s));
+  return suffix ? `an internal name (${suffix})` : null;
 }
 
 async function defaultLookup(hostname: string): Promise<Array<{ address: string; family: 4 | 6 }>> {

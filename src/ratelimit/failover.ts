@@ -18,6 +18,9 @@ export function createFailoverLimiter(opts: {
 }): RateLimiter & { readonly degraded: boolean } {
   const { primary, fallback, timeoutMs, log } = opts;
   const breaker = opts.breaker ?? createRedisBreaker({ probe: (ms) => primary.probe(ms), timeoutMs, log });
+  // The node's breaker must not close while this connection is still silent (or reconnecting):
+  // its probe is also what drops a connection a black hole left stuck (redis/client.ts).
+  if (opts.breaker) opts.breaker.addProbe((ms) => primary.probe(ms));
 
   const via = async (op: 'consume' | 'peek', key: string, limit: number, windowMs: number) => {
     if (!breaker.open) {

@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from '../lib/clock.js';
+import { type Clock, steadyClock, systemClock } from '../lib/clock.js';
 import { decision, type RateLimiter } from './limiter.js';
 
 /** One key's admitted request times, oldest first, in a ring buffer that grows on demand. */
@@ -14,7 +14,8 @@ const SWEEP_EVERY_MS = 60_000;
 
 /** The per-process sliding-window limiter (the default, and the fallback when Redis is down). */
 export function createMemoryLimiter(opts: { clock?: Clock } = {}): RateLimiter & { keys(): number } {
-  const clock = opts.clock ?? systemClock;
+  // Windows are durations: a wall clock stepping back must not stretch them (see steadyClock).
+  const clock = steadyClock(opts.clock ?? systemClock);
   const logs = new Map<string, Log>();
 
   const prune = (log: Log, now: number) => {

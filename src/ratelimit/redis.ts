@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { type Clock, systemClock } from '../lib/clock.js';
+import { type Clock, steadyClock, systemClock } from '../lib/clock.js';
 import { createRedisClient, pingWithin } from '../redis/client.js';
 import { decision, type RateLimiter } from './limiter.js';
 
@@ -8,7 +8,8 @@ import { decision, type RateLimiter } from './limiter.js';
  * The sliding-window log in a Redis sorted set per key (score = admission time in ms), updated
  * atomically by one Lua script so every node sees one budget. The caller's clock is used
  * rather than Redis TIME so the same fake clock drives both implementations in tests; nodes
- * are expected to keep NTP time (a skew of s seconds shifts the window by s).
+ * are expected to keep NTP time (a skew of s seconds shifts the window by s). A node whose
+ * clock steps back carries on from its last time (steadyClock) rather than going back.
  */
 const SCRIPT = `
 local key = KEYS[1]
@@ -58,7 +59,8 @@ export function createRedisLimiter(opts: {
   clock?: Clock;
   onClientError?: (err: Error) => void;
 }): RedisLimiter {
-  const clock = opts.clock ?? systemClock;
+  // A step back of this node's clock must not date its admissions in the future (steadyClock).
+  const clock = steadyClock(opts.clock ?? systemClock);
   // Its own connection: a large PNG moving on the cache's connection must not delay a limit check.
   // The connection's own time-out is only a backstop: callers bound each call themselves
   // (the fail-over limiter, through the node's breaker), with a timer that does not mistake

@@ -29,6 +29,8 @@ export interface RedisBreaker {
   trip(err: unknown): void;
   /** Called every time Redis answers again after being down. */
   onRecover(listener: () => void): void;
+  /** Called every time the breaker opens. */
+  onTrip(listener: () => void): void;
   /**
    * Another connection that must answer before the breaker closes (the rate limiter's own),
    * so the node does not switch back while one of its connections is still reconnecting.
@@ -63,6 +65,7 @@ export function createRedisBreaker(opts: {
   let trips = 0;
   let timer: NodeJS.Timeout | undefined;
   const listeners: Array<() => void> = [];
+  const tripListeners: Array<() => void> = [];
   const probes = [opts.probe];
 
   const probeLater = () => {
@@ -100,6 +103,7 @@ export function createRedisBreaker(opts: {
       { err: lastError },
       'Redis is unavailable: limiting per process, caching locally and capturing without cross-node locks until it answers again',
     );
+    for (const l of tripListeners) l();
     probeLater();
   };
 
@@ -120,6 +124,7 @@ export function createRedisBreaker(opts: {
     },
     trip,
     onRecover: (l) => listeners.push(l),
+    onTrip: (l) => tripListeners.push(l),
     addProbe: (p) => probes.push(p),
     health: () => ({ state: open ? 'down' : 'up', since, lastError, trips }),
     close() {

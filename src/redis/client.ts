@@ -24,8 +24,34 @@ export function createRedisClient(
   return client;
 }
 
-/** Resolves when `client` answers a PING within `timeoutMs`, waiting for a connection in progress. */
+/**
+ * Resolves when `client` answers a PING within `timeoutMs`, waiting for a connection in progress.
+ * A connection that is open but silent (its peer black-holed) is dropped on a time-out, so the
+ * client reconnects: see dropIfSilent.
+ */
 export async function pingWithin(client: Redis, timeoutMs: number): Promise<void> {
+  try {
+    await pingOnce(client, timeoutMs);
+  } catch (err) {
+    dropIfSilent(client);
+    throw err;
+  }
+}
+
+/**
+ * Destroys the socket of a client whose connection is established but did not answer in time,
+ * so ioredis reconnects (with its retry back-off) and fails the commands still waiting.
+ * Without this, replies lost in a black hole leave the client's queue of commands awaiting
+ * replies out of step with the stream for ever: each later reply is matched to an earlier,
+ * already timed-out command, every new command times out, and the node never leaves its
+ * fallback. Issue 20: still degraded 90 s after the network passed again. `end()` (ioredis's
+ * own disconnect) would wait for the silent peer's FIN, hence destroy().
+ */
+export function dropIfSilent(client: Redis): void {
+  if (client.status === 'ready' || client.status === 'connect') client.stream?.destroy();
+}
+
+async function pingOnce(client: Redis, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   if (client.status !== 'ready') {
     let onReady: (() => void) | undefined;

@@ -67,9 +67,30 @@ export async function openRedis(opts: {
   const handlers = new Map<string, ChannelHandler[]>();
   const resubscribed: Array<() => void> = [];
   let everReady = false;
+  const missed = () => {
+    for (const l of resubscribed) l();
+  };
+  // Notices published while this node could not reach Redis may be lost even when the
+  // subscriber's connection survives (a black hole, not a reset): `missedNotices` says so.
+  let missedNotices = false;
+  breaker.onTrip(() => {
+    missedNotices = true;
+  });
   subscriber.on('ready', () => {
-    if (everReady) for (const l of resubscribed) l();
+    if (everReady) {
+      missedNotices = false;
+      missed();
+    }
     everReady = true;
+  });
+  breaker.onRecover(() => {
+    if (!missedNotices) return; // the subscriber reconnected meanwhile and said so
+    missedNotices = false;
+    // A subscriber left silent by a black hole gets a fresh connection (it then reports
+    // 'ready' again); one that answers keeps its subscriptions, and what it missed is dropped.
+    pingWithin(subscriber, opts.timeoutMs * 4).then(missed, () => {
+      missedNotices = true;
+    });
   });
   subscriber.on('message', (channel: string, message: string) => {
     for (const h of handlers.get(channel) ?? []) {

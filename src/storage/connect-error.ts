@@ -1,3 +1,5 @@
+import { statfsSync } from 'node:fs';
+import path from 'node:path';
 import { ConfigError } from '../config/load.js';
 import { describeOsError, describePathError, errnoCode, UNREACHABLE } from '../config/os-error.js';
 import { AppError } from '../errors.js';
@@ -54,6 +56,17 @@ export function postgresConnectFailure(err: unknown, url: string): Error | undef
  * file's directory is a file, read-only or not ours, or the file is not a database).
  */
 export function sqliteOpenFailure(err: unknown, file: string, setting: string): Error {
+  // A full disk is no setting to fix: SQLite says "disk I/O error" (it cannot size its -shm
+  // file) or SQLITE_FULL. Said in words, and exit 69 like an unreachable database: a retry
+  // after space is freed succeeds.
+  const code = errnoCode(err) ?? '';
+  if ((code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR')) && diskFull(path.dirname(file))) {
+    return new AppError(
+      'unavailable',
+      `${setting}: cannot open the SQLite database: the disk holding ${file} is full (${code})`,
+      { cause: err },
+    );
+  }
   const why = describePathError(err) ?? `${file}: ${err instanceof Error ? err.message : String(err)}`;
   return new ConfigError(`${setting}: cannot open the SQLite database: ${why}`, { cause: err });
 }
@@ -69,5 +82,15 @@ function serverOf(url: string): string {
     return `${u.searchParams.get('host') ?? (u.hostname || 'localhost')}:${u.port || '5432'}`;
   } catch {
     return 'the database server';
+  }
+}
+
+/** True when the file system holding `dir` has (almost) no space left for this user. */
+export function diskFull(dir: string): boolean {
+  try {
+    const fs = statfsSync(dir);
+    return fs.bavail * fs.bsize < 64 * 1024;
+  } catch {
+    return false;
   }
 }

@@ -1,4 +1,4 @@
-import { type Kysely, Migrator, type Selectable } from 'kysely';
+import { type Kysely, Migrator, type Selectable, sql } from 'kysely';
 import { AppError } from '../errors.js';
 import { createDashboardStore } from './kysely-dashboard.js';
 import { migrationProvider } from './migrations/index.js';
@@ -127,7 +127,7 @@ export function createKyselyStore(db: Kysely<Tables>, kind: Store['kind']): Stor
     },
 
     async rotateKey(oldId, next, expiresAt) {
-      return db.transaction().execute(async (tx) => {
+      return transact(db, async (tx) => {
         // Claims the old key first: of two rotations at once (two tabs, two nodes), one
         // replaces it and the other inserts nothing.
         const claimed = await tx
@@ -151,7 +151,7 @@ export function createKyselyStore(db: Kysely<Tables>, kind: Store['kind']): Stor
 
     async touchKeys(entries) {
       if (entries.length === 0) return;
-      await db.transaction().execute(async (tx) => {
+      await transact(db, async (tx) => {
         for (const e of entries) {
           await tx
             .updateTable('api_keys')
@@ -165,7 +165,7 @@ export function createKyselyStore(db: Kysely<Tables>, kind: Store['kind']): Stor
 
     async addUsage(rows) {
       if (rows.length === 0) return;
-      await db.transaction().execute(async (tx) => {
+      await transact(db, async (tx) => {
         for (const r of rows) {
           await tx
             .insertInto('usage_daily')
@@ -261,4 +261,25 @@ function fromKey(k: ApiKeyRecord): Tables['api_keys'] {
 function isUniqueViolation(err: unknown): boolean {
   const code = (err as { code?: string }).code;
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
+}
+
+/**
+ * `fn` in one transaction on one connection. Unlike kysely's own, a failed ROLLBACK never
+ * hides the error that caused it: SQLite ends the transaction itself on SQLITE_FULL (a full
+ * disk) and some I/O errors, so the ROLLBACK that follows answers "cannot rollback - no
+ * transaction is active", which used to be all the log said about a full disk.
+ */
+async function transact<T>(db: Kysely<Tables>, fn: (tx: Kysely<Tables>) => Promise<T>): Promise<T> {
+  return db.connection().execute(async (conn) => {
+    await sql`begin`.execute(conn);
+    let result: T;
+    try {
+      result = await fn(conn);
+      await sql`commit`.execute(conn);
+    } catch (err) {
+      await sql`rollback`.execute(conn).catch(() => {});
+      throw err;
+    }
+    return result;
+  });
 }

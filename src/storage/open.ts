@@ -1,8 +1,10 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { type Kysely, sql } from 'kysely';
+import type { Logger } from 'pino';
 import { ConfigError } from '../config/load.js';
 import type { Config } from '../config/schema.js';
+import { guardStore } from './breaker.js';
 import { postgresConnectFailure, sqliteOpenFailure } from './connect-error.js';
 import { createKyselyStore, migrate } from './kysely-store.js';
 import { migrationProvider } from './migrations/index.js';
@@ -27,13 +29,21 @@ export function describeDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>
 
 /** Opens the configured database, migrates it to the latest schema, and returns the store. */
 export async function openStore(
-  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databaseSchema'>,
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databaseSchema'> &
+    Partial<Pick<Config, 'databaseTimeoutMs'>>,
   onIdleError?: (err: Error) => void,
+  log?: Logger,
 ): Promise<Store> {
   const where = describeDatabase(config);
   if (where.kind === 'postgres') {
     const db = await connect(where, config, onIdleError, (pg) => migrate(pg, config.databaseSchema));
-    return createKyselyStore(db, where.kind);
+    // A hung PostgreSQL answers 503 at once instead of holding every request (storage/breaker.ts).
+    // SQLite is a file in this process: it cannot hang on a network.
+    return guardStore(createKyselyStore(db, where.kind), {
+      timeoutMs: config.databaseTimeoutMs ?? 3000,
+      url: where.location,
+      ...(log ? { log } : {}),
+    });
   }
   const db = await connect(where, config);
   try {

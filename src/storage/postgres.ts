@@ -42,9 +42,20 @@ export async function openPostgres(
       max: 10,
       connectionTimeoutMillis: 5000,
       idleTimeoutMillis: 30_000,
+      // A connection the network dropped silently is noticed by the kernel, not never.
+      keepAlive: true,
     });
-    // An idle client losing its connection (the server restarted) must not crash the process.
-    pool.on('error', onIdleError);
+    // A client losing its connection must not crash the process, idle (the pool's 'error')
+    // or checked out: a query hung on a black-holed connection that is then cut makes its
+    // client emit 'error' while no pool listener is attached (pg-pool removes its own while a
+    // client is lent out), and an 'error' nobody listens to ends the process. The query
+    // itself fails with the same error, and the pool drops the dead client when it is released.
+    // Each client's own listener reports it; the pool re-emits an idle client's error, which
+    // must have a listener too.
+    pool.on('error', () => {});
+    pool.on('connect', (client) => {
+      client.on('error', (err) => onIdleError(err));
+    });
     const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
     try {
       await prepare(db);

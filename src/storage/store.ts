@@ -139,5 +139,10 @@ export interface Store extends DashboardStore {
 
   /** Cheap round trip, for readiness checks. */
   ping(): Promise<void>;
+  /**
+   * PostgreSQL only: whether the breaker in front of it is open (it hung or refused; calls fail
+   * at once with 503 until a background probe gets through). See storage/breaker.ts.
+   */
+  databaseHealth?(): { state: 'closed' | 'open'; since: number; lastError?: string };
   close(): Promise<void>;
 }

@@ -32,10 +32,50 @@ describe('plans', () => {
     expect(plans.get('free')).toEqual({
       name: 'free',
       templates: ['blog'],
-      screenshots: { viewports: ['og'] },
+      screenshots: { viewports: ['og'], concurrency: 1, queue: 2 },
       rateLimit: { requests: 60, windowSeconds: 60 },
     });
     expect(plans.get('pro')?.rateLimit).toEqual({ requests: 600, windowSeconds: 60 });
+    expect(plans.get('pro')?.screenshots).toEqual({ viewports: '*', concurrency: 4, queue: 8 });
+  });
+
+  it("reads screenshots.concurrency and queue; without them a plan keeps its built-in's or pro's share", async () => {
+    await withFile(
+      JSON.stringify({
+        team: {
+          templates: '*',
+          screenshots: { viewports: '*', concurrency: 3 },
+          rateLimit: { requests: 5000, windowSeconds: 3600 },
+        },
+        solo: {
+          templates: '*',
+          screenshots: { viewports: ['og'], queue: 0 },
+          rateLimit: { requests: 50, windowSeconds: 60 },
+        },
+        // Written before the per-account share existed: not cut to one capture at a time.
+        enterprise: {
+          templates: '*',
+          screenshots: { viewports: '*' },
+          rateLimit: { requests: 50000, windowSeconds: 60 },
+        },
+        free: {
+          templates: ['blog'],
+          screenshots: { viewports: ['og', 'mobile'] },
+          rateLimit: { requests: 60, windowSeconds: 60 },
+        },
+      }),
+      (file) => {
+        const plans = loadPlans(file);
+        expect(plans.get('team')?.screenshots).toEqual({ viewports: '*', concurrency: 3, queue: 6 });
+        expect(plans.get('solo')?.screenshots).toEqual({ viewports: ['og'], concurrency: 4, queue: 0 });
+        expect(plans.get('enterprise')?.screenshots).toEqual({ viewports: '*', concurrency: 4, queue: 8 });
+        expect(plans.get('free')?.screenshots).toEqual({
+          viewports: ['og', 'mobile'],
+          concurrency: 1,
+          queue: 2,
+        });
+      },
+    );
   });
 
   it('merges a plans file over the defaults by name', async () => {
@@ -87,6 +127,36 @@ describe('plans', () => {
           },
         },
         'unknown field "price"',
+      ],
+      [
+        {
+          gold: {
+            templates: '*',
+            screenshots: { viewports: '*', concurrency: 0 },
+            rateLimit: { requests: 1, windowSeconds: 1 },
+          },
+        },
+        'plan "gold": screenshots.concurrency must be an integer 1…64',
+      ],
+      [
+        {
+          gold: {
+            templates: '*',
+            screenshots: { viewports: '*', queue: -1 },
+            rateLimit: { requests: 1, windowSeconds: 1 },
+          },
+        },
+        'plan "gold": screenshots.queue must be an integer 0…10000',
+      ],
+      [
+        {
+          gold: {
+            templates: '*',
+            screenshots: { viewports: '*', parallel: 2 },
+            rateLimit: { requests: 1, windowSeconds: 1 },
+          },
+        },
+        'screenshots has an unknown field "parallel"',
       ],
     ];
     for (const [doc, message] of cases) {

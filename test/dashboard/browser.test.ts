@@ -295,10 +295,18 @@ describe.runIf(run)('dashboard in Chromium', () => {
   it('fits a phone screen, and unknown paths get the friendly 404 page', async () => {
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
     await phone.context().addCookies(await context.cookies());
+    // Every signed-in page, the keys table included: nothing may scroll sideways at 390 px.
+    for (const pathname of ['/dashboard', '/dashboard/keys', '/dashboard/playground']) {
+      await phone.goto(`${base}${pathname}`);
+      const overflow = await phone.evaluate<number>(
+        'document.documentElement.scrollWidth - window.innerWidth',
+      );
+      expect(overflow, pathname).toBeLessThanOrEqual(0);
+    }
     await phone.goto(`${base}/dashboard`);
-    const overflow = await phone.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
-    expect(overflow).toBeLessThanOrEqual(0);
     await shot('mobile', phone);
+    await phone.goto(`${base}/dashboard/keys`);
+    await shot('mobile-keys', phone);
     await phone.close();
     const res = await page.goto(`${base}/dashboard/billing`);
     expect(res?.status()).toBe(404);

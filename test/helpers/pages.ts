@@ -14,7 +14,7 @@ import type { AddressInfo, Socket } from 'node:net';
  * /spin-after-load (the same, a task after the load event), /moves?after=N (green, then N ms
  * after load sent to /split by script), /moves-meta (the same by a meta refresh), /reloads
  * (reloads itself 20 ms after every load),
- * /hog (allocates memory until the tab crashes), /hog-buffers (2 GB of typed arrays, outside the JS heap), /hold?ms=N (answers after N ms),
+ * /hog (allocates memory until the tab crashes), /hog-buffers (2 GB of typed arrays, outside the JS heap), /hog-blobs (3 GB of Blobs, kept by the browser process), /hold?ms=N (answers after N ms),
  * /status/<code> (an HTML page with that status), /empty/<code> (that status, no body),
  * /download (an attachment), /dialog (alert, confirm, prompt on load), /popup (window.open on
  * load), /remember (blue on a first visit, red when cookies or storage survived), /tall (100,000 px high), /font (text in a web font served after 500 ms, font-display:
@@ -229,6 +229,16 @@ document.cookie = 'seen=1; max-age=3600'; localStorage.setItem('seen', '1');</sc
         html(
           '<p>hog</p>',
           `<script>const held = []; for (let i = 0; i < 8; i++) { const a = new Uint8Array(256 * 1024 * 1024); a.fill(1); held.push(a); } document.title = 'held ' + held.length * 256 + ' MB';</script>`,
+        ),
+      );
+    }
+    if (path === '/hog-blobs') {
+      // 30 × 100 MB Blobs, one every few ms: their data moves into the BROWSER process (the tab
+      // stays small); an image that answers after 20 s keeps the page loading meanwhile.
+      return send(
+        html(
+          '<p>blobs</p><img src="/hold?ms=20000" width="1" height="1">',
+          `<script>window.keep = []; (async () => { for (let i = 0; i < 30; i++) { const a = new Uint8Array(100 * 1024 * 1024); a.fill(i); keep.push(new Blob([a])); await new Promise((r) => setTimeout(r, 10)); } document.title = 'held ' + keep.length * 100 + ' MB'; })();</script>`,
         ),
       );
     }

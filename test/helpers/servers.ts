@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { crc32, deflateSync } from 'node:zlib';
@@ -39,7 +40,8 @@ const HUGE = 11 * 1024 * 1024;
  * orientation 6), /image/gif-animated (red frame, then blue), /big (Content-Length over 10 MB),
  * /big-chunked (same, no Content-Length), /slow (headers, then a byte every 100 ms),
  * /slow-headers, /html-as-png, /bomb (a valid 10000×10000 PNG), /status/<code>,
- * /redirect?to=<url>[&cookie=1], /chain/<n> (n redirects, then the PNG), /loop.
+ * /redirect?to=<url>[&cookie=1], /chain/<n> (n redirects, then the PNG), /loop, /slow-big (a
+ * real 9 MB PNG, no Content-Length, streamed in 64 KiB chunks over about 3 s; any query).
  */
 export async function startFixtureServer(): Promise<FixtureServer> {
   const images = await makeImages();
@@ -101,6 +103,25 @@ export async function startFixtureServer(): Promise<FixtureServer> {
       const t = setInterval(() => res.write(Buffer.alloc(1)), 100);
       timers.add(t);
       res.on('close', () => clearInterval(t));
+      return;
+    }
+    if (u.pathname === '/slow-big') {
+      res.writeHead(200, { 'content-type': 'image/png' });
+      res.on('error', () => {});
+      void bigPng().then((png) => {
+        let sent = 0;
+        const t = setInterval(() => {
+          if (res.destroyed) return clearInterval(t);
+          res.write(png.subarray(sent, sent + 64 * 1024));
+          sent += 64 * 1024;
+          if (sent >= png.length) {
+            clearInterval(t);
+            res.end();
+          }
+        }, 20);
+        timers.add(t);
+        res.on('close', () => clearInterval(t));
+      });
       return;
     }
     if (u.pathname === '/slow-headers') return; // never answers; closed with the server
@@ -183,6 +204,16 @@ function streamZeros(res: import('node:http').ServerResponse, total: number): vo
 }
 
 /** Raw RGB, left half red and right half blue, so orientation and cropping are visible. */
+let big: Promise<Buffer> | undefined;
+
+/** A 1740×1740 PNG of noise, stored (9.1 MB): made once, on first use. */
+function bigPng(): Promise<Buffer> {
+  big ??= sharp(randomBytes(1740 * 1740 * 3), { raw: { width: 1740, height: 1740, channels: 3 } })
+    .png({ compressionLevel: 0 })
+    .toBuffer();
+  return big;
+}
+
 async function halves(width: number, height: number): Promise<Buffer> {
   const raw = Buffer.alloc(width * height * 3);
   for (let y = 0; y < height; y++) {

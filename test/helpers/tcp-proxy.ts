@@ -11,6 +11,11 @@ export interface TcpProxy {
   /** Holds every byte in both directions until resume(). Both are idempotent. */
   pause(): void;
   resume(): void;
+  /**
+   * Swallows every byte in both directions until resume(), like a network path that drops
+   * packets: what is sent meanwhile is lost, not delivered late (unlike pause()).
+   */
+  blackHole(): void;
   /** Cuts every connection and stops listening (connections are then refused). */
   stop(): Promise<void>;
   /** Listens again on the same port. */
@@ -22,6 +27,8 @@ export interface TcpProxy {
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const pairs = new Set<[Socket, Socket]>();
   let paused = false;
+  let dropping = false;
+  const discard = () => {};
   let server: Server | undefined;
   let port = 0;
 
@@ -65,32 +72,51 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     server = undefined;
   };
 
+  const pause = () => {
+    if (paused) return;
+    paused = true;
+    // unpipe + pause: piped streams would otherwise resume each other on 'drain'.
+    for (const [a, b] of pairs) {
+      a.unpipe(b);
+      b.unpipe(a);
+      a.pause();
+      b.pause();
+    }
+  };
+
   await listen();
   return {
     get port() {
       return port;
     },
     url: (scheme, path = '') => `${scheme}://127.0.0.1:${port}${path}`,
-    pause() {
-      if (paused) return;
-      paused = true;
-      // unpipe + pause: piped streams would otherwise resume each other on 'drain'.
-      for (const [a, b] of pairs) {
-        a.unpipe(b);
-        b.unpipe(a);
-        a.pause();
-        b.pause();
-      }
-    },
+    pause,
     resume() {
       // Piping twice would write every later chunk twice (a corrupt protocol stream).
       if (!paused) return;
       paused = false;
+      if (dropping) {
+        dropping = false;
+        for (const [a, b] of pairs) {
+          a.off('data', discard);
+          b.off('data', discard);
+        }
+      }
       for (const [a, b] of pairs) {
         a.pipe(b);
         b.pipe(a);
         a.resume();
         b.resume();
+      }
+    },
+    blackHole() {
+      if (dropping) return;
+      pause();
+      dropping = true;
+      // Reading and discarding: the peers see their writes accepted and never answered.
+      for (const [a, b] of pairs) {
+        a.on('data', discard).resume();
+        b.on('data', discard).resume();
       }
     },
     stop,

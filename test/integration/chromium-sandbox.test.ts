@@ -1,4 +1,5 @@
-import { readFileSync, readlinkSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readlinkSync, statSync } from 'node:fs';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -47,10 +48,54 @@ async function screenshot(server: NodeProcess, query: string) {
 }
 
 const env = () => ({ NODE_ENV: 'production', CARDSHOT_ALLOW_PRIVATE_HOSTS: pages.hostPort });
+type Ready = { checks: { browser: { detail: string } } };
+const owner = (pid: number) => statSync(`/proc/${pid}`).uid;
+const environ = (pid: number) => readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').filter(Boolean);
+/** Settings Chromium must never see: the suite checks its processes' environments for them. */
+const SECRETS = {
+  CARDSHOT_SECRET: 'c2FuZGJveC10ZXN0LXNlY3JldC0wMTIzNDU2Nzg5YWJjZGVm',
+  CARDSHOT_METRICS_TOKEN: 'sandbox-metrics-token-0123456789',
+};
 
-describe("Chromium's sandbox", () => {
+/** What every sandboxed capture must show in /proc, whoever the service runs as. */
+function expectSandboxed(server: NodeProcess) {
+  const { browser, group } = browserOf(server);
+  let seen = 0;
+  for (const p of group) {
+    let facts: { args: string; uid: number; env: string[] };
+    try {
+      facts = { args: cmdline(p.pid), uid: owner(p.pid), env: environ(p.pid) };
+    } catch {
+      continue; // a helper process that ended meanwhile
+    }
+    seen++;
+    expect(facts.args).not.toContain(' --no-sandbox ');
+    expect(facts.uid).not.toBe(0);
+    // Only what Chromium needs: none of the service's settings or secrets.
+    const names = facts.env.map((e) => e.slice(0, e.indexOf('=')));
+    const leaked = names.filter(
+      (n) => n.startsWith('CARDSHOT_') || n === 'DATABASE_URL' || n === 'REDIS_URL',
+    );
+    expect(leaked).toEqual([]);
+  }
+  expect(seen).toBeGreaterThan(2);
+  // Read once per process: a spare renderer may end between the listing and the read.
+  const renderers = group.flatMap((p) => {
+    try {
+      return cmdline(p.pid).includes(' --type=renderer ') ? [{ pid: p.pid, ns: userNamespace(p.pid) }] : [];
+    } catch {
+      return [];
+    }
+  });
+  expect(renderers.length).toBeGreaterThan(0);
+  for (const r of renderers) expect(r.ns).not.toBe(userNamespace(browser.pid));
+  return { browser, group };
+}
+
+// Each test starts a server (or two) and runs `cardshot doctor`, which launches Chromium itself.
+describe("Chromium's sandbox", { timeout: 120_000 }, () => {
   it('is on when the service is not root: renderers live in their own user namespace', async () => {
-    const server = await startNodeProcess(root, 'sandbox', env(), { uid });
+    const server = await startNodeProcess(root, 'sandbox', { ...env(), ...SECRETS }, { uid });
     try {
       await server.waitFor(/"msg":"screenshots ready"/);
       const res = await screenshot(server, 'sandboxed');
@@ -59,11 +104,7 @@ describe("Chromium's sandbox", () => {
       expect(pngSize(png)).toEqual({ width: 1200, height: 630 });
       expect(await pixelAt(png, 300, 315)).toEqual([255, 0, 0, 255]);
 
-      const { browser, group } = browserOf(server);
-      expect(cmdline(browser.pid)).not.toContain(' --no-sandbox ');
-      const renderers = group.filter((p) => cmdline(p.pid).includes(' --type=renderer '));
-      expect(renderers.length).toBeGreaterThan(0);
-      for (const r of renderers) expect(userNamespace(r.pid)).not.toBe(userNamespace(browser.pid));
+      expectSandboxed(server);
 
       const ready = await fetch(`${server.url}/readyz`).then((r) => r.text());
       expect(ready).toContain('sandboxed');
@@ -73,21 +114,99 @@ describe("Chromium's sandbox", () => {
     }
   });
 
-  it.skipIf(process.getuid?.() !== 0)('doctor fails "on" as root, with the fix', async () => {
-    const res = await runNode([path.join(root, 'dist/src/cli/index.js'), 'doctor'], {
-      cwd: scratch,
-      env: {
-        ...process.env,
-        CARDSHOT_DATA_DIR: path.join(scratch, 'doctor'),
-        CARDSHOT_CHROMIUM_SANDBOX: 'on',
-      },
-    });
-    expect(res.code).toBe(1);
-    expect(res.stdout).toContain(
-      "✗ chromium: CARDSHOT_CHROMIUM_SANDBOX=on, but the service runs as root and Chromium's sandbox cannot start as root; run as an unprivileged user or set it to auto",
-    );
-    expect(res.stdout).toContain('fix: run Cardshot as an unprivileged user');
-  });
+  it.skipIf(process.getuid?.() !== 0)(
+    "as root, Chromium runs as the user set-up made, sandboxed, and sees none of the service's settings",
+    async () => {
+      const server = await startNodeProcess(root, 'sandbox-root', { ...env(), ...SECRETS });
+      try {
+        await server.waitFor(/"msg":"screenshots ready"/);
+        const res = await screenshot(server, 'as-user');
+        expect(res.status).toBe(200);
+        const png = Buffer.from(await res.arrayBuffer());
+        expect(await pixelAt(png, 300, 315)).toEqual([255, 0, 0, 255]);
+        const { group } = expectSandboxed(server);
+        const chromiumUid = Number(execFileSync('id', ['-u', 'cardshot-chromium'], { encoding: 'utf8' }));
+        for (const p of group) {
+          const uid = (() => {
+            try {
+              return owner(p.pid);
+            } catch {
+              return chromiumUid; // ended meanwhile
+            }
+          })();
+          expect(uid).toBe(chromiumUid);
+        }
+        const ready = await fetch(`${server.url}/readyz`).then((r) => r.json() as Promise<Ready>);
+        expect(ready.checks.browser.detail).toMatch(
+          /^Chromium running \(pid \d+, sandboxed, as cardshot-chromium\)/,
+        );
+        expect(server.out()).not.toContain('WARNING');
+      } finally {
+        await server.stop();
+      }
+      // Root still ends them: nothing of the browser outlives the stop.
+      expect(listProcesses().filter((p) => p.comm.startsWith('chrom') && p.ppid === server.pid)).toEqual([]);
+    },
+  );
+
+  it.skipIf(process.getuid?.() !== 0)(
+    'as root without that user: runs unsandboxed, and says so everywhere',
+    async () => {
+      const missing = { CARDSHOT_CHROMIUM_USER: 'cardshot-no-such-user' };
+      const server = await startNodeProcess(root, 'sandbox-nouser', { ...env(), ...missing });
+      try {
+        await server.waitFor(/"msg":"screenshots ready"/);
+        expect((await screenshot(server, 'nouser')).status).toBe(200);
+        const warning =
+          'Chromium runs as root WITHOUT its sandbox: the user cardshot-no-such-user (CARDSHOT_CHROMIUM_USER) does not exist; run `npm run setup` as root to create it';
+        const logged = server.logs().find((l) => String(l.msg).startsWith('SECURITY WARNING'));
+        expect(logged).toMatchObject({ level: 50, msg: `SECURITY WARNING: ${warning} (docs/security.md)` });
+        const ready = await fetch(`${server.url}/readyz`).then((r) => r.json() as Promise<Ready>);
+        expect(ready.checks.browser.detail).toContain(`WITHOUT its sandbox: ${warning}`);
+      } finally {
+        await server.stop();
+      }
+      const doctor = await runNode([path.join(root, 'dist/src/cli/index.js'), 'doctor'], {
+        cwd: scratch,
+        env: { ...process.env, CARDSHOT_DATA_DIR: path.join(scratch, 'doctor-nouser'), ...missing },
+      });
+      expect(doctor.stdout).toMatch(
+        /! chromium: .* WITHOUT its sandbox .*; Chromium runs as root WITHOUT its sandbox/,
+      );
+    },
+  );
+
+  it.skipIf(process.getuid?.() !== 0)(
+    'doctor as root: passes as the user, fails "on" without it, with the fix',
+    async () => {
+      const good = await runNode([path.join(root, 'dist/src/cli/index.js'), 'doctor'], {
+        cwd: scratch,
+        env: {
+          ...process.env,
+          CARDSHOT_DATA_DIR: path.join(scratch, 'doctor-ok'),
+          CARDSHOT_CHROMIUM_SANDBOX: 'on',
+        },
+      });
+      expect(good.stdout).toMatch(/✓ chromium: .* started headless as cardshot-chromium with its sandbox/);
+
+      const res = await runNode([path.join(root, 'dist/src/cli/index.js'), 'doctor'], {
+        cwd: scratch,
+        env: {
+          ...process.env,
+          CARDSHOT_DATA_DIR: path.join(scratch, 'doctor'),
+          CARDSHOT_CHROMIUM_SANDBOX: 'on',
+          CARDSHOT_CHROMIUM_USER: 'cardshot-no-such-user',
+        },
+      });
+      expect(res.code).toBe(1);
+      expect(res.stdout).toContain(
+        '✗ chromium: CARDSHOT_CHROMIUM_SANDBOX=on, but the service runs as root and the user cardshot-no-such-user (CARDSHOT_CHROMIUM_USER) does not exist; run `npm run setup` as root to create it',
+      );
+      expect(res.stdout).toContain(
+        'fix: run `npm run setup` as root (it creates the user cardshot-no-such-user)',
+      );
+    },
+  );
 
   it('where it cannot start, auto runs without it and says so; on refuses to run without it', async () => {
     // A kernel that refuses the sandbox cannot be had on demand: this wrapper fails the way
@@ -95,7 +214,7 @@ describe("Chromium's sandbox", () => {
     const wrapper = path.join(scratch, 'no-userns-chromium');
     await writeFile(
       wrapper,
-      `#!/bin/sh\ncase " $* " in *" --no-sandbox "*) exec ${settings.chromiumPath.default} "$@" ;; esac\necho "No usable sandbox!" >&2\nexit 1\n`,
+      `#!/bin/sh\ncase " $* " in *" --no-sandbox "* | *" --version "*) exec ${settings.chromiumPath.default} "$@" ;; esac\necho "No usable sandbox!" >&2\nexit 1\n`,
     );
     await chmod(wrapper, 0o755);
 
@@ -107,14 +226,30 @@ describe("Chromium's sandbox", () => {
     );
     try {
       await auto.waitFor(/"msg":"screenshots ready"/);
-      expect(auto.out()).toContain("Chromium's sandbox could not start here; running without it");
+      // An error-level line, not a quiet info.
+      expect(auto.logs().find((l) => String(l.msg).startsWith('SECURITY WARNING'))).toMatchObject({
+        level: 50,
+        msg: "SECURITY WARNING: Chromium's sandbox could not start here; running without it (docs/security.md; CARDSHOT_CHROMIUM_SANDBOX=off skips the attempt)",
+      });
       const res = await screenshot(auto, 'fallback');
       expect(res.status).toBe(200);
       expect(cmdline(browserOf(auto).browser.pid)).toContain(' --no-sandbox ');
-      expect(await fetch(`${auto.url}/readyz`).then((r) => r.text())).toContain('without its sandbox');
+      const ready = await fetch(`${auto.url}/readyz`).then((r) => r.json() as Promise<Ready>);
+      expect(ready.checks.browser.detail).toContain(
+        'WITHOUT its sandbox: the sandbox could not start here (',
+      );
     } finally {
       await auto.stop();
     }
+    const doctor = await runNode([path.join(root, 'dist/src/cli/index.js'), 'doctor'], {
+      cwd: scratch,
+      env: {
+        ...process.env,
+        CARDSHOT_DATA_DIR: path.join(scratch, 'doctor-nouserns'),
+        CARDSHOT_CHROMIUM_PATH: wrapper,
+      },
+    });
+    expect(doctor.stdout).toMatch(/! chromium: .* WITHOUT its sandbox .*; the sandbox could not start here/);
 
     const strict = await startNodeProcess(
       root,

@@ -68,3 +68,83 @@ describe.skipIf(!pgUrl)('PostgreSQL hung', () => {
     }
   });
 });
+
+describe.skipIf(!pgUrl)('PostgreSQL hung, then its connections cut (issue 20 §4)', () => {
+  it('the process survives, requests get 503 with Retry-After at once while it hangs, and it closes by itself', async () => {
+    const u = new URL(pgUrl!);
+    const own = await startTcpProxy(u.hostname, Number(u.port || 5432));
+    const ownSchema = uniqueSchema();
+    const SLOW_MS = 2000;
+    const app = await startTestApp({
+      databaseUrl: `postgres://${u.username}@127.0.0.1:${own.port}${u.pathname}`,
+      databaseSchema: ownSchema,
+      keyCacheSeconds: 0,
+      databaseTimeoutMs: SLOW_MS,
+    });
+    const uncaught: unknown[] = [];
+    const onUncaught = (err: unknown) => uncaught.push(err);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const other = await app.modules.accounts.accounts.createKey({
+        accountId: app.account.id,
+        name: 'never cached',
+        environment: 'test',
+      });
+      const get = async () => {
+        const start = performance.now();
+        const res = await app.inject({
+          method: 'GET',
+          url: '/render/template?template=blog&title=Cut%20database',
+          headers: { 'x-api-key': other.key },
+        });
+        return { res, ms: performance.now() - start };
+      };
+      // The app's own key proves the database works; `other` is never verified before the
+      // hang, so no recent verification admits it meanwhile.
+      expect(
+        (await app.inject({ method: 'GET', url: '/render/template?template=blog&title=Up' })).statusCode,
+      ).toBe(200);
+
+      own.pause();
+      // The first requests meet the hang (each waits the time-out, several at once so that
+      // queries are in flight on several pooled connections) and open the breaker.
+      const first = await Promise.all([get(), get(), get()]);
+      for (const r of first) expect(r.res.statusCode).toBe(503);
+      expect(app.store.databaseHealth?.().state).toBe('open');
+      // From then on: 503 at once, with Retry-After, not the time-out each.
+      for (let i = 0; i < 3; i++) {
+        const r = await get();
+        expect(r.res.statusCode).toBe(503);
+        expect(r.res.json()).toEqual({ error: 'API keys cannot be checked right now; retry shortly' });
+        expect(r.res.headers['retry-after']).toBe('5');
+        expect(r.ms).toBeLessThan(SLOW_MS / 2);
+      }
+      const readyz = await app.inject({ method: 'GET', url: '/readyz', auth: false });
+      expect(readyz.statusCode).toBe(503);
+      expect(readyz.json().checks.database.detail).toMatch(
+        /not answering since .*: no answer within 2000 ms/,
+      );
+
+      // The black hole ends with the connections cut (hung queries still on them): pg emits
+      // 'error' on checked-out clients, which used to end the process.
+      await own.stop();
+      own.resume();
+      await new Promise((r) => setTimeout(r, 300));
+      await own.start();
+      const deadline = Date.now() + 15_000;
+      while ((await get()).res.statusCode !== 200) {
+        if (Date.now() > deadline) throw new Error('the breaker did not close by itself');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(app.store.databaseHealth?.().state).toBe('closed');
+      expect(uncaught).toEqual([]);
+      expect(app.logs.some((l) => l.msg === 'database answering again')).toBe(true);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      own.resume();
+      await app.close();
+      await own.close();
+      await dropSchema(pgUrl!, ownSchema);
+    }
+  }, 60_000);
+});

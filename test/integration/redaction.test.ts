@@ -52,6 +52,25 @@ describe('logs', () => {
     expect(text).toContain('sig=[REDACTED]');
   });
 
+  // Regression (issue 20 §5): a malformed percent escape (`%zz`) in a parameter left it undecoded,
+  // so a percent-encoded key beside it, under a name that is not secret, was logged.
+  it('never contain a percent-encoded key next to a malformed escape', async () => {
+    const encoded = t.key.key.replace(/_/g, '%5F');
+    const before = t.logs.length;
+    const res = await t.inject({
+      method: 'GET',
+      url: `/render/template?template=blog&title=Logged&q=${encoded}%zz`,
+    });
+    // 400 for the unknown parameter: the request line is written either way.
+    expect(res.statusCode).toBe(400);
+    const lines = t.logs.slice(before);
+    expect(lines.filter((l) => l.msg === 'request')).toHaveLength(1);
+    const text = JSON.stringify(lines);
+    expect(text).not.toContain(encoded);
+    expect(text).not.toContain(t.key.key);
+    expect(text).toContain('q=[REDACTED]%zz');
+  });
+
   // Regression: a key, signing secret or invite token sent as X-Request-Id was echoed in the
   // response header and written verbatim as `reqId` on the auth and request lines.
   it('never echo or log an X-Request-Id shaped like a key, a signing secret or an invite token', async () => {

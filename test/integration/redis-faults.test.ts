@@ -59,6 +59,7 @@ describe.skipIf(!redisUrl)('a node whose Redis stops or hangs', () => {
         expect(first.res.statusCode).toBe(200);
         expect(first.res.headers['x-cache']).toBe('HIT'); // from this node's memory tier
         expect(first.ms - baseline).toBeLessThan(EXTRA_MS);
+        process.stderr.write(`redis ${fault}: first request +${(first.ms - baseline).toFixed(1)} ms\n`);
         const fresh = await timedCard(`Never rendered (${fault})`);
         expect(fresh.res.statusCode).toBe(200);
         expect(fresh.res.headers['x-cache']).toBe('MISS');
@@ -81,5 +82,59 @@ describe.skipIf(!redisUrl)('a node whose Redis stops or hangs', () => {
       const warnings = t.logs.filter((l) => String(l.msg).startsWith('Redis is unavailable'));
       expect(warnings.length).toBe(fault.startsWith('hung') ? 1 : 2); // once per outage
     });
+  }
+});
+
+// Issue 20 §4: a Redis whose connection stays open while every byte is lost for a few
+// seconds (a black hole, not a reset) must be used again within seconds of passing again.
+// The replies to the commands lost meanwhile never come, so a connection that kept its
+// command queue would pair every later reply with an earlier command for ever.
+describe.skipIf(!redisUrl)('a node whose Redis is black-holed for 5 s on open connections', () => {
+  for (const mode of ['bytes lost', 'bytes held'] as const) {
+    it(`${mode}: rate limits and the shared cache use Redis again within a few seconds`, async () => {
+      expect((await timedCard('Before the hole')).res.statusCode).toBe(200);
+      await until(() => t.modules.scale?.redis.breaker.open === false, 5000);
+      if (mode === 'bytes lost') proxy.blackHole();
+      else proxy.pause();
+      const holeEnds = Date.now() + 5000;
+      try {
+        // Traffic during the hole: limit checks, cache reads and writes, all lost or held.
+        for (let i = 0; Date.now() < holeEnds; i++) {
+          const { res } = await timedCard(`During the hole ${mode} ${i}`);
+          expect(res.statusCode).toBe(200);
+          await new Promise((r) => setTimeout(r, 200));
+        }
+        expect(t.modules.scale?.redis.breaker.open).toBe(true);
+      } finally {
+        proxy.resume();
+      }
+      const resumed = performance.now();
+      await until(() => t.modules.scale?.redis.breaker.open === false, 10_000);
+      const recoveredMs = performance.now() - resumed;
+      // Back on Redis: a fresh card is written to the shared tier and counted in Redis's window.
+      const client = t.modules.scale!.redis.client;
+      const admitted = async () => {
+        const keys = await client.keys(`${t.modules.scale!.redis.prefix}rl:*`);
+        const counts = await Promise.all(keys.map((k) => client.zcard(k)));
+        return counts.reduce((a, b) => a + b, 0);
+      };
+      const before = await admitted();
+      const writes = t.modules.scale?.redisCache?.health().writes ?? 0;
+      const fresh = await timedCard(`After the hole ${mode}`);
+      expect(fresh.res.statusCode).toBe(200);
+      await until(() => (t.modules.scale?.redisCache?.health().writes ?? 0) > writes, 5000);
+      expect(await admitted()).toBeGreaterThan(before);
+      expect(t.modules.scale?.redis.breaker.open).toBe(false);
+      // Revocation notices sent during the hole were lost: the verified-key cache was dropped.
+      await until(
+        () =>
+          t.logs.some(
+            (l) =>
+              Number(l.time) > holeEnds && String(l.msg).startsWith('revocation notices: subscribed again'),
+          ),
+        5000,
+      );
+      process.stderr.write(`redis ${mode}: back ${recoveredMs.toFixed(0)} ms after the hole ended\n`);
+    }, 40_000);
   }
 });

@@ -56,6 +56,8 @@ describe('imageUrl', () => {
     expect(again.statusCode).toBe(304);
     expect(fixture.hits('/image/webp')).toBe(hitsAfterFirst);
     expect(t.renders()).toBe(before);
+    // Each request let go of the image's bytes when it answered (a render, a 304).
+    expect(t.modules.artwork.stats()).toEqual({ fetching: 0, bytesInFlight: 0 });
   });
 
   const unusable: Array<[string, string]> = [
@@ -99,4 +101,105 @@ describe('imageUrl', () => {
       t.logs.some((l) => typeof l.detail === 'string' && /127\.0\.0\.1|loopback/.test(l.detail as string)),
     ).toBe(true);
   });
+});
+
+describe('many slow, large imageUrls at once (issue 20)', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    // The old 10 MB cap, so the 9 MB image is allowed and only the new limits bound memory; a
+    // time-out long enough for a loaded machine. Limits otherwise the defaults (32 downloads,
+    // 4 per account, 128 MiB in flight).
+    app = await startTestApp({
+      allowPrivateHosts: [fixture.hostPort],
+      imageMaxBytes: 10_000_000,
+      imageTimeoutMs: 30_000,
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('150 cards from 6 accounts: 200, 429 or 503 with Retry-After, node RSS growth < 400 MB, then 200', async () => {
+    const keys = [app.key.key];
+    for (let i = 1; i < 6; i++) {
+      const account = await app.modules.accounts.accounts.createAccount({
+        name: `Tenant ${i}`,
+        email: `tenant-${i}-${Date.now()}@example.com`,
+        plan: 'pro',
+      });
+      const key = await app.modules.accounts.accounts.createKey({
+        accountId: account.id,
+        name: 'k',
+        environment: 'test',
+      });
+      keys.push(key.key);
+    }
+    // Warm the renderer and sharp first: their one-time set-up is not what is measured.
+    const warm = await app.inject({
+      method: 'POST',
+      url: '/render/template',
+      payload: { template: artworkTemplate, title: 'Warm', imageUrl: `${fixture.url}/image/png` },
+    });
+    expect(warm.statusCode).toBe(200);
+    const base = process.memoryUsage.rss();
+    let peak = base;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage.rss());
+    }, 50);
+    let answers: Awaited<ReturnType<TestApp['inject']>>[];
+    try {
+      answers = await Promise.all(
+        Array.from({ length: 150 }, (_, i) =>
+          app.inject({
+            method: 'POST',
+            url: '/render/template',
+            headers: { 'x-api-key': keys[i % keys.length]! },
+            payload: {
+              template: artworkTemplate,
+              title: `Card ${i}`,
+              imageUrl: `${fixture.url}/slow-big?n=${i}`,
+            },
+          }),
+        ),
+      );
+    } finally {
+      clearInterval(sampler);
+    }
+    const growthMiB = (peak - base) / 2 ** 20;
+    const byStatus = new Map<number, number>();
+    for (const a of answers) byStatus.set(a.statusCode, (byStatus.get(a.statusCode) ?? 0) + 1);
+    process.stderr.write(
+      `slow 9 MB imageUrls: ${JSON.stringify(Object.fromEntries(byStatus))}, node RSS +${Math.round(growthMiB)} MiB\n`,
+    );
+    for (const a of answers) {
+      if (a.statusCode === 200) continue;
+      expect({ status: a.statusCode, retryAfter: a.headers['retry-after'], body: a.json() }).toEqual(
+        a.statusCode === 429
+          ? {
+              status: 429,
+              retryAfter: '2',
+              body: {
+                error: 'Too many imageUrl downloads at once for this account (at most 4); retry shortly',
+              },
+            }
+          : {
+              status: 503,
+              retryAfter: '2',
+              body: { error: 'Too many imageUrl downloads in progress on this server; retry shortly' },
+            },
+      );
+    }
+    expect(byStatus.get(200)).toBeGreaterThanOrEqual(6);
+    expect(byStatus.get(429)).toBeGreaterThan(0);
+    expect(byStatus.get(503)).toBeGreaterThan(0);
+    expect(growthMiB).toBeLessThan(400);
+    // Everything given back: nothing in flight, nothing held.
+    expect(app.modules.artwork.stats()).toEqual({ fetching: 0, bytesInFlight: 0 });
+    const after = await app.inject({
+      method: 'POST',
+      url: '/render/template',
+      payload: { template: artworkTemplate, title: 'After', imageUrl: `${fixture.url}/image/jpeg` },
+    });
+    expect(after.statusCode).toBe(200);
+  }, 60_000);
 });

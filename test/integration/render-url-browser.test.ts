@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listProcesses, liveGroupMembers } from '../../src/render/screenshot/processes.js';
+import { listProcesses, liveGroupMembers, residentBytes } from '../../src/render/screenshot/processes.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { type PageServer, startPageServer } from '../helpers/pages.js';
 import { pixelAt, pngSize } from '../helpers/png.js';
@@ -374,6 +374,54 @@ describe('a page that fills memory outside the JavaScript heap', () => {
     ).toBeGreaterThan(0);
     expect((await get(t, { url: `${pages.url}/split?after-buffers` })).statusCode).toBe(200);
   });
+});
+
+describe("a page whose Blobs fill the browser's own process", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    // The default limits (1 GiB a renderer, 1 GiB a browser process); a deadline long enough that
+    // the page's 20 s load is waited for, as a slow machine needs.
+    t = await startTestApp({ allowPrivateHosts: [pages.hostPort], screenshotTimeoutMs: 45_000 });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('has its pages ended past the browser limit: 502, no Chromium process over 1.6 GiB, then 200', async () => {
+    const pool = t.modules.screenshots.pool;
+    expect((await get(t, { url: `${pages.url}/split?before-blobs` })).statusCode).toBe(200);
+    // Every Chromium process and this one, sampled while the capture runs.
+    let chromiumPeak = 0;
+    const nodeBase = process.memoryUsage.rss();
+    let nodePeak = nodeBase;
+    const sampler = setInterval(() => {
+      for (const p of pool.processes()) chromiumPeak = Math.max(chromiumPeak, residentBytes(p.pid));
+      nodePeak = Math.max(nodePeak, process.memoryUsage.rss());
+    }, 100);
+    let res: Awaited<ReturnType<typeof get>>;
+    try {
+      res = await get(t, { url: `${pages.url}/hog-blobs` });
+    } finally {
+      clearInterval(sampler);
+    }
+    process.stderr.write(
+      `blob page: Chromium peak ${Math.round(chromiumPeak / 2 ** 20)} MiB, node growth ${Math.round((nodePeak - nodeBase) / 2 ** 20)} MiB\n`,
+    );
+    // Without the check: 200 after 20 s, the browser process at 2.1 GB.
+    const type = String(res.headers['content-type']);
+    expect({ status: res.statusCode, body: type.includes('json') ? res.json() : type }).toEqual({
+      status: 502,
+      body: { error: 'The page crashed its browser tab (it may use too much memory)' },
+    });
+    expect(chromiumPeak / 2 ** 30).toBeLessThan(1.6);
+    expect((nodePeak - nodeBase) / 2 ** 20).toBeLessThan(400);
+    expect(
+      t.logs.filter(
+        (l) => l.msg === 'the browser used more memory than allowed: the pages in flight were ended',
+      ).length,
+    ).toBeGreaterThan(0);
+    expect((await get(t, { url: `${pages.url}/split?after-blobs` })).statusCode).toBe(200);
+  }, 60_000);
 });
 
 describe('crashes, recycling and shutdown', () => {

@@ -1,4 +1,7 @@
 import { createSocket } from 'node:dgram';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settings } from '../../src/config/schema.js';
@@ -74,6 +77,25 @@ const VECTORS: Vector[] = [
 
 const canaries = new Map<string, CanaryServer>();
 
+/**
+ * Every vector runs at once from the one test account: more than the pro plan's share of the
+ * screenshot queue (4 running, 8 waiting), so the account gets a share that holds them all.
+ */
+function roomyPlans(): string {
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'cardshot-egress-plans-')), 'plans.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      pro: {
+        templates: '*',
+        screenshots: { viewports: '*', concurrency: 3, queue: 64 },
+        rateLimit: { requests: 600, windowSeconds: 60 },
+      },
+    }),
+  );
+  return file;
+}
+
 async function runAll(t: TestApp) {
   const before = new Map([...canaries].map(([name, c]) => [name, c.connections]));
   const responses = await Promise.all(
@@ -111,6 +133,7 @@ describe('Chromium egress: a canary on a loopback port that is not allowed', () 
       allowPrivateHosts: [pages.hostPort],
       screenshotConcurrency: 3,
       screenshotTimeoutMs: 60_000,
+      plansFile: roomyPlans(),
     });
   });
   afterAll(async () => {
@@ -152,6 +175,7 @@ describe('control: the same vectors with the canaries allowed', () => {
       allowPrivateHosts: [pages.hostPort, ...canaryHosts],
       screenshotConcurrency: 3,
       screenshotTimeoutMs: 60_000,
+      plansFile: roomyPlans(),
     });
   });
   afterAll(async () => {
@@ -214,6 +238,59 @@ describe('WebRTC: no UDP leaves the browser outside its proxy', () => {
     } finally {
       await browser.close();
       canary.close();
+    }
+  });
+});
+
+describe('the egress proxy takes only its own browser contexts', () => {
+  /** A plain HTTP client (any local process) asking the proxy at `server` for `target`. */
+  async function plainClient(server: string, target: string, auth?: string) {
+    const { request } = await import('node:http');
+    const u = new URL(server);
+    return new Promise<number>((resolve, reject) => {
+      const req = request(
+        {
+          host: u.hostname,
+          port: Number(u.port),
+          path: target,
+          headers: auth ? { 'proxy-authorization': auth } : {},
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  it('answers 407 to a client without credentials while captures through it still work', {
+    timeout: 60_000,
+  }, async () => {
+    const t = await startTestApp({ allowPrivateHosts: [pages.hostPort] });
+    try {
+      const shot = () =>
+        t.inject({
+          method: 'GET',
+          url: `/render/url?${new URLSearchParams({ url: `${pages.url}/split?creds` })}`,
+        });
+      expect((await shot()).statusCode).toBe(200);
+      const pool = t.modules.screenshots.pool;
+      const lease = await pool.acquire(t.modules.screenshots.viewports.get('og')!);
+      try {
+        const target = `${pages.url}/split`;
+        expect(await plainClient(lease.egress.server, target)).toBe(407);
+        const guess = `Basic ${Buffer.from('cardshot:cardshot').toString('base64')}`;
+        expect(await plainClient(lease.egress.server, target, guess)).toBe(407);
+        // The context itself gets through: the page loads.
+        const res = await lease.page.goto(target);
+        expect(res?.status()).toBe(200);
+      } finally {
+        lease.release();
+      }
+    } finally {
+      await t.close();
     }
   });
 });

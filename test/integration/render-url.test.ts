@@ -373,6 +373,23 @@ describe('GET /render/url: errors', () => {
     );
   });
 
+  // Regression (issue 20 §5): a missing internal name was 502 "Could not resolve", an existing one
+  // 400 "not allowed", so a key holder could map internal DNS. Both are now the refusal.
+  it('400 "not allowed" for internal names, whether they resolve or not, directly or after a redirect', async () => {
+    for (const host of ['localhost', 'no-such-name-x7', 'no-such.internal', 'no-such.lan', 'x.home.arpa']) {
+      await expectError(
+        await shot({ url: `http://${host}/` }),
+        400,
+        'url points to an address that is not allowed',
+      );
+    }
+    await expectError(
+      await shot({ url: `${pages.url}/redirect?to=${encodeURIComponent('http://no-such.internal/x')}` }),
+      400,
+      'url redirected to an address that is not allowed',
+    );
+  });
+
   it('502 when the host name does not resolve, directly or after a redirect', async () => {
     await expectError(
       await shot({ url: 'http://no-such-host.invalid/' }),

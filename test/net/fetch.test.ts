@@ -110,6 +110,47 @@ describe('createSafeFetcher', () => {
     expect([err.kind, err.detail]).toEqual(['too_large', `body passed ${1024 * 1024} bytes while streaming`]);
   });
 
+  it('reads large bodies, declared or not, byte for byte into one buffer', async () => {
+    // Past 1 MiB a body goes into one buffer instead of chunks plus their concatenation.
+    const f = fetcher({ maxBytes: 12 * 1024 * 1024 });
+    for (const path of ['/big', '/big-chunked']) {
+      const { bytes } = await f.fetch(`${fx.url}${path}`);
+      expect(bytes.length).toBe(11 * 1024 * 1024);
+      expect(bytes.equals(Buffer.alloc(11 * 1024 * 1024))).toBe(true);
+    }
+    const small = await f.fetch(`${fx.url}/image/png`);
+    expect(small.bytes.equals(fx.images.png)).toBe(true);
+  });
+
+  it('tells a budget the declared length, asks it before keeping each chunk, and stops when it says no', async () => {
+    const declared: number[] = [];
+    let taken = 0;
+    const ok = await fetcher().fetch(`${fx.url}/image/png`, {
+      budget: {
+        declare: (n) => declared.push(n),
+        take: (n) => {
+          taken += n;
+          return true;
+        },
+      },
+    });
+    expect(declared).toEqual([fx.images.png.length]);
+    expect(taken).toBe(ok.bytes.length);
+
+    const budget = {
+      take: (n: number) => {
+        taken += n;
+        return taken <= 2 * 1024 * 1024;
+      },
+    };
+    taken = 0;
+    const err = await failure(
+      fetcher({ maxBytes: 12 * 1024 * 1024 }).fetch(`${fx.url}/big-chunked`, { budget }),
+    );
+    expect(err.kind).toBe('over_budget');
+    expect(taken).toBeLessThan(3 * 1024 * 1024);
+  });
+
   it('times out a slow body and slow headers within the total budget', async () => {
     for (const path of ['/slow', '/slow-headers']) {
       const start = performance.now();

@@ -63,11 +63,14 @@ afterAll(async () => {
 });
 
 const port = () => Number(new URL(session.server).port);
+/** The Proxy-Authorization a session's browser context sends. */
+const authOf = (s: EgressSession) => `Basic ${Buffer.from(`${s.username}:${s.password}`).toString('base64')}`;
 
 function viaProxy(target: string, headers: Record<string, string> = {}) {
   return new Promise<{ status: number; headers: Record<string, unknown>; body: string }>(
     (resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: port(), path: target, headers }, (res) => {
+      const withAuth = { 'proxy-authorization': authOf(session), ...headers };
+      const req = request({ host: '127.0.0.1', port: port(), path: target, headers: withAuth }, (res) => {
         let body = '';
         res.on('data', (d) => {
           body += d;
@@ -89,7 +92,12 @@ describe('the connect time-out', () => {
       const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
         const target = `http://127.0.0.1:${upstreamPort}/slow`;
         const req = request(
-          { host: '127.0.0.1', port: Number(new URL(s.server).port), path: target },
+          {
+            host: '127.0.0.1',
+            port: Number(new URL(s.server).port),
+            path: target,
+            headers: { 'proxy-authorization': authOf(s) },
+          },
           (r) => {
             let body = '';
             r.on('data', (d) => {
@@ -109,10 +117,11 @@ describe('the connect time-out', () => {
 });
 
 /** Sends CONNECT and returns the proxy's status line. */
-function tunnel(authority: string): Promise<string> {
+function tunnel(authority: string, auth: string | null = authOf(session)): Promise<string> {
   return new Promise((resolve, reject) => {
+    const credentials = auth === null ? '' : `Proxy-Authorization: ${auth}\r\n`;
     const s = connect(port(), '127.0.0.1', () =>
-      s.write(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n\r\n`),
+      s.write(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n${credentials}\r\n`),
     );
     s.once('data', (d) => {
       resolve(String(d).split('\r\n')[0]!);
@@ -124,9 +133,34 @@ function tunnel(authority: string): Promise<string> {
 }
 
 describe('egress proxy', () => {
+  it("answers 407 to a client without the session's credentials (any local process), and relays nothing", async () => {
+    const before = seen.length;
+    const plain = await viaProxy(`http://127.0.0.1:${upstreamPort}/page`, { 'proxy-authorization': '' });
+    expect(plain.status).toBe(407);
+    expect(plain.headers['proxy-authenticate']).toBe('Basic realm="cardshot egress"');
+    const wrong = await viaProxy(`http://127.0.0.1:${upstreamPort}/page`, {
+      'proxy-authorization': `Basic ${Buffer.from(`${session.username}:guess`).toString('base64')}`,
+    });
+    expect(wrong.status).toBe(407);
+    // Another session's credentials are not this session's.
+    const other = await proxy.openSession('other-credentials');
+    try {
+      expect(await tunnel(`127.0.0.1:${upstreamPort}`, authOf(other))).toBe(
+        'HTTP/1.1 407 Proxy Authentication Required',
+      );
+    } finally {
+      await other.close();
+    }
+    expect(await tunnel(`127.0.0.1:${upstreamPort}`, null)).toBe(
+      'HTTP/1.1 407 Proxy Authentication Required',
+    );
+    expect(seen.length).toBe(before);
+    // With them: relayed.
+    expect((await viaProxy(`http://127.0.0.1:${upstreamPort}/page`)).status).toBe(200);
+  });
+
   it('forwards an allowed absolute-form request, without hop-by-hop headers either way', async () => {
     const res = await viaProxy(`http://127.0.0.1:${upstreamPort}/page?x=1`, {
-      'proxy-authorization': 'Basic c2VjcmV0',
       'proxy-connection': 'keep-alive',
       'x-custom': 'kept',
     });
@@ -208,6 +242,7 @@ describe('egress proxy', () => {
             host: '127.0.0.1',
             port: Number(new URL(small.server).port),
             path: `http://127.0.0.1:${upstreamPort}/big`,
+            headers: { 'proxy-authorization': authOf(small) },
           },
           (res) => {
             res.on('data', (d: Buffer) => {
@@ -230,6 +265,7 @@ describe('egress proxy', () => {
             host: '127.0.0.1',
             port: Number(new URL(small.server).port),
             path: `http://127.0.0.1:${upstreamPort}/x`,
+            headers: { 'proxy-authorization': authOf(small) },
           },
           (res) => {
             res.resume();
@@ -251,7 +287,9 @@ describe('egress proxy', () => {
       const bytes = await new Promise<number>((resolve, reject) => {
         let n = 0;
         const s = connect(Number(new URL(small.server).port), '127.0.0.1', () =>
-          s.write(`CONNECT 127.0.0.1:${upstreamPort} HTTP/1.1\r\nHost: 127.0.0.1:${upstreamPort}\r\n\r\n`),
+          s.write(
+            `CONNECT 127.0.0.1:${upstreamPort} HTTP/1.1\r\nHost: 127.0.0.1:${upstreamPort}\r\nProxy-Authorization: ${authOf(small)}\r\n\r\n`,
+          ),
         );
         let established = false;
         s.on('data', (d: Buffer) => {

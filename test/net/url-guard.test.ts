@@ -247,7 +247,46 @@ describe('DNS answers', () => {
     expect(e2.reason).toBe('dns');
   });
 
-  it('resolves localhost with the system resolver and refuses it', async () => {
+  // Regression (issue 20 §5): an internal name that exists was 'address' (400 "not allowed") and
+  // one that does not was 'dns' (502 "could not resolve"), so a key holder could map internal DNS.
+  it('refuses names that can only be internal the same way, resolvable or not, without a lookup', async () => {
+    const seen: string[] = [];
+    const resolving: LookupFn = async (h) => {
+      seen.push(h);
+      return [{ address: '10.0.0.5', family: 4 }];
+    };
+    const failing: LookupFn = async (h) => {
+      seen.push(h);
+      throw Object.assign(new Error('nope'), { code: 'ENOTFOUND' });
+    };
+    const names = [
+      'intranet',
+      'intranet.',
+      'printer.local',
+      'vault.internal',
+      'nas.lan',
+      'git.corp',
+      'router.home.arpa',
+      'NAS.LAN',
+    ];
+    for (const lookup of [resolving, failing]) {
+      const g = createUrlGuard({ allowPrivateHosts: [], lookup });
+      for (const name of names) {
+        const e = await refusal(g.check(`http://${name}/`));
+        expect([name, e.reason]).toEqual([name, 'address']);
+      }
+    }
+    expect(seen).toEqual([]);
+    // An allow-listed internal name is still looked up and used.
+    const allowed = createUrlGuard({ allowPrivateHosts: ['fixture.internal:8080'], lookup: resolving });
+    expect((await allowed.check('http://fixture.internal:8080/')).address).toBe('10.0.0.5');
+    // Public names that merely look alike still resolve.
+    const pub = createUrlGuard({ allowPrivateHosts: [], lookup: lookupOf(PUBLIC_V4) });
+    expect((await pub.check('http://local.example/')).address).toBe(PUBLIC_V4);
+    expect((await pub.check('http://corp.example.com/')).address).toBe(PUBLIC_V4);
+  });
+
+  it('refuses localhost as an address', async () => {
     expect((await refusal(guard().check('http://localhost/'))).reason).toBe('address');
   });
 });

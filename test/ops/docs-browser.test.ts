@@ -69,4 +69,41 @@ describe.skipIf(!chromiumAvailable())('interactive API docs in a real browser', 
     expect(foreign).toEqual([]);
     await context.close();
   }, 60_000);
+
+  it('"Try it out" shows the PNG it fetched (the CSP lets the blob: image through)', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const violations: string[] = [];
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+    });
+    await page.goto(`${base}/docs`, { waitUntil: 'load' });
+    await page.click('.btn.authorize');
+    await page.locator('.auth-container').first().locator('input').fill(t.key.key);
+    await page.locator('.auth-container').first().locator('button.authorize').click();
+    await page.click('.btn-done');
+    const op = page.locator('.opblock-get', { has: page.locator('[data-path="/render/template"]') });
+    await op.locator('.opblock-summary').click();
+    await op.locator('.try-out__btn').click();
+    await op
+      .locator('tr[data-param-name="template"] select, tr[data-param-name="template"] input')
+      .first()
+      .evaluate((el) => {
+        const input = el as unknown as { value: string; dispatchEvent(e: unknown): boolean };
+        input.value = 'blog';
+        input.dispatchEvent(new Event('change', { bubbles: true }));
+      });
+    await op.locator('tr[data-param-name="title"] input').fill('Hello from the docs');
+    await op.locator('.execute').click();
+    const img = op.locator('.live-responses-table img');
+    await img.waitFor({ timeout: 20_000 });
+    expect(await img.getAttribute('src')).toMatch(/^blob:/);
+    await expect
+      .poll(() => img.evaluate((i) => (i as unknown as { naturalWidth: number }).naturalWidth), {
+        timeout: 10_000,
+      })
+      .toBe(1200);
+    expect(violations).toEqual([]);
+    await context.close();
+  }, 60_000);
 });

@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +13,8 @@ import { type FixtureServer, startFixtureServer } from '../helpers/servers.js';
 import { deleteRedisPrefixes, redisTestUrl, uniqueRedisPrefix } from '../helpers/services.js';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
+/** Prometheus's own format checker, taken out of Debian's package by `npm test`'s set-up. */
+const PROMTOOL = path.resolve(import.meta.dirname, '../../node_modules/.cache/cardshot/promtool');
 const bearer = { authorization: `Bearer ${TOKEN}` };
 
 let dir: string;
@@ -59,7 +63,9 @@ describe('/healthz and /readyz', () => {
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body.status).toBe('ok');
-    expect(Object.keys(body.checks).sort()).toEqual(['browser', 'database', 'renderer']);
+    expect(Object.keys(body.checks).sort()).toEqual(['browser', 'database', 'renderer', 'storage']);
+    expect(body.checks.storage).toMatchObject({ status: 'ok', critical: false });
+    expect(body.checks.storage.detail).toMatch(/^writable, \d+\.\d MiB free$/);
     expect(body.checks.database).toMatchObject({ status: 'ok', critical: true, detail: 'sqlite' });
     expect(body.checks.renderer.status).toBe('ok');
     expect(body.checks.renderer.detail).toMatch(/^rendered a card in \d+ ms/);
@@ -228,6 +234,20 @@ describe('/metrics', () => {
     expect(sample(ok.body, 'cardshot_build_info')).toBe(1);
   });
 
+  it('passes `promtool check metrics` (names, types and suffixes as Prometheus wants them)', async () => {
+    if (!existsSync(PROMTOOL)) {
+      if (process.env.CI === 'true') throw new Error(`${PROMTOOL} is missing: npm test's set-up fetches it`);
+      return;
+    }
+    const body = await scrape();
+    const check = spawnSync(PROMTOOL, ['check', 'metrics'], { input: body, encoding: 'utf8' });
+    expect(`${check.stdout}${check.stderr}`.trim()).toBe('');
+    expect(check.status).toBe(0);
+    // The gauges prom-client names `…_total` are gone; the same numbers remain by type.
+    expect(body).not.toContain('nodejs_active_handles_total');
+    expect(body).toContain('nodejs_active_handles{');
+  });
+
   it('counts requests and renders by route pattern and status, and cache hits and misses per tier', async () => {
     const before = await scrape();
     const route = { method: 'POST', route: '/render/template', status: '200' };
@@ -348,8 +368,8 @@ describe('/metrics', () => {
         });
         expect(refused.statusCode).toBe(400);
         const ready = (await shots.inject({ method: 'GET', url: '/readyz', auth: false })).json();
-        // Chromium refuses its sandbox as root (as CI runs); any other user gets it.
-        const sandbox = process.getuid?.() === 0 ? 'without its sandbox' : 'sandboxed';
+        // As root (as CI runs) Chromium runs as the user set-up creates, sandboxed like any other.
+        const sandbox = process.getuid?.() === 0 ? 'sandboxed, as cardshot-chromium' : 'sandboxed';
         expect(ready.checks.browser.detail).toMatch(
           new RegExp(`^Chromium running \\(pid \\d+, ${sandbox}\\), \\d+ capturing, \\d+ spare contexts$`),
         );

@@ -1,3 +1,4 @@
+import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isUndocumented } from '../../src/http/openapi.js';
@@ -59,6 +60,18 @@ describe('OpenAPI document', () => {
     expect(doc.openapi).toBe('3.1.0');
   });
 
+  it("passes Redocly's recommended rules with no error or warning", async () => {
+    const config = await createConfig({ extends: ['recommended'] });
+    const problems = await lintFromString({
+      source: JSON.stringify(doc),
+      absoluteRef: 'openapi.json',
+      config,
+    });
+    expect(
+      problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`),
+    ).toEqual([]);
+  });
+
   it('describes every registered route except the dashboard and the docs pages', () => {
     expect(routes.length).toBeGreaterThan(20);
     const documented = new Set(
@@ -105,7 +118,9 @@ describe('OpenAPI document', () => {
     ]);
     // A signed URL is GET only.
     expect(doc.paths['/render/template']!.post!.security).toHaveLength(2);
-    expect(doc.paths['/healthz']!.get!.security).toBeUndefined();
+    // Public operations say so (an empty requirement), rather than leaving it to be guessed.
+    for (const path of ['/healthz', '/readyz', '/openapi.json'])
+      expect(doc.paths[path]!.get!.security).toEqual([]);
   });
 
   it('documents the limits, responses, headers and the exact messages the routes answer', async () => {
@@ -114,8 +129,19 @@ describe('OpenAPI document', () => {
     expect(fields.title!.maxLength).toBe(200);
     expect(fields.subtitle!.maxLength).toBe(300);
     expect(Object.keys(post.responses).sort()).toEqual(
-      ['200', '304', '400', '401', '403', '413', '415', '422', '429', '500', '503'].sort(),
+      ['200', '304', '400', '401', '403', '405', '413', '415', '422', '429', '431', '500', '503'].sort(),
     );
+    // A 304 has no body; every answer names its request id; errors are never cached.
+    expect(post.responses['304']!.content).toBeUndefined();
+    for (const [status, response] of Object.entries(post.responses)) {
+      expect(Object.keys(response.headers ?? {}), status).toContain('X-Request-Id');
+      if (Number(status) >= 400)
+        expect(Object.keys(response.headers ?? {}), status).toContain('Cache-Control');
+    }
+    // HEAD is described for every GET, with its own operation id and no body.
+    const head = doc.paths['/render/url']!.head!;
+    expect(head.operationId).toBe(`${doc.paths['/render/url']!.get!.operationId}-head`);
+    expect(head.responses['200']!.content).toBeUndefined();
     expect(Object.keys(post.responses['200']!.headers!)).toEqual(
       expect.arrayContaining([
         'ETag',

@@ -152,6 +152,48 @@ describe.each(targets)('$name limiter', (target) => {
     expect((await limiter.peek(id, 5000, MIN)).remaining).toBe(4000);
     expect((await limiter.consume(id, 10, MIN)).allowed).toBe(false);
   });
+
+  // Issue 16 §5: a clock jump. Windows are durations, so a wall clock stepping back an hour
+  // (NTP, `date -s`) must not refuse a full account for that hour, and a step forward only
+  // ends windows early (one fresh budget at most).
+  describe('when the wall clock jumps', () => {
+    let c: FakeClock;
+    let l: RateLimiter;
+    beforeAll(async () => {
+      c = fakeClock();
+      l = await target.make(c);
+      made.push(l);
+    });
+    const fill = async (id: string) => {
+      for (let i = 0; i < 5; i++) {
+        expect((await l.consume(id, 5, MIN)).allowed).toBe(true);
+        c.advance(1000);
+      }
+      expect((await l.consume(id, 5, MIN)).allowed).toBe(false);
+    };
+
+    it('back an hour: a full account gets a slot a window later, with a Retry-After of at most a window', async () => {
+      const id = key();
+      await fill(id);
+      c.set(c.now() - 3_600_000);
+      const refused = await l.consume(id, 5, MIN);
+      expect(refused.allowed).toBe(false);
+      expect(refused.resetMs).toBeLessThanOrEqual(MIN);
+      c.advance(MIN);
+      expect((await l.consume(id, 5, MIN)).allowed).toBe(true);
+      // And the window still holds: four more, then refused.
+      for (let i = 0; i < 4; i++) expect((await l.consume(id, 5, MIN)).allowed).toBe(true);
+      expect((await l.consume(id, 5, MIN)).allowed).toBe(false);
+    });
+
+    it('forward an hour: the old window is over, the account has one fresh budget', async () => {
+      const id = key();
+      await fill(id);
+      c.advance(3_600_000);
+      for (let i = 0; i < 5; i++) expect((await l.consume(id, 5, MIN)).allowed).toBe(true);
+      expect((await l.consume(id, 5, MIN)).allowed).toBe(false);
+    });
+  });
 });
 
 if (redisUrl) {

@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configTableMarkdown } from '../../src/config/docs.js';
 
@@ -21,4 +23,44 @@ describe('README', () => {
       .filter(Boolean);
     expect(commands).toEqual(['npm start', 'npm test']);
   });
+});
+
+describe('README client example', () => {
+  it('compiles under tsc --strict exactly as written, against the built client types', () => {
+    const root = path.resolve(import.meta.dirname, '../..');
+    const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+    const example = /```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(example).toContain("from 'cardshot/client'");
+    // Inside the package, so `cardshot/client` resolves through package.json's exports as it
+    // does for a user who installed it.
+    mkdirSync(path.join(root, '.tmp'), { recursive: true });
+    const dir = mkdtempSync(path.join(root, '.tmp', 'readme-example-'));
+    try {
+      writeFileSync(path.join(dir, 'example.ts'), example!);
+      const options = {
+        strict: true,
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        target: 'es2022',
+        noEmit: true,
+        skipLibCheck: true,
+        types: ['node'],
+      };
+      writeFileSync(
+        path.join(dir, 'tsconfig.json'),
+        JSON.stringify({ compilerOptions: options, files: ['example.ts'] }),
+      );
+      const tsc = spawnSync(
+        process.execPath,
+        [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', dir],
+        {
+          encoding: 'utf8',
+        },
+      );
+      expect(tsc.stdout + tsc.stderr).toBe('');
+      expect(tsc.status).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -31,3 +31,18 @@ describe('redactUrl', () => {
     );
   });
 });
+
+// Regression (issue 20 §5): one malformed percent escape made decodeURIComponent throw, so the
+// whole parameter was checked only in its raw form and a percent-encoded key was logged.
+describe('redactUrl with a malformed percent escape', () => {
+  const encoded = KEY.replace(/_/g, '%5F');
+  it('still redacts a key whose value or name carries a bad escape', () => {
+    expect(redactUrl(`/x?q=${encoded}%zz&title=Hi`)).not.toContain('AbCdEfGhIjKlMnOpQrStUv');
+    expect(redactUrl(`/x?q=${encoded}%zz&title=Hi`)).toContain('[REDACTED]');
+    expect(redactUrl(`/x?api_key=${KEY}%zz`)).toBe('/x?api_key=[REDACTED]');
+    expect(redactUrl(`/render/${encoded}%E0%A4%A?x=1`)).not.toContain('AbCdEfGhIjKlMnOpQrStUv');
+  });
+  it('leaves harmless text with a bad escape alone', () => {
+    expect(redactUrl('/x?title=100%zz&y=%')).toBe('/x?title=100%zz&y=%');
+  });
+});

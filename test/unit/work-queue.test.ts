@@ -72,6 +72,129 @@ describe('work queue', () => {
   });
 });
 
+describe('work queue: a fair share per owner', () => {
+  const owner = (id: string, concurrency = 1, maxWaiting = 2) => ({ id, concurrency, maxWaiting });
+
+  it('a flooding owner gets 429 past its share while the queue still takes other owners', async () => {
+    const q = createWorkQueue({ name: 'screenshot renderer', concurrency: 2, maxWaiting: 32 });
+    const gate = deferred();
+    const flood = Array.from({ length: 40 }, () =>
+      q
+        .run(() => gate.promise, undefined, owner('free'))
+        .then(
+          () => 'ok',
+          (err: AppError) => `${err.code}:${err.retryAfter}`,
+        ),
+    );
+    // One running and two waiting: its own limit, not the queue's; the rest refused at once.
+    expect(q.active).toBe(1);
+    expect(q.waiting).toBe(2);
+    let otherRan = false;
+    await q.run(
+      async () => {
+        otherRan = true;
+      },
+      undefined,
+      owner('other'),
+    );
+    expect(otherRan).toBe(true);
+    gate.resolve();
+    const outcomes = await Promise.all(flood);
+    expect(outcomes.filter((o) => o === 'ok')).toHaveLength(3);
+    expect(outcomes.filter((o) => o === 'rate_limited:1')).toHaveLength(37);
+  });
+
+  it('always takes the first request of an owner with nothing running or waiting, even with the queue full', async () => {
+    const q = createWorkQueue({ name: 'r', concurrency: 1, maxWaiting: 2 });
+    const gate = deferred();
+    const flood = [
+      q.run(() => gate.promise, undefined, owner('a', 1, 1)),
+      q.run(() => gate.promise, undefined, owner('a', 1, 1)),
+      q.run(() => gate.promise, undefined, owner('b', 1, 1)),
+    ];
+    expect(q.waiting).toBe(2);
+    // The queue is full of a's and b's work: c still gets its turn; work without an owner does not.
+    const c = q.run(async () => 'c', undefined, owner('c'));
+    expect(q.waiting).toBe(3);
+    await expect(q.run(async () => 'anonymous')).rejects.toMatchObject({ code: 'unavailable' });
+    gate.resolve();
+    await Promise.all(flood);
+    expect(await c).toBe('c');
+  });
+
+  it('uses the refusal the owner supplies', async () => {
+    const q = createWorkQueue({ name: 'r', concurrency: 1, maxWaiting: 10 });
+    const gate = deferred();
+    const share = {
+      ...owner('a', 1, 0),
+      overShare: () => new AppError('rate_limited', 'your share', { retryAfter: 2 }),
+    };
+    const running = q.run(() => gate.promise, undefined, share);
+    await expect(q.run(async () => 1, undefined, share)).rejects.toMatchObject({
+      code: 'rate_limited',
+      message: 'your share',
+      retryAfter: 2,
+    });
+    gate.resolve();
+    await running;
+  });
+
+  it('serves waiting owners round robin, not in arrival order', async () => {
+    const q = createWorkQueue({ name: 'r', concurrency: 1, maxWaiting: 32 });
+    const order: string[] = [];
+    const gate = deferred();
+    const first = q.run(() => gate.promise, undefined, owner('a', 1, 10));
+    const tasks = [
+      ...['a1', 'a2', 'a3'].map((n) => q.run(async () => void order.push(n), undefined, owner('a', 1, 10))),
+      ...['b1', 'b2'].map((n) => q.run(async () => void order.push(n), undefined, owner('b', 1, 10))),
+    ];
+    gate.resolve();
+    await Promise.all([first, ...tasks]);
+    expect(order).toEqual(['a1', 'b1', 'a2', 'b2', 'a3']);
+  });
+
+  it('keeps an owner to its own concurrency even with slots free, and the global 503 still applies', async () => {
+    const q = createWorkQueue({ name: 'r', concurrency: 4, maxWaiting: 1 });
+    const gate = deferred();
+    let peak = 0;
+    let running = 0;
+    const task = async () => {
+      running++;
+      peak = Math.max(peak, running);
+      await gate.promise;
+      running--;
+    };
+    const mine = [q.run(task, undefined, owner('a', 2, 5)), q.run(task, undefined, owner('a', 2, 5))];
+    const queued = q.run(task, undefined, owner('a', 2, 5));
+    expect(q.active).toBe(2);
+    // The one waiting place of the queue is taken: another owner's waiting task gets the 503
+    // (unless it is that owner's first: see below).
+    const b = [q.run(task, undefined, owner('b', 2, 5)), q.run(task, undefined, owner('b', 2, 5))];
+    expect(q.active).toBe(4);
+    await expect(q.run(task, undefined, owner('b', 2, 5))).rejects.toMatchObject({ code: 'unavailable' });
+    gate.resolve();
+    await Promise.all([...mine, queued, ...b]);
+    expect(peak).toBe(4);
+    expect(q.active).toBe(0);
+    expect(q.waiting).toBe(0);
+  });
+
+  it('an owner whose waiting caller aborts loses its place in the turn', async () => {
+    const q = createWorkQueue({ name: 'r', concurrency: 1, maxWaiting: 5 });
+    const gate = deferred();
+    const first = q.run(() => gate.promise, undefined, owner('a'));
+    const ac = new AbortController();
+    const gone = q.run(async () => 'never', ac.signal, owner('b'));
+    ac.abort(new Error('left'));
+    await expect(gone).rejects.toThrow('left');
+    expect(q.waiting).toBe(0);
+    const later = q.run(async () => 'c', undefined, owner('c'));
+    gate.resolve();
+    await first;
+    expect(await later).toBe('c');
+  });
+});
+
 describe('single flight', () => {
   it('shares one running task between identical keys, and not across keys', async () => {
     const sf = createSingleFlight<number>();

@@ -1,18 +1,9 @@
 import { inviteUrl } from '../../accounts/credentials.js';
 import type { AccountsModule } from '../../accounts/open.js';
+import { linkOrigin } from '../../accounts/origin.js';
 import type { Config } from '../../config/schema.js';
 import type { Account } from '../../storage/store.js';
-import {
-  iso,
-  out,
-  parseVerbArgs,
-  publicBaseUrl,
-  required,
-  table,
-  UsageError,
-  when,
-  withAccounts,
-} from '../admin.js';
+import { iso, out, parseVerbArgs, required, table, UsageError, when, withAccounts } from '../admin.js';
 import { promptHidden, readStdin } from '../prompt.js';
 
 const HELP = `Manage accounts (SQLite in the data dir, or DATABASE_URL).
@@ -25,7 +16,9 @@ const HELP = `Manage accounts (SQLite in the data dir, or DATABASE_URL).
 
 create and invite print a one-time link to the dashboard where the person chooses a password
 (valid CARDSHOT_INVITE_HOURS, 72 by default). set-password asks for the password twice on a
-terminal, or reads it from standard input:  printf '%s' "$PW" | npx cardshot accounts set-password ops@acme.com
+terminal, or reads it from standard input, one line (or the same line twice):
+  printf '%s\\n' "$PW" | npx cardshot accounts set-password ops@acme.com
+Links use CARDSHOT_PUBLIC_URL, else the address the server on this data dir listens at.
 Setting a password signs the account out of every dashboard session.`;
 
 /** JSON shape of an account for --json output. */
@@ -36,7 +29,7 @@ export function accountJson(a: Account) {
 /** A new invite link for the account, as text and JSON. */
 async function invite(mod: AccountsModule, config: Config, accountId: string) {
   const { token, expiresAt } = await mod.credentials.createInvite(accountId);
-  const url = inviteUrl(publicBaseUrl(config), token);
+  const url = inviteUrl(linkOrigin(config), token);
   const text = [
     `Dashboard invite link (works once, until ${when(expiresAt)}):`,
     '',
@@ -47,13 +40,27 @@ async function invite(mod: AccountsModule, config: Config, accountId: string) {
   return { url, expiresAt: iso(expiresAt), text };
 }
 
-/** The new password, from the terminal (asked twice) or from standard input. */
+/**
+ * The new password, from the terminal (asked twice) or from standard input: one line per prompt,
+ * so `printf '%s\n%s\n' "$PW" "$PW"` (answers to both prompts) sets "$PW", not "$PW\n$PW".
+ */
 async function readPassword(): Promise<string> {
-  if (!process.stdin.isTTY) return readStdin();
+  if (!process.stdin.isTTY) return passwordFromLines(await readStdin());
   const first = await promptHidden('New password: ');
   const second = await promptHidden('Repeat it: ');
   if (first !== second) throw new UsageError('the two passwords do not match');
   return first;
+}
+
+/** The password in piped input: one line, or the same line twice (the prompt and its repeat). */
+export function passwordFromLines(text: string): string {
+  const lines = text.split(/\r?\n/);
+  if (lines.length === 1) return lines[0]!;
+  if (lines.length === 2) {
+    if (lines[0] !== lines[1]) throw new UsageError('the two passwords do not match');
+    return lines[0]!;
+  }
+  throw new UsageError('standard input must hold the password on one line, or on two identical lines');
 }
 
 /** `cardshot accounts …`. */
@@ -113,7 +120,7 @@ export async function runAccounts(argv: string[]): Promise<number> {
         out(
           json,
           accountJson(a),
-          `Password set for ${a.email}. Sign in at ${publicBaseUrl(config)}/dashboard (other sessions were signed out).`,
+          `Password set for ${a.email}. Sign in at ${linkOrigin(config)}/dashboard (other sessions were signed out).`,
         );
         return 0;
       }

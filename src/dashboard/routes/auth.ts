@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { sweepFirstRunFiles } from '../../accounts/first-run.js';
 import { isAppError } from '../../errors.js';
 import { STATUS } from '../../http/errors.js';
 import { systemClock } from '../../lib/clock.js';
@@ -72,7 +73,12 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: DashboardDeps):
     if (email === '' || password === '') return render(STATUS.bad_request, 'Enter your email and password.');
 
     const device = devices.verify(email, readCookie(req, 'device', dash.secure));
-    const refused = await countSignInAttempt(limiter, config, { email, ip: req.ip, device });
+    const refused = await countSignInAttempt(
+      limiter,
+      config,
+      { email, ip: req.ip, device },
+      deps.accounts.secrets,
+    );
     if (refused) {
       const wait = Math.max(1, Math.ceil(refused.resetMs / 1000));
       log.warn({ ip: req.ip, by: refused.by }, 'dashboard sign-in rate limited');
@@ -137,6 +143,10 @@ export function registerAuthRoutes(scope: FastifyInstance, deps: DashboardDeps):
     }
     await startSession(reply, account, dash);
     log.info({ account: account.id }, 'dashboard password set from an invite link');
+    // A first-run file holding this invite (and a live key) has done its job: removed now.
+    for (const file of await sweepFirstRunFiles(config.dataDir, credentials)) {
+      log.info({ file }, 'removed the first-run file (invite used or expired)');
+    }
     return seeOther(reply, '/dashboard?welcome=1');
   });
 }

@@ -41,6 +41,7 @@ const example = {
       ms: 0.1,
       detail: 'Chromium running (pid 4242), 0 capturing, 2 spare contexts',
     },
+    storage: { status: 'ok', critical: false, ms: 0.2, detail: 'writable, 20480.0 MiB free' },
   },
 };
 
@@ -80,7 +81,7 @@ export function registerHealthRoutes(app: FastifyInstance, deps: { health: Healt
       tags: ['Operations'],
       summary: 'Readiness: database, Redis, renderer, browser',
       description:
-        'Runs every readiness check (database round trip; Redis ping when REDIS_URL is set; a real template render; the Chromium pool) and names each with its latency. 503 when a critical check (database, renderer) fails; 200 with status `degraded` when only a non-critical one (Redis: limits fall back per process; browser: screenshots answer 503) fails. Results are cached for one second, so probing it often costs nothing.\n\n```bash\ncurl -sS http://localhost:3000/readyz\n```',
+        'Runs every readiness check (database round trip, failing at once while the database breaker is open; free space and write access of the data dir; Redis ping when REDIS_URL is set; a real template render; the Chromium pool, including a stopped browser) and names each with its latency. 503 when a critical check (database, renderer) fails; 200 with status `degraded` when only a non-critical one (Redis: limits fall back per process; browser: screenshots answer 503; storage: the data disk is under CARDSHOT_DISK_MIN_FREE_BYTES or not writable, so usage, keys and sessions may fail to be written) fails. Results are cached for one second, so probing it often costs nothing.\n\n```bash\ncurl -sS http://localhost:3000/readyz\n```',
       response: {
         200: {
           description: 'Ready (status ok or degraded).',

@@ -4,6 +4,7 @@ import { AppError } from '../../errors.js';
 import { parseTemplateRequest } from '../../render/template/request.js';
 import type { CardResult, TemplateService } from '../../render/template/service.js';
 import type { UsageRecorder } from '../../usage/recorder.js';
+import { pngCacheControl } from '../cache-control.js';
 import { clientGoneSignal } from '../client-gone.js';
 import { documentOnly } from '../schemas/common.js';
 import { renderTemplateGet, renderTemplatePost } from '../schemas/render.js';
@@ -11,6 +12,7 @@ import { serverTiming } from '../server-timing.js';
 
 /** Cards are content-addressed by their ETag, so a year and `immutable` are safe (spec §4.1, §8). */
 export const TEMPLATE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
+const TEMPLATE_MAX_AGE = 31_536_000;
 
 /**
  * POST /render/template (JSON body, spec §4.1) and GET /render/template (the same fields as
@@ -37,12 +39,17 @@ export function registerTemplateRoutes(
         ? { ifNoneMatch: req.headers['if-none-match'] }
         : {}),
       signal,
+      // imageUrl downloads in flight are limited per account too.
+      ...(req.auth ? { account: req.auth.accountId } : {}),
     });
     if (req.auth) {
       const kind =
         result.kind === 'not-modified' ? 'not_modified' : result.cache === 'HIT' ? 'cache_hit' : 'template';
       deps.usage.record(req.auth.accountId, kind);
     }
+    // A signed answer is cacheable until its exp only, not for a year.
+    const yearOrExp = pngCacheControl(req.auth, TEMPLATE_MAX_AGE, { immutable: true });
+    reply.header('Cache-Control', yearOrExp);
     return send(reply, result, performance.now() - started);
   };
 
@@ -66,7 +73,6 @@ export function registerTemplateRoutes(
 
 function send(reply: FastifyReply, result: CardResult, totalMs: number): FastifyReply {
   reply.header('ETag', `"${result.etag}"`);
-  reply.header('Cache-Control', TEMPLATE_CACHE_CONTROL);
   if (result.kind === 'not-modified') {
     reply.header('Server-Timing', serverTiming({ ...result.timings, total: totalMs }));
     return reply.code(304).send();

@@ -3,6 +3,7 @@ import { assertScreenshotAllowed } from '../../auth/plans.js';
 import { parseScreenshotRequest } from '../../render/screenshot/request.js';
 import type { ScreenshotService, ShotResult } from '../../render/screenshot/service.js';
 import type { UsageRecorder } from '../../usage/recorder.js';
+import { pngCacheControl } from '../cache-control.js';
 import { clientGoneSignal } from '../client-gone.js';
 import { documentOnly } from '../schemas/common.js';
 import { renderUrl } from '../schemas/render.js';
@@ -28,19 +29,20 @@ export function registerScreenshotRoutes(
     const result = await deps.screenshots.resolve(parsed, {
       ...(typeof inm === 'string' ? { ifNoneMatch: inm } : {}),
       signal: clientGoneSignal(req, reply),
+      ...(req.auth ? { owner: { accountId: req.auth.accountId, plan: req.auth.plan } } : {}),
     });
     if (req.auth) {
       const kind =
         result.kind === 'not-modified' ? 'not_modified' : result.cache === 'HIT' ? 'cache_hit' : 'screenshot';
       deps.usage.record(req.auth.accountId, kind);
     }
+    reply.header('Cache-Control', pngCacheControl(req.auth, result.maxAge, { age: result.age }));
     return send(reply, result, performance.now() - started);
   });
 }
 
 function send(reply: FastifyReply, result: ShotResult, totalMs: number): FastifyReply {
   reply.header('ETag', `"${result.etag}"`);
-  reply.header('Cache-Control', `public, max-age=${result.maxAge}, s-maxage=${result.maxAge}`);
   reply.header('Age', String(result.age));
   reply.header('X-Cache', result.cache);
   reply.header('X-Target-Status', String(result.targetStatus));

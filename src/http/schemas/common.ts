@@ -146,15 +146,17 @@ export function renderSecurity(method: 'GET' | 'POST') {
 }
 
 /** 401, 403 and 429 as every /render/ route answers them (spec §7, word for word). */
-export function accessErrors(forbidden: Record<string, string>) {
+export function accessErrors(forbidden: Record<string, string>, tooMany: Record<string, string> = {}) {
   return {
     401: errorResponse('No key, or a key or signed URL that is not valid (the reason is logged, not told).', {
       unauthorized: 'Missing or invalid API key',
     }),
     403: errorResponse('Not on your plan.', forbidden, { ...REQUEST_ID, ...RATE_LIMIT_HEADERS }),
     429: errorResponse(
-      'The account used up its rate limit; retry after Retry-After seconds.',
-      { rate_limited: 'Rate limit exceeded' },
+      Object.keys(tooMany).length === 0
+        ? 'The account used up its rate limit; retry after Retry-After seconds.'
+        : "The account used up its rate limit, or its plan's share of captures in progress; retry after Retry-After seconds.",
+      { rate_limited: 'Rate limit exceeded', ...tooMany },
       { ...REQUEST_ID, ...RETRY_AFTER, ...RATE_LIMIT_HEADERS },
     ),
   };

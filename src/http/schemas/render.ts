@@ -226,10 +226,16 @@ curl -sS -H "x-api-key: $CARDSHOT_KEY" 'http://localhost:3000/render/url?url=htt
         'Unknown query parameter "waituntil" (did you mean "waitUntil"?). Allowed: url, viewport, waitUntil',
       refused: 'url points to an address that is not allowed',
     }),
-    ...accessErrors({
-      screenshots: 'Screenshots are not available on your plan',
-      viewport: 'Viewport "desktop" is not available on your plan; use og',
-    }),
+    ...accessErrors(
+      {
+        screenshots: 'Screenshots are not available on your plan',
+        viewport: 'Viewport "desktop" is not available on your plan; use og',
+      },
+      {
+        account_share:
+          'Too many screenshots in progress for your account: your plan allows 1 at a time; retry when one has finished',
+      },
+    ),
     422: errorResponse('The URL answered with something that is not a page.', {
       download: 'url answered with a file download, not a page',
       no_page: 'url did not answer with a page to render',

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import sharp, { type ExtendOptions, type Metadata, type Region } from 'sharp';
 import { AppError } from '../../errors.js';
 import { createSingleFlight } from '../../lib/single-flight.js';
-import { createSafeFetcher, FetchError } from '../../net/fetch.js';
+import { type ByteBudget, createSafeFetcher, FetchError } from '../../net/fetch.js';
 import { createUrlGuard } from '../../net/url-guard.js';
 
 export interface ArtworkOptions {
@@ -18,6 +18,15 @@ export interface ArtworkOptions {
   /** How long raw bytes are reused; 0 turns the cache off. */
   cacheTtlMs?: number;
   cacheMaxBytes?: number;
+  /** Downloads in flight on this node; past it a new one is refused with 503. */
+  maxFetches?: number;
+  /** Downloads in flight started by one account; past it a new one is refused with 429. */
+  maxFetchesPerAccount?: number;
+  /**
+   * Bytes of imageUrl bodies held at once: being downloaded, or downloaded and waiting for
+   * their card's render. A download that would pass it fails with 503.
+   */
+  maxBytesInFlight?: number;
   /** Called with the reason of every imageUrl that cannot be used (metrics). */
   onFailure?: (reason: string) => void;
 }
@@ -27,6 +36,11 @@ export interface FetchedArtwork {
   /** Hex SHA-256 of the raw bytes: part of the card's ETag. */
   sha256: string;
   ms: number;
+  /**
+   * Says the caller no longer needs `bytes` (idempotent): until every holder of a body has
+   * released it, it counts against the bytes in flight.
+   */
+  release(): void;
 }
 
 export interface PreparedArtwork {
@@ -36,8 +50,11 @@ export interface PreparedArtwork {
 }
 
 export interface ArtworkFetcher {
-  /** The raw bytes behind `url` (cached, coalesced); failures are AppErrors naming imageUrl. */
-  fetch(url: string, signal?: AbortSignal): Promise<FetchedArtwork>;
+  /**
+   * The raw bytes behind `url` (cached, coalesced); failures are AppErrors naming imageUrl. A
+   * new download counts against the node's and `account`'s downloads in flight.
+   */
+  fetch(url: string, signal?: AbortSignal, opts?: { account?: string }): Promise<FetchedArtwork>;
   /** Decodes sniffed PNG/JPEG/WebP/GIF/AVIF bytes and resizes them to exactly the target, as PNG. */
   prepare(
     bytes: Buffer,
@@ -45,6 +62,8 @@ export interface ArtworkFetcher {
   ): Promise<PreparedArtwork>;
   /** Drops the cache and aborts fetches in flight. */
   close(): Promise<void>;
+  /** Downloads in flight and bytes held (metrics, tests). */
+  stats(): { fetching: number; bytesInFlight: number };
 }
 
 const ACCEPT = 'image/avif,image/webp,image/png,image/jpeg,image/gif;q=0.9,*/*;q=0.1';
@@ -55,7 +74,11 @@ type Entry = { bytes: Buffer; sha256: string };
 /** Creates the imageUrl fetcher and preparer used by templates that draw artwork. */
 export function createArtworkFetcher(opts: ArtworkOptions): ArtworkFetcher {
   const timeoutMs = opts.timeoutMs ?? 5000;
-  const maxBytes = opts.maxBytes ?? 10 * 1024 * 1024;
+  const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
+  const maxFetches = opts.maxFetches ?? 32;
+  const maxFetchesPerAccount = opts.maxFetchesPerAccount ?? 4;
+  // Room for one largest body at least, or no download could ever start.
+  const maxBytesInFlight = Math.max(maxBytes, opts.maxBytesInFlight ?? 128 * 1024 * 1024);
   const maxRedirects = opts.maxRedirects ?? 3;
   const maxPixels = opts.maxPixels ?? 25_000_000;
   const cacheTtlMs = opts.cacheTtlMs ?? 600_000;
@@ -78,6 +101,57 @@ export function createArtworkFetcher(opts: ArtworkOptions): ArtworkFetcher {
   const flight = createSingleFlight<Entry>();
   const closing = new AbortController();
 
+  // Downloads in flight, in all and per account, and the bytes of bodies held: set aside for
+  // each download while it runs, then counted once per body while any caller holds it.
+  let fetching = 0;
+  const fetchingBy = new Map<string, number>();
+  let bytesInFlight = 0;
+  const held = new Map<Buffer, { size: number; holders: number }>();
+
+  /** Counts `bytes` as held until the returned function is called (once per caller). */
+  function hold(bytes: Buffer): () => void {
+    const h = held.get(bytes);
+    if (h) h.holders++;
+    else {
+      held.set(bytes, { size: bytes.length, holders: 1 });
+      bytesInFlight += bytes.length;
+    }
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      const e = held.get(bytes);
+      if (!e) return;
+      if (--e.holders === 0) {
+        held.delete(bytes);
+        bytesInFlight -= e.size;
+      }
+    };
+  }
+
+  /** A 503 (the node) or 429 (the account) when a new download cannot start now. */
+  function admit(account: string | undefined): void {
+    if (account !== undefined && (fetchingBy.get(account) ?? 0) >= maxFetchesPerAccount) {
+      failed('account_busy');
+      throw new AppError(
+        'rate_limited',
+        `Too many imageUrl downloads at once for this account (at most ${maxFetchesPerAccount}); retry shortly`,
+        { retryAfter: BUSY_RETRY_S, detail: `account ${account}: ${fetchingBy.get(account)} downloads` },
+      );
+    }
+    if (fetching >= maxFetches || bytesInFlight + maxBytes > maxBytesInFlight) {
+      failed('busy');
+      throw serverBusy(`${fetching} downloads, ${bytesInFlight} bytes held`);
+    }
+  }
+
+  const serverBusy = (detail: string, cause?: unknown) =>
+    new AppError('unavailable', 'Too many imageUrl downloads in progress on this server; retry shortly', {
+      retryAfter: BUSY_RETRY_S,
+      detail,
+      cause,
+    });
+
   const failed = opts.onFailure ?? (() => {});
   const fail = (message: string, detail: string, cause?: unknown) =>
     new AppError('unprocessable', message, { detail, cause });
@@ -99,24 +173,55 @@ export function createArtworkFetcher(opts: ArtworkOptions): ArtworkFetcher {
         return fail(`imageUrl redirected more than ${maxRedirects} times`, err.detail, err);
       case 'network':
         return fail('imageUrl could not be reached', err.detail, err);
+      case 'over_budget':
+        return serverBusy(`bytes in flight: ${err.detail}`, err);
     }
   }
 
-  async function load(url: string): Promise<Entry> {
+  async function load(url: string, account: string | undefined): Promise<Entry> {
+    admit(account);
+    fetching++;
+    if (account !== undefined) fetchingBy.set(account, (fetchingBy.get(account) ?? 0) + 1);
+    // The largest body is set aside before connecting, so a download once started always has
+    // room to finish (budgets granted chunk by chunk failed every download at once when full);
+    // a declared Content-Length gives the rest back.
+    let reserved = maxBytes;
+    bytesInFlight += reserved;
+    let received = 0;
+    const budget: ByteBudget = {
+      declare(n) {
+        if (n >= reserved) return;
+        bytesInFlight -= reserved - n;
+        reserved = n;
+      },
+      take(n) {
+        received += n;
+        return received <= reserved;
+      },
+    };
     try {
       // Only the service's own close() cancels a shared fetch: one impatient caller must not
       // fail the others that joined it. The fetch is bounded by timeoutMs anyway.
-      const { bytes } = await fetcher.fetch(url, { signal: closing.signal, accept: ACCEPT });
+      const { bytes } = await fetcher.fetch(url, { signal: closing.signal, accept: ACCEPT, budget });
       const entry = { bytes, sha256: createHash('sha256').update(bytes).digest('hex') };
       if (cacheTtlMs > 0) cache.set(url, entry);
       return entry;
     } catch (err) {
       throw toAppError(err);
+    } finally {
+      // The body's bytes are counted again by each caller's hold() from here on.
+      bytesInFlight -= reserved;
+      fetching--;
+      if (account !== undefined) {
+        const left = (fetchingBy.get(account) ?? 1) - 1;
+        if (left > 0) fetchingBy.set(account, left);
+        else fetchingBy.delete(account);
+      }
     }
   }
 
   return {
-    async fetch(url, signal) {
+    async fetch(url, signal, { account } = {}) {
       const start = performance.now();
       let parsed: URL;
       try {
@@ -131,10 +236,11 @@ export function createArtworkFetcher(opts: ArtworkOptions): ArtworkFetcher {
       parsed.hash = '';
       const key = parsed.href;
       const hit = cache.get(key);
-      if (hit) return { ...hit, ms: performance.now() - start };
-      const shared = flight.do(key, () => load(key)).then((r) => r.value);
+      if (hit) return { ...hit, ms: performance.now() - start, release: hold(hit.bytes) };
+      // Joining a download already in flight costs nothing new: only a new one is admitted.
+      const shared = flight.do(key, () => load(key, account)).then((r) => r.value);
       const entry = signal ? await raceSignal(shared, signal) : await shared;
-      return { ...entry, ms: performance.now() - start };
+      return { ...entry, ms: performance.now() - start, release: hold(entry.bytes) };
     },
 
     async prepare(bytes, target) {
@@ -201,8 +307,18 @@ export function createArtworkFetcher(opts: ArtworkOptions): ArtworkFetcher {
       closing.abort(new Error('artwork fetcher closed'));
       cache.clear();
     },
+
+    stats() {
+      return { fetching, bytesInFlight };
+    },
   };
 }
+
+/** 5 MB: a product photo for a 1200×630 card needs far less; the old 10 MB let 150 slow cards hold 1.4 GB. */
+export const DEFAULT_MAX_BYTES = 5 * 1000 * 1000;
+
+/** Seconds a refused download is told to wait: about one download's time. */
+const BUSY_RETRY_S = 2;
 
 /** The image type from its magic number, or null; the Content-Type header is never trusted. */
 export function sniff(b: Buffer): 'png' | 'jpeg' | 'webp' | 'gif' | 'avif' | null {

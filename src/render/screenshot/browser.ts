@@ -4,11 +4,13 @@
  * the network except through the egress proxy (each flag verified on Debian's Chromium 156).
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from 'playwright-core';
 import { settings } from '../../config/schema.js';
 import { firstLine } from '../../lib/first-line.js';
 import type { EgressProxy, EgressSession } from '../../net/proxy.js';
+import { packageRoot } from '../../version.js';
 import { findProcessByArgument } from './processes.js';
 import { userAgentFor, type Viewport } from './viewports.js';
 
@@ -16,7 +18,7 @@ import { userAgentFor, type Viewport } from './viewports.js';
  * Chromium resolves no names itself (the proxy does; 127.0.0.1 is excluded so it can reach
  * the proxy), WebRTC sends nothing outside the proxy, no QUIC, no background traffic. The JS
  * heap cap turns a page that allocates without end into a crashed tab, not a starved machine.
- * `--no-sandbox` is not here: Playwright adds it unless `chromiumSandbox` is set (see below).
+ * `--no-sandbox` is not here: Playwright adds it unless `chromiumSandbox` is set (see chromiumRunner).
  */
 export const CHROMIUM_FLAGS = [
   '--disable-background-networking',
@@ -57,31 +59,140 @@ export function chromiumExecutable(
 
 export type SandboxSetting = 'auto' | 'on' | 'off';
 
-/**
- * Whether to start Chromium with its own sandbox (renderers in their own user, PID and network
- * namespaces with a seccomp filter), from CARDSHOT_CHROMIUM_SANDBOX and the user the service
- * runs as. Chromium refuses to start sandboxed as root, so `auto` turns it on for every other
- * user; `on` as root is a configuration error the launch reports.
- */
-export function sandboxWanted(setting: SandboxSetting, uid = process.getuid?.()): boolean {
-  if (setting === 'off') return false;
-  if (setting === 'on') return true;
-  return uid !== 0;
+/** The unprivileged user Chromium runs as when the service is root (CARDSHOT_CHROMIUM_USER). */
+export interface ChromiumUser {
+  name: string;
+  uid: number;
+  gid: number;
+  home: string;
+}
+
+/** `name` from /etc/passwd (system users live there); undefined when absent or root itself. */
+export function lookupUser(name: string, passwd = '/etc/passwd'): ChromiumUser | undefined {
+  let text: string;
+  try {
+    text = readFileSync(passwd, 'utf8');
+  } catch {
+    return undefined;
+  }
+  for (const line of text.split('\n')) {
+    const [user, , uid, gid, , home] = line.split(':');
+    if (user !== name || uid === undefined || gid === undefined) continue;
+    const u = Number(uid);
+    const g = Number(gid);
+    if (!Number.isInteger(u) || !Number.isInteger(g) || u === 0 || g === 0) return undefined;
+    return { name, uid: u, gid: g, home: home || '/' };
+  }
+  return undefined;
 }
 
 /**
- * Starts something Chromium-backed the way the service does: with the sandbox when wanted (and
- * not `skipSandbox`), and under `auto`, if that fails, once more without it. A kernel without
- * unprivileged user namespaces (some container runtimes) stops the sandbox from starting; `auto`
- * then runs without it rather than not at all, `on` lets the failure stand. `sandboxError` is
- * the first line of why it fell back, for the caller to report.
+ * Run by Playwright in place of Chromium when the service is root: hands the profile directory to
+ * the user and execs Chromium as that user via setpriv, keeping pid, process group and pipes.
+ */
+export const AS_USER_WRAPPER = path.join(packageRoot(), 'scripts', 'chromium-as-user.sh');
+const SETPRIV = '/usr/bin/setpriv';
+
+/** How Chromium is started on this machine: as whom, and whether its sandbox is tried. */
+export interface ChromiumRunner {
+  /** The user Chromium runs as (the service is root); undefined: the service's own user. */
+  asUser: ChromiumUser | undefined;
+  /** Whether the sandbox is tried first (under `auto` a failed start falls back without it). */
+  sandbox: boolean;
+  /** Why Chromium runs without its sandbox from the start: a warning for the log, /readyz and doctor. */
+  warning?: string;
+  /** Set when `on` cannot be met: the launch fails with this. */
+  error?: string;
+}
+
+/**
+ * Chromium refuses its sandbox as root, so a root service runs it as `userName` (created by
+ * `npm start`/scripts/setup.mjs as root) with the sandbox on; any other user runs it itself,
+ * sandbox on. Without that user (or setpriv), `auto` runs it as root without the sandbox and
+ * says so loudly, `on` refuses, `off` never tries.
+ */
+export function chromiumRunner(
+  setting: SandboxSetting,
+  userName: string,
+  opts: { uid?: number | undefined; passwd?: string } = {},
+): ChromiumRunner {
+  const uid = 'uid' in opts ? opts.uid : process.getuid?.();
+  const sandbox = setting !== 'off';
+  if (uid !== 0) return { asUser: undefined, sandbox };
+  const user = lookupUser(userName, opts.passwd);
+  const missing = !user
+    ? `the user ${userName} (CARDSHOT_CHROMIUM_USER) does not exist`
+    : !existsSync(SETPRIV)
+      ? `${SETPRIV} (util-linux) is missing`
+      : !existsSync(AS_USER_WRAPPER)
+        ? `${AS_USER_WRAPPER} is missing`
+        : undefined;
+  if (!missing) return { asUser: user, sandbox };
+  const fix = 'run `npm run setup` as root to create it';
+  if (setting === 'on') {
+    return {
+      asUser: undefined,
+      sandbox: false,
+      error: `CARDSHOT_CHROMIUM_SANDBOX=on, but the service runs as root and ${missing}; ${fix}`,
+    };
+  }
+  return {
+    asUser: undefined,
+    sandbox: false,
+    warning: `Chromium runs as root WITHOUT its sandbox: ${missing}; ${fix}`,
+  };
+}
+
+/**
+ * Chromium's whole environment: nothing of the service's (no CARDSHOT_* setting, DATABASE_URL or
+ * REDIS_URL reaches a process that renders hostile pages), only what it needs to find its
+ * libraries, fonts, locale and caches.
+ */
+export function chromiumEnv(asUser: ChromiumUser | undefined, from: NodeJS.ProcessEnv = process.env) {
+  const env: Record<string, string> = {
+    PATH: '/usr/local/bin:/usr/bin:/bin',
+    HOME: asUser ? asUser.home : from.HOME || '/tmp',
+  };
+  for (const name of ['LANG', 'LC_ALL', 'LANGUAGE', 'TZ', 'FONTCONFIG_FILE', 'FONTCONFIG_PATH']) {
+    const value = from[name];
+    if (value) env[name] = value;
+  }
+  if (!asUser && from.TMPDIR) env.TMPDIR = from.TMPDIR;
+  return env;
+}
+
+/** The part of Playwright's launch options that says what runs, as whom, with what environment. */
+export function chromiumProcess(executablePath: string, sandbox: boolean, asUser: ChromiumUser | undefined) {
+  const env = chromiumEnv(asUser);
+  if (!asUser) return { executablePath, chromiumSandbox: sandbox, env };
+  return {
+    executablePath: AS_USER_WRAPPER,
+    chromiumSandbox: sandbox,
+    // Read and removed by the wrapper before it execs Chromium.
+    env: {
+      ...env,
+      CARDSHOT_CHROMIUM_EXEC: executablePath,
+      CARDSHOT_CHROMIUM_UID: String(asUser.uid),
+      CARDSHOT_CHROMIUM_GID: String(asUser.gid),
+    },
+  };
+}
+
+/**
+ * Starts something Chromium-backed the way the service does: with the sandbox when the runner
+ * says so (and not `skipSandbox`), and under `auto`, if that fails, once more without it. A
+ * kernel without unprivileged user namespaces (some container runtimes) stops the sandbox from
+ * starting; `auto` then runs without it rather than not at all, `on` lets the failure stand.
+ * `sandboxError` is the first line of why it fell back, for the caller to report.
  */
 export async function startWithSandboxFallback<T>(
   setting: SandboxSetting,
+  runner: ChromiumRunner,
   start: (sandbox: boolean) => Promise<T>,
   opts: { skipSandbox?: boolean } = {},
 ): Promise<{ value: T; sandbox: boolean; sandboxError?: string }> {
-  const sandbox = sandboxWanted(setting) && !opts.skipSandbox;
+  if (runner.error) throw new Error(runner.error);
+  const sandbox = runner.sandbox && !opts.skipSandbox;
   try {
     return { value: await start(sandbox), sandbox };
   } catch (err) {
@@ -91,10 +202,6 @@ export async function startWithSandboxFallback<T>(
   }
 }
 
-/** Why `on` cannot work as root, as the launch error says it. */
-export const SANDBOX_AS_ROOT =
-  "CARDSHOT_CHROMIUM_SANDBOX=on, but the service runs as root and Chromium's sandbox cannot start as root; run as an unprivileged user or set it to auto";
-
 export interface LaunchedBrowser {
   browser: Browser;
   version: string;
@@ -102,6 +209,8 @@ export interface LaunchedBrowser {
   pid: number | undefined;
   /** True when Chromium runs with its own sandbox. */
   sandbox: boolean;
+  /** The user Chromium runs as when not the service's own (the service is root). */
+  runsAs: string | undefined;
 }
 
 /**
@@ -112,16 +221,16 @@ export interface LaunchedBrowser {
  */
 export async function launchBrowser(
   executablePath: string,
-  proxyServer: string,
+  proxyServer: string | { server: string; username: string; password: string },
   sandbox: boolean,
+  asUser?: ChromiumUser,
 ): Promise<LaunchedBrowser> {
   // A unique, harmless switch: how the browser's pid is found in /proc afterwards.
   const marker = `--cardshot-browser=${randomBytes(8).toString('hex')}`;
   const browser = await chromium.launch({
-    executablePath,
+    ...chromiumProcess(executablePath, sandbox, asUser),
     headless: true,
-    chromiumSandbox: sandbox,
-    proxy: { server: proxyServer },
+    proxy: typeof proxyServer === 'string' ? { server: proxyServer } : proxyServer,
     args: [...CHROMIUM_FLAGS, marker],
     timeout: LAUNCH_TIMEOUT_MS,
     // Shutdown is ours (modules close in order); Playwright must not kill it on a signal first.
@@ -129,7 +238,13 @@ export async function launchBrowser(
     handleSIGTERM: false,
     handleSIGHUP: false,
   });
-  return { browser, version: browser.version(), pid: findProcessByArgument(marker), sandbox };
+  return {
+    browser,
+    version: browser.version(),
+    pid: findProcessByArgument(marker),
+    sandbox,
+    runsAs: asUser?.name,
+  };
 }
 
 /** A context ready for one capture: its page, a CDP session on it, and its own proxy session. */
@@ -162,7 +277,8 @@ export async function openCaptureContext(
       hasTouch: viewport.mobile,
       userAgent: userAgentFor(viewport, browser.version),
       locale: 'en-US',
-      proxy: { server: egress.server },
+      // Its own credentials: the proxy answers 407 to anything without them.
+      proxy: { server: egress.server, username: egress.username, password: egress.password },
       // register() still resolves, but the worker never fetches.
       serviceWorkers: 'block',
       acceptDownloads: false,

@@ -141,7 +141,7 @@ export async function capturePage(lease: Lease, input: CaptureInput): Promise<Ca
       // The requested URL itself was answered by the proxy: goto settles at once with the reason.
       else response = await loading;
     } catch (err) {
-      const failed = lastFailed ?? { url: input.url, error: netCode(err) ?? '' };
+      const failed = redirectedAway(lastFailed ?? { url: input.url, error: netCode(err) ?? '' }, lease);
       // An error status with an empty body: Chromium shows its own "HTTP ERROR 404" page. That is
       // what a visitor sees, so it is rendered like any other 4xx/5xx answer.
       if (
@@ -243,6 +243,29 @@ export async function capturePage(lease: Lease, input: CaptureInput): Promise<Ca
     page.off('response', onResponse);
     page.off('request', onRequest);
     page.off('framenavigated', onNavigated);
+  }
+}
+
+/**
+ * A redirect to ftp:, mailto: … aborts the navigation. With the proxy's credentials in play,
+ * Playwright intercepts requests and reports the abort on the http request that redirected,
+ * without its answer: the target is read from the proxy's record of that answer's Location, so
+ * it is refused like any other redirect to a scheme a page may not be sent to.
+ */
+function redirectedAway(
+  failed: { url: string; error: string },
+  lease: Lease,
+): { url: string; error: string } {
+  if (!/ERR_ABORTED$/.test(failed.error)) return failed;
+  const location = lease.egress.redirectFor(failed.url);
+  if (!location) return failed;
+  try {
+    const target = new URL(location, failed.url);
+    // javascript: is dropped by Chromium without a trace and stays the documented 422.
+    if (/^(https?|javascript):$/.test(target.protocol)) return failed;
+    return { url: target.href, error: failed.error };
+  } catch {
+    return failed;
   }
 }
 

@@ -16,10 +16,10 @@ import { firstLine } from '../../lib/first-line.js';
 import type { EgressProxy, EgressSession } from '../../net/proxy.js';
 import {
   type CaptureContext,
+  chromiumRunner,
   type LaunchedBrowser,
   launchBrowser,
   openCaptureContext,
-  SANDBOX_AS_ROOT,
   type SandboxSetting,
   startWithSandboxFallback,
 } from './browser.js';
@@ -35,6 +35,8 @@ export interface BrowserPoolOptions {
   executablePath: string;
   /** CARDSHOT_CHROMIUM_SANDBOX: `auto` falls back to no sandbox, with a warning, if it cannot start. */
   sandbox: SandboxSetting;
+  /** CARDSHOT_CHROMIUM_USER: who Chromium runs as when the service is root. */
+  chromiumUser: string;
   proxy: EgressProxy;
   /** Contexts kept ready; 0 creates each one on demand. */
   spareContexts: number;
@@ -44,6 +46,8 @@ export interface BrowserPoolOptions {
   defaultViewport: Viewport;
   /** Resident bytes a page's renderer may hold while it is captured; 0: no limit. */
   maxPageMemoryBytes: number;
+  /** Resident bytes the browser's own processes may hold while captures run; 0: no limit. */
+  maxBrowserMemoryBytes?: number;
   log: Logger;
 }
 
@@ -80,6 +84,10 @@ export interface PoolStatus {
   launchError: string | undefined;
   /** Whether the running browser has Chromium's sandbox; undefined while none runs. */
   sandbox: boolean | undefined;
+  /** Why it runs without its sandbox when it should have one (a security warning). */
+  sandboxWarning: string | undefined;
+  /** The user the running browser runs as, when not the service's own. */
+  runsAs: string | undefined;
 }
 
 export interface BrowserPool {
@@ -138,6 +146,7 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
   const memory = createMemoryGuard({
     groups: () => [...instances].flatMap((i) => (i.pid === undefined ? [] : [i.pid])),
     limitBytes: opts.maxPageMemoryBytes,
+    browserLimitBytes: opts.maxBrowserMemoryBytes ?? 0,
     log,
   });
   /**
@@ -150,6 +159,9 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
   const pending = new Map<string, number>();
   /** Set once the sandbox failed to start under `auto`: later launches go straight without it. */
   let sandboxFailed = false;
+  let sandboxFailure: string | undefined;
+  /** Why the running browser has no sandbox when it should (status, /readyz). */
+  let sandboxWarning: string | undefined;
 
   async function launch(): Promise<Instance> {
     if (!existsSync(opts.executablePath)) {
@@ -161,30 +173,38 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
         },
       );
     }
-    if (opts.sandbox === 'on' && process.getuid?.() === 0) {
+    // Looked up at every launch: `npm run setup` may have created the user since.
+    const runner = chromiumRunner(opts.sandbox, opts.chromiumUser);
+    if (runner.error) {
       throw new AppError(
         'unavailable',
         'Screenshots are not available on this server: Chromium cannot start',
-        {
-          detail: SANDBOX_AS_ROOT,
-        },
+        { detail: runner.error },
       );
     }
+    if (runner.warning && runner.warning !== sandboxWarning) {
+      log.error({ detail: runner.warning }, `SECURITY WARNING: ${runner.warning} (docs/security.md)`);
+    }
     background ??= await opts.proxy.openSession('browser');
-    const proxyServer = background.server;
+    const { server, username, password } = background;
+    const proxyServer = { server, username, password };
     const { value: launched, sandboxError } = await startWithSandboxFallback(
       opts.sandbox,
-      (sandbox) => launchBrowser(opts.executablePath, proxyServer, sandbox),
+      runner,
+      (sandbox) => launchBrowser(opts.executablePath, proxyServer, sandbox, runner.asUser),
       { skipSandbox: sandboxFailed },
     );
     if (sandboxError) {
       // Said once: later launches go straight without it.
       sandboxFailed = true;
-      log.warn(
+      sandboxFailure = sandboxError;
+      log.error(
         { detail: sandboxError },
-        "Chromium's sandbox could not start here; running without it (docs/security.md; CARDSHOT_CHROMIUM_SANDBOX=off skips the attempt)",
+        "SECURITY WARNING: Chromium's sandbox could not start here; running without it (docs/security.md; CARDSHOT_CHROMIUM_SANDBOX=off skips the attempt)",
       );
     }
+    sandboxWarning =
+      runner.warning ?? (sandboxFailed ? `the sandbox could not start here (${sandboxFailure})` : undefined);
     const instance: Instance = {
       ...launched,
       generation: ++generation,
@@ -448,6 +468,8 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
         // Kept until a launch succeeds: a browser that cannot start stays visible to /readyz.
         launchError: launchFailure ? (launchFailure.error.detail ?? launchFailure.error.message) : undefined,
         sandbox: current?.sandbox,
+        sandboxWarning: current && !current.sandbox ? sandboxWarning : undefined,
+        runsAs: current?.runsAs,
       };
     },
 

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
+import type { Plan } from '../../auth/plans.js';
 import type { CacheEntry, PngCache } from '../../cache/cache.js';
 import type { SharedFlight } from '../../cache/shared-flight.js';
 import type { Config } from '../../config/schema.js';
-import { AppError, clientClosed } from '../../errors.js';
+import { AppError, clientClosed, isAppError } from '../../errors.js';
 import { createSingleFlight } from '../../lib/single-flight.js';
-import { createWorkQueue, type WorkQueue } from '../../lib/work-queue.js';
+import { createWorkQueue, type QueueOwner, type WorkQueue } from '../../lib/work-queue.js';
 import { createEgressProxy, type EgressProxy } from '../../net/proxy.js';
 import { createUrlGuard, type UrlGuard, UrlRefusedError } from '../../net/url-guard.js';
 import { etagMatches } from '../template/service.js';
@@ -34,18 +35,31 @@ export type ShotResult = {
   timings: ShotTimings;
 } & ({ kind: 'not-modified' } | { kind: 'png'; body: Buffer });
 
+/** The account a screenshot is for: its cache scope and its share of the queue. */
+export interface ShotOwner {
+  accountId: string;
+  plan: Plan;
+}
+
 export interface ScreenshotService {
   /**
    * Cache, 304 decision, coalescing, queue and capture, in that order. A capture is shared by
    * identical concurrent requests; `signal` aborts when a client has gone: its wait ends, and a
-   * capture no other request waits for stops and frees its slot.
+   * capture no other request waits for stops and frees its slot. `owner` scopes the cache to the
+   * account (unless the cache is shared) and takes the capture from its share of the queue.
    */
-  resolve(req: ScreenshotRequest, opts?: { ifNoneMatch?: string; signal?: AbortSignal }): Promise<ShotResult>;
+  resolve(
+    req: ScreenshotRequest,
+    opts?: { ifNoneMatch?: string; signal?: AbortSignal; owner?: ShotOwner },
+  ): Promise<ShotResult>;
   /**
    * Takes the screenshot now: queue, browser, one retry after a crash; no cache, no coalescing.
    * For layers that add their own (cross-node single-flight, metrics).
    */
-  capture(req: ScreenshotRequest): Promise<Omit<Capture, 'timings'> & { timings: ShotTimings }>;
+  capture(
+    req: ScreenshotRequest,
+    owner?: ShotOwner,
+  ): Promise<Omit<Capture, 'timings'> & { timings: ShotTimings }>;
   /** Presets a request may name: og, desktop, mobile and the configured ones. */
   readonly viewports: ReadonlyMap<string, Viewport>;
   readonly pool: BrowserPool;
@@ -64,6 +78,10 @@ export interface ScreenshotDeps {
   onCapture?: (outcome: string, seconds: number) => void;
   /** Called for every capture refused because the queue is full (metrics). */
   onBusy?: () => void;
+  /** Called for every capture refused because its account's share of the queue is full (metrics). */
+  onAccountBusy?: (plan: string) => void;
+  /** How long a capture waited for its slot, by the plan of its account (metrics). */
+  onQueueWait?: (plan: string, seconds: number) => void;
   /** Single-flight across nodes (with REDIS_URL): one capture per URL and viewport for the whole fleet. */
   shared?: SharedFlight;
 }
@@ -72,10 +90,17 @@ export interface ScreenshotDeps {
 const CAPTURE_VERSION = 1;
 
 /**
- * The cache key of a screenshot: the normalised URL plus everything about the viewport that
- * changes pixels (a redefined custom preset must not serve the old size). Hex, safe as a file name.
+ * The cache key of a screenshot: the normalised URL plus every option that changes the pixels
+ * (the viewport, whole, as a redefined custom preset must not serve the old size; `waitUntil`,
+ * as a domcontentloaded capture may still show "loading…"), and the scope: the account id, or
+ * '' for a cache shared by all accounts. Hex, safe as a file name. It is also the single-flight
+ * key, so a capture is only ever shared by requests that would be answered the same PNG.
  */
-export function screenshotCacheKey(url: string, viewport: Viewport): string {
+export function screenshotCacheKey(
+  req: Pick<ScreenshotRequest, 'url' | 'viewport' | 'waitUntil'>,
+  scope = '',
+): string {
+  const { url, viewport, waitUntil } = req;
   const identity = [
     'cardshot-screenshot',
     CAPTURE_VERSION,
@@ -85,6 +110,8 @@ export function screenshotCacheKey(url: string, viewport: Viewport): string {
     viewport.height,
     viewport.scale,
     viewport.mobile,
+    waitUntil,
+    scope,
   ];
   return createHash('sha256').update(JSON.stringify(identity)).digest('hex');
 }
@@ -98,6 +125,28 @@ function busy(detail: string): AppError {
     retryAfter: 2,
     detail,
   });
+}
+
+/** The account's share of the queue is taken: a 429 that names the limit, not the global 503. */
+function overShare(plan: Plan, concurrency: number): AppError {
+  return new AppError(
+    'rate_limited',
+    `Too many screenshots in progress for your account: your plan allows ${concurrency} at a time; retry when one has finished`,
+    { retryAfter: 2, detail: `plan ${plan.name}: account's screenshot share of the queue is full` },
+  );
+}
+
+/** The queue share of `owner` (none for requests without an account: tests, internal callers). */
+function queueOwner(owner: ShotOwner | undefined): QueueOwner | undefined {
+  if (!owner || owner.plan.screenshots === false) return undefined;
+  const { concurrency, queue } = owner.plan.screenshots;
+  const plan = owner.plan;
+  return {
+    id: owner.accountId,
+    concurrency,
+    maxWaiting: queue,
+    overShare: () => overShare(plan, concurrency),
+  };
 }
 
 /** Creates the screenshot service: guard, egress proxy, browser pool, queue and cache wiring. */
@@ -122,9 +171,11 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
     executablePath: browser.path,
     // The schema accepts only auto, on and off.
     sandbox: config.chromiumSandbox as SandboxSetting,
+    chromiumUser: config.chromiumUser,
     proxy,
     spareContexts: config.screenshotSpareContexts,
     maxPageMemoryBytes: config.screenshotMaxPageMemoryBytes,
+    maxBrowserMemoryBytes: config.screenshotMaxBrowserMemoryBytes,
     recycleAfter: config.browserRecycleAfter,
     defaultViewport: viewports.get(DEFAULT_VIEWPORT)!,
     log,
@@ -266,10 +317,15 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
   }
 
   /** One capture in a queue slot; waiting for the slot counts against the request's deadline. */
-  async function queuedCapture(req: ScreenshotRequest, deadline: number, signal?: AbortSignal) {
+  async function queuedCapture(
+    req: ScreenshotRequest,
+    deadline: number,
+    signal?: AbortSignal,
+    owner?: ShotOwner,
+  ) {
     const started = performance.now();
     try {
-      const shot = await queuedCaptureUntimed(req, deadline, signal);
+      const shot = await queuedCaptureUntimed(req, deadline, signal, owner);
       deps.onCapture?.('ok', (performance.now() - started) / 1000);
       return shot;
     } catch (err) {
@@ -278,11 +334,24 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
     }
   }
 
-  async function queuedCaptureUntimed(req: ScreenshotRequest, deadline: number, signal?: AbortSignal) {
+  async function queuedCaptureUntimed(
+    req: ScreenshotRequest,
+    deadline: number,
+    signal?: AbortSignal,
+    owner?: ShotOwner,
+  ) {
     const t: ShotTimings = {};
     const queued = performance.now();
     // A request that cannot get a slot in time is told the service is busy (503), not that
-    // the page was slow (504).
+    // the page was slow (504); one that waited behind its own account's captures (they held
+    // its whole share when it arrived) is told that instead, as a 429 naming the limit.
+    const share = queueOwner(owner);
+    const behindOwnWork = share !== undefined && queue.ownerAtLimit(share.id);
+    const noSlot = (detail: string) => {
+      if (!behindOwnWork) return busy(detail);
+      deps.onAccountBusy?.(owner!.plan.name);
+      return share!.overShare!();
+    };
     const expire = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
     let started = false;
     const capture = await queue
@@ -290,16 +359,20 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
         async () => {
           started = true;
           t.queue = performance.now() - queued;
-          // A slot that comes with almost no time left cannot hold a capture: still "busy".
+          deps.onQueueWait?.(owner?.plan.name ?? 'none', t.queue / 1000);
+          // A slot that comes with almost no time left cannot hold a capture: still no slot.
           if (deadline - Date.now() < MIN_CAPTURE_MS)
-            throw busy(`a slot with under ${MIN_CAPTURE_MS} ms left`);
+            throw noSlot(`a slot with under ${MIN_CAPTURE_MS} ms left`);
           return captureWithRetry(req, deadline, t, signal);
         },
         signal ? AbortSignal.any([expire, signal]) : expire,
+        share,
       )
       .catch((err) => {
         if (signal?.aborted) throw clientClosed();
-        if (!started && expire.aborted) throw busy(`no slot within ${timeoutMs} ms`);
+        if (!started && expire.aborted) throw noSlot(`no slot within ${timeoutMs} ms`);
+        // Refused at once: the account's share was full when it arrived.
+        if (!started && isAppError(err, 'rate_limited') && owner) deps.onAccountBusy?.(owner.plan.name);
         throw err;
       });
     return { ...capture, timings: { ...t, ...capture.timings } };
@@ -310,15 +383,18 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
     pool,
     queue,
 
-    async capture(req) {
+    async capture(req, owner) {
       if (!pool.available()) throw notInstalled();
       await preflight(req.url);
-      return queuedCapture(req, Date.now() + timeoutMs);
+      return queuedCapture(req, Date.now() + timeoutMs, undefined, owner);
     },
 
     async resolve(req, opts = {}) {
       const deadline = Date.now() + timeoutMs;
-      const key = screenshotCacheKey(req.url, req.viewport);
+      // Per account unless configured shared: otherwise X-Cache, Age and 304 tell any key holder
+      // whether another account captured a URL, and let it choose when one is captured for all.
+      const scope = config.screenshotCacheShared ? '' : (opts.owner?.accountId ?? '');
+      const key = screenshotCacheKey(req, scope);
       const timings: ShotTimings = {};
       const lookup = performance.now();
       const hit = await deps.cache.get(key);
@@ -353,6 +429,7 @@ export function createScreenshotService(config: Config, deps: ScreenshotDeps): S
               req,
               deadline,
               shared ? undefined : wanted,
+              opts.owner,
             );
             const etag = createHash('sha256').update(capture.png).digest('hex').slice(0, 40);
             // A 4xx/5xx page is rendered (it is what a visitor sees) but kept only briefly; so is a

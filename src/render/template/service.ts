@@ -22,9 +22,12 @@ export type Timings = Partial<
 
 export interface TemplateService {
   /** The card for `req`: 304 decision, cache, coalescing, artwork and render in that order. */
-  resolve(req: TemplateRequest, opts?: { ifNoneMatch?: string; signal?: AbortSignal }): Promise<CardResult>;
+  resolve(
+    req: TemplateRequest,
+    opts?: { ifNoneMatch?: string; signal?: AbortSignal; account?: string },
+  ): Promise<CardResult>;
   /** The ETag a request would get (fetches artwork when the template draws it). */
-  etagOf(req: TemplateRequest, signal?: AbortSignal): Promise<string>;
+  etagOf(req: TemplateRequest, signal?: AbortSignal, account?: string): Promise<string>;
 }
 
 interface Deps {
@@ -41,15 +44,22 @@ interface Deps {
 export function createTemplateService(deps: Deps): TemplateService {
   const flight: SingleFlight<{ body: Buffer; timings: Timings }> = createSingleFlight();
 
-  async function identify(req: TemplateRequest, signal?: AbortSignal) {
+  async function identify(req: TemplateRequest, signal?: AbortSignal, account?: string) {
     const def = TEMPLATES[req.template];
     const timings: Timings = {};
     let artworkBytes: Buffer | undefined;
     let artworkHash: string | null = null;
+    // The artwork's bytes count against the bytes in flight until the caller releases them.
+    let release = () => {};
     // Fields a template does not draw are dropped here, so they neither change the ETag nor
     // cost a fetch: `imageUrl` on a text-only template is accepted and ignored.
     if (def.uses.artwork && req.imageUrl !== undefined) {
-      const fetched = await deps.artwork.fetch(req.imageUrl, signal);
+      const fetched = await deps.artwork.fetch(
+        req.imageUrl,
+        signal,
+        account === undefined ? {} : { account },
+      );
+      release = fetched.release;
       artworkBytes = fetched.bytes;
       artworkHash = fetched.sha256;
       timings.fetch = fetched.ms;
@@ -65,66 +75,80 @@ export function createTemplateService(deps: Deps): TemplateService {
       artworkHash,
     ];
     const etag = createHash('sha256').update(JSON.stringify(identity)).digest('hex').slice(0, 40);
-    return { def, etag, artworkBytes, timings };
+    return { def, etag, artworkBytes, timings, release };
   }
 
   return {
-    async etagOf(req, signal) {
-      return (await identify(req, signal)).etag;
+    async etagOf(req, signal, account) {
+      const { etag, release } = await identify(req, signal, account);
+      release();
+      return etag;
     },
 
     async resolve(req, opts = {}) {
-      const { def, etag, artworkBytes, timings } = await identify(req, opts.signal);
-      if (opts.ifNoneMatch !== undefined && etagMatches(opts.ifNoneMatch, etag)) {
-        return { kind: 'not-modified', etag, timings };
+      const { release, ...identified } = await identify(req, opts.signal, opts.account);
+      try {
+        return await resolveIdentified(req, identified, opts);
+      } finally {
+        release();
       }
-
-      const lookupStart = performance.now();
-      const hit = await deps.cache.get(etag);
-      timings.cache = performance.now() - lookupStart;
-      if (hit) return { kind: 'png', etag, body: hit.body, cache: 'HIT', timings };
-
-      const joined = performance.now();
-      const { value, shared } = await flight.do(etag, async () => {
-        const t: Timings = {};
-        const fields: TemplateFields = { title: req.title };
-        if (req.subtitle !== undefined) fields.subtitle = req.subtitle;
-        if (def.uses.brand && req.brand !== undefined) fields.brand = req.brand;
-        const queued = performance.now();
-        // No abort signal on the shared render: other callers may be waiting for the same card.
-        const out = await deps.queue.run(async () => {
-          t.queue = performance.now() - queued;
-          // Decoding and resizing artwork is CPU work like the render itself, so it waits for a
-          // slot too: many large images at once must not starve the renders already running.
-          if (artworkBytes && def.artworkSize) {
-            const start = performance.now();
-            fields.artwork = await deps.artwork.prepare(artworkBytes, def.artworkSize);
-            t.image = performance.now() - start;
-          }
-          const started = performance.now();
-          const rendered = await deps.renderer.render(def.name, fields);
-          deps.onRender?.(def.name, (performance.now() - started) / 1000);
-          return rendered;
-        });
-        t.layout = out.timings.layout;
-        t.render = out.timings.render;
-        // The disk write happens after the response; the memory tier is filled at once.
-        deps.cache
-          .set(etag, { body: out.png, etag, storedAt: Date.now(), expiresAt: null })
-          .catch((err) => deps.log?.warn({ err }, 'cache store failed'));
-        return { body: out.png, timings: t };
-      });
-      return {
-        kind: 'png',
-        etag,
-        body: value.body,
-        cache: 'MISS',
-        // A request that joined an identical render already running reports how long it waited
-        // for it, not that render's phases (which began before this request did).
-        timings: shared ? { ...timings, wait: performance.now() - joined } : { ...timings, ...value.timings },
-      };
     },
   };
+
+  async function resolveIdentified(
+    req: TemplateRequest,
+    { def, etag, artworkBytes, timings }: Omit<Awaited<ReturnType<typeof identify>>, 'release'>,
+    opts: { ifNoneMatch?: string },
+  ): Promise<CardResult> {
+    if (opts.ifNoneMatch !== undefined && etagMatches(opts.ifNoneMatch, etag)) {
+      return { kind: 'not-modified', etag, timings };
+    }
+
+    const lookupStart = performance.now();
+    const hit = await deps.cache.get(etag);
+    timings.cache = performance.now() - lookupStart;
+    if (hit) return { kind: 'png', etag, body: hit.body, cache: 'HIT', timings };
+
+    const joined = performance.now();
+    const { value, shared } = await flight.do(etag, async () => {
+      const t: Timings = {};
+      const fields: TemplateFields = { title: req.title };
+      if (req.subtitle !== undefined) fields.subtitle = req.subtitle;
+      if (def.uses.brand && req.brand !== undefined) fields.brand = req.brand;
+      const queued = performance.now();
+      // No abort signal on the shared render: other callers may be waiting for the same card.
+      const out = await deps.queue.run(async () => {
+        t.queue = performance.now() - queued;
+        // Decoding and resizing artwork is CPU work like the render itself, so it waits for a
+        // slot too: many large images at once must not starve the renders already running.
+        if (artworkBytes && def.artworkSize) {
+          const start = performance.now();
+          fields.artwork = await deps.artwork.prepare(artworkBytes, def.artworkSize);
+          t.image = performance.now() - start;
+        }
+        const started = performance.now();
+        const rendered = await deps.renderer.render(def.name, fields);
+        deps.onRender?.(def.name, (performance.now() - started) / 1000);
+        return rendered;
+      });
+      t.layout = out.timings.layout;
+      t.render = out.timings.render;
+      // The disk write happens after the response; the memory tier is filled at once.
+      deps.cache
+        .set(etag, { body: out.png, etag, storedAt: Date.now(), expiresAt: null })
+        .catch((err) => deps.log?.warn({ err }, 'cache store failed'));
+      return { body: out.png, timings: t };
+    });
+    return {
+      kind: 'png',
+      etag,
+      body: value.body,
+      cache: 'MISS',
+      // A request that joined an identical render already running reports how long it waited
+      // for it, not that render's phases (which began before this request did).
+      timings: shared ? { ...timings, wait: performance.now() - joined } : { ...timings, ...value.timings },
+    };
+  }
 }
 
 /**

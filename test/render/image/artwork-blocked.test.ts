@@ -34,6 +34,25 @@ async function rejection(url: string): Promise<AppError> {
   return err as AppError;
 }
 
+// Regression (issue 20 §5): an internal name that does not resolve answered "could not be
+// reached", one that does "not allowed": the difference maps internal DNS.
+describe('internal names', () => {
+  it('get the same answer whether or not they exist', async () => {
+    for (const host of [
+      'no-such-name-x7',
+      'no-such.internal',
+      'no-such.lan',
+      'localhost',
+      'nas.home.arpa',
+      'x.corp',
+      'p.local',
+    ]) {
+      const err = await rejection(`http://${host}/a.png`);
+      expect([host, err.code, err.message]).toEqual([host, 'unprocessable', NOT_ALLOWED]);
+    }
+  });
+});
+
 describe('refused targets never reach the network', () => {
   const hosts = [
     '127.1',
@@ -71,7 +90,7 @@ describe('refused targets never reach the network', () => {
       const err = await rejection(url);
       expect([url, err.code, err.message]).toEqual([url, 'unprocessable', NOT_ALLOWED]);
       expect(err.detail).toMatch(
-        /^(.+ -> .+ is .+|URL carries credentials|scheme file: is not http or https)$/,
+        /^(.+ -> .+ is .+|.+ is a single-label \(internal\) name|URL carries credentials|scheme file: is not http or https)$/,
       );
     }
     expect(canary.connections).toBe(0);

@@ -1,32 +1,14 @@
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/errors.js';
-import { type ArtworkOptions, createArtworkFetcher, sniff } from '../../../src/render/image/artwork.js';
+import { sniff } from '../../../src/render/image/artwork.js';
+import { useArtworkFixture } from '../../helpers/artwork.js';
 import { pixelAt, pngSize } from '../../helpers/png.js';
-import {
-  closedPort,
-  type FixtureServer,
-  type ImageFormat,
-  startFixtureServer,
-} from '../../helpers/servers.js';
+import { closedPort, type ImageFormat } from '../../helpers/servers.js';
 
-let fx: FixtureServer;
-const open: Array<{ close(): Promise<void> }> = [];
-
-beforeAll(async () => {
-  fx = await startFixtureServer();
-});
-afterAll(async () => {
-  await Promise.all(open.map((a) => a.close()));
-  await fx.close();
-});
-
-function artwork(over: Partial<ArtworkOptions> = {}) {
-  const a = createArtworkFetcher({ allowPrivateHosts: [fx.hostPort], ...over });
-  open.push(a);
-  return a;
-}
+const fixture = useArtworkFixture();
+const { artwork } = fixture;
 
 /** The AppError a promise rejects with, checked for code; fails when it resolves. */
 async function appError(p: Promise<unknown>, code = 'unprocessable'): Promise<AppError> {
@@ -49,9 +31,9 @@ describe('fetch + prepare', () => {
     'fetches %s and prepares it to exactly the target size (cover and contain)',
     async (fmt) => {
       const a = artwork();
-      const got = await a.fetch(`${fx.url}/image/${fmt}`);
-      expect(got.bytes.equals(fx.images[fmt])).toBe(true);
-      expect(got.sha256).toBe(createHash('sha256').update(fx.images[fmt]).digest('hex'));
+      const got = await a.fetch(`${fixture.fx.url}/image/${fmt}`);
+      expect(got.bytes.equals(fixture.fx.images[fmt])).toBe(true);
+      expect(got.sha256).toBe(createHash('sha256').update(fixture.fx.images[fmt]).digest('hex'));
       expect(got.ms).toBeGreaterThanOrEqual(0);
       expect(sniff(got.bytes)).toBe(fmt);
 
@@ -70,7 +52,7 @@ describe('fetch + prepare', () => {
 
   it('applies the EXIF orientation before resizing', async () => {
     const a = artwork();
-    const { bytes } = await a.fetch(`${fx.url}/image/jpeg-rotated`);
+    const { bytes } = await a.fetch(`${fixture.fx.url}/image/jpeg-rotated`);
     // 40×20 red|blue with orientation 6 is displayed 20×40 with red on top.
     const out = await a.prepare(bytes, { width: 20, height: 40, fit: 'cover' });
     expect(near(await pixelAt(out.data, 10, 5), RED)).toBe(true);
@@ -137,7 +119,7 @@ describe('fetch + prepare', () => {
 
   it('uses only the first frame of an animated GIF', async () => {
     const a = artwork();
-    const { bytes } = await a.fetch(`${fx.url}/image/gif-animated`);
+    const { bytes } = await a.fetch(`${fixture.fx.url}/image/gif-animated`);
     const out = await a.prepare(bytes, { width: 32, height: 32, fit: 'cover' });
     expect(pngSize(out.data)).toEqual({ width: 32, height: 32 });
     expect(near(await pixelAt(out.data, 16, 28), RED)).toBe(true);
@@ -146,27 +128,28 @@ describe('fetch + prepare', () => {
 
 describe('failures name imageUrl and why', () => {
   it('too large', async () => {
-    const err = await appError(artwork().fetch(`${fx.url}/big-chunked`));
-    expect(err.message).toBe('imageUrl is larger than 10 MB');
-    expect(err.detail).toBe(`body passed ${10 * 1024 * 1024} bytes while streaming`);
-    expect((await appError(artwork({ maxBytes: 10_000_000 }).fetch(`${fx.url}/big`))).message).toBe(
+    // The default cap is 5 MB (it was 10 MB before issue 20).
+    const err = await appError(artwork().fetch(`${fixture.fx.url}/big-chunked`));
+    expect(err.message).toBe('imageUrl is larger than 5 MB');
+    expect(err.detail).toBe(`body passed ${5_000_000} bytes while streaming`);
+    expect((await appError(artwork({ maxBytes: 10_000_000 }).fetch(`${fixture.fx.url}/big`))).message).toBe(
       'imageUrl is larger than 10 MB',
     );
   });
 
   it('timed out (configurable budget)', async () => {
     const start = performance.now();
-    const err = await appError(artwork({ timeoutMs: 300 }).fetch(`${fx.url}/slow`));
+    const err = await appError(artwork({ timeoutMs: 300 }).fetch(`${fixture.fx.url}/slow`));
     expect(err.message).toBe('imageUrl timed out after 300 ms');
     expect(performance.now() - start).toBeLessThan(800);
-    expect((await appError(artwork({ timeoutMs: 1200 }).fetch(`${fx.url}/slow-headers`))).message).toBe(
-      'imageUrl timed out after 1.2 s',
-    );
+    expect(
+      (await appError(artwork({ timeoutMs: 1200 }).fetch(`${fixture.fx.url}/slow-headers`))).message,
+    ).toBe('imageUrl timed out after 1.2 s');
   });
 
   it('not an image, whatever the Content-Type says', async () => {
     const a = artwork();
-    const { bytes } = await a.fetch(`${fx.url}/html-as-png`);
+    const { bytes } = await a.fetch(`${fixture.fx.url}/html-as-png`);
     const err = await appError(a.prepare(bytes, { width: 10, height: 10, fit: 'cover' }));
     expect(err.message).toBe('imageUrl is not a supported image (PNG, JPEG, WebP, GIF or AVIF)');
     for (const other of [
@@ -182,7 +165,7 @@ describe('failures name imageUrl and why', () => {
 
   it('pixel bomb', async () => {
     const a = artwork();
-    const { bytes } = await a.fetch(`${fx.url}/bomb`);
+    const { bytes } = await a.fetch(`${fixture.fx.url}/bomb`);
     const err = await appError(a.prepare(bytes, { width: 100, height: 100, fit: 'cover' }));
     expect([err.message, err.detail]).toEqual(['imageUrl has more than 25 megapixels', 'png 10000x10000']);
   });
@@ -190,27 +173,29 @@ describe('failures name imageUrl and why', () => {
   it('damaged image with a valid signature', async () => {
     const a = artwork();
     // Cut inside the header, and inside the pixel data.
-    for (const end of [40, fx.images.png.length - 20]) {
+    for (const end of [40, fixture.fx.images.png.length - 20]) {
       const err = await appError(
-        a.prepare(fx.images.png.subarray(0, end), { width: 10, height: 10, fit: 'cover' }),
+        a.prepare(fixture.fx.images.png.subarray(0, end), { width: 10, height: 10, fit: 'cover' }),
       );
       expect(err.message).toBe('imageUrl could not be decoded as PNG');
     }
   });
 
   it('HTTP status', async () => {
-    expect((await appError(artwork().fetch(`${fx.url}/status/404`))).message).toBe(
+    expect((await appError(artwork().fetch(`${fixture.fx.url}/status/404`))).message).toBe(
       'imageUrl answered HTTP 404',
     );
   });
 
   it('too many redirects', async () => {
     const a = artwork();
-    expect((await a.fetch(`${fx.url}/chain/3`)).bytes.equals(fx.images.png)).toBe(true);
-    expect((await appError(a.fetch(`${fx.url}/chain/4`))).message).toBe(
+    expect((await a.fetch(`${fixture.fx.url}/chain/3`)).bytes.equals(fixture.fx.images.png)).toBe(true);
+    expect((await appError(a.fetch(`${fixture.fx.url}/chain/4`))).message).toBe(
       'imageUrl redirected more than 3 times',
     );
-    expect((await appError(a.fetch(`${fx.url}/loop`))).message).toBe('imageUrl redirected more than 3 times');
+    expect((await appError(a.fetch(`${fixture.fx.url}/loop`))).message).toBe(
+      'imageUrl redirected more than 3 times',
+    );
   });
 
   it('unreachable', async () => {
@@ -236,49 +221,49 @@ describe('failures name imageUrl and why', () => {
 describe('cache and coalescing', () => {
   it('a repeated fetch is served from memory without touching the server', async () => {
     const a = artwork();
-    const before = fx.hits('/image/webp');
-    const first = await a.fetch(`${fx.url}/image/webp`);
-    const second = await a.fetch(`${fx.url}/image/webp`);
-    expect(fx.hits('/image/webp') - before).toBe(1);
+    const before = fixture.fx.hits('/image/webp');
+    const first = await a.fetch(`${fixture.fx.url}/image/webp`);
+    const second = await a.fetch(`${fixture.fx.url}/image/webp`);
+    expect(fixture.fx.hits('/image/webp') - before).toBe(1);
     expect(second.sha256).toBe(first.sha256);
     expect(second.bytes.equals(first.bytes)).toBe(true);
   });
 
   it('concurrent fetches of one URL share one request', async () => {
     const a = artwork();
-    const before = fx.hits('/image/avif');
-    const all = await Promise.all([1, 2, 3, 4].map(() => a.fetch(`${fx.url}/image/avif`)));
-    expect(fx.hits('/image/avif') - before).toBe(1);
+    const before = fixture.fx.hits('/image/avif');
+    const all = await Promise.all([1, 2, 3, 4].map(() => a.fetch(`${fixture.fx.url}/image/avif`)));
+    expect(fixture.fx.hits('/image/avif') - before).toBe(1);
     expect(new Set(all.map((r) => r.sha256)).size).toBe(1);
   });
 
   it('entries expire after the TTL, and a TTL of 0 disables the cache', async () => {
-    const before = fx.hits('/image/gif');
+    const before = fixture.fx.hits('/image/gif');
     const short = artwork({ cacheTtlMs: 50 });
-    await short.fetch(`${fx.url}/image/gif`);
+    await short.fetch(`${fixture.fx.url}/image/gif`);
     await new Promise((r) => setTimeout(r, 120));
-    await short.fetch(`${fx.url}/image/gif`);
+    await short.fetch(`${fixture.fx.url}/image/gif`);
     const off = artwork({ cacheTtlMs: 0 });
-    await off.fetch(`${fx.url}/image/gif`);
-    await off.fetch(`${fx.url}/image/gif`);
-    expect(fx.hits('/image/gif') - before).toBe(4);
+    await off.fetch(`${fixture.fx.url}/image/gif`);
+    await off.fetch(`${fixture.fx.url}/image/gif`);
+    expect(fixture.fx.hits('/image/gif') - before).toBe(4);
   });
 
   it('does not cache an entry larger than the cache, and still serves it', async () => {
     const a = artwork({ cacheMaxBytes: 16 });
-    const before = fx.hits('/image/jpeg');
-    await a.fetch(`${fx.url}/image/jpeg`);
-    const again = await a.fetch(`${fx.url}/image/jpeg`);
-    expect(again.bytes.equals(fx.images.jpeg)).toBe(true);
-    expect(fx.hits('/image/jpeg') - before).toBe(2);
+    const before = fixture.fx.hits('/image/jpeg');
+    await a.fetch(`${fixture.fx.url}/image/jpeg`);
+    const again = await a.fetch(`${fixture.fx.url}/image/jpeg`);
+    expect(again.bytes.equals(fixture.fx.images.jpeg)).toBe(true);
+    expect(fixture.fx.hits('/image/jpeg') - before).toBe(2);
   });
 
   it('a caller that aborts does not fail the others sharing its fetch', async () => {
     const a = artwork({ timeoutMs: 400 });
     const ac = new AbortController();
     const reason = new Error('gone');
-    const quitter = a.fetch(`${fx.url}/slow`, ac.signal);
-    const stayer = a.fetch(`${fx.url}/slow`);
+    const quitter = a.fetch(`${fixture.fx.url}/slow`, ac.signal);
+    const stayer = a.fetch(`${fixture.fx.url}/slow`);
     ac.abort(reason);
     await expect(quitter).rejects.toBe(reason);
     expect((await appError(stayer)).message).toBe('imageUrl timed out after 400 ms');

@@ -19,13 +19,25 @@ describe('screenshot URL normalisation and cache key', () => {
 
   it('gives equal keys for equivalent URLs and different keys per viewport or path case', () => {
     const og = catalogue.get('og')!;
-    const key = screenshotCacheKey(normaliseScreenshotUrl('HTTP://Example.com:80/a#x'), og);
+    const at = (url: string, viewport = og) =>
+      screenshotCacheKey({ url: normaliseScreenshotUrl(url), viewport, waitUntil: 'load' });
+    const key = at('HTTP://Example.com:80/a#x');
     expect(key).toMatch(/^[0-9a-f]{64}$/);
-    expect(screenshotCacheKey(normaliseScreenshotUrl('http://example.com/a'), og)).toBe(key);
-    expect(screenshotCacheKey(normaliseScreenshotUrl('http://example.com/A'), og)).not.toBe(key);
-    expect(
-      screenshotCacheKey(normaliseScreenshotUrl('http://example.com/a'), catalogue.get('mobile')!),
-    ).not.toBe(key);
+    expect(at('http://example.com/a')).toBe(key);
+    expect(at('http://example.com/A')).not.toBe(key);
+    expect(at('http://example.com/a', catalogue.get('mobile')!)).not.toBe(key);
+  });
+
+  it('keys every waitUntil apart, and every account apart from the others and from the shared scope', () => {
+    const req = { url: 'http://example.com/a', viewport: catalogue.get('og')! };
+    const keys = [
+      screenshotCacheKey({ ...req, waitUntil: 'load' }),
+      screenshotCacheKey({ ...req, waitUntil: 'domcontentloaded' }),
+      screenshotCacheKey({ ...req, waitUntil: 'networkidle' }),
+      screenshotCacheKey({ ...req, waitUntil: 'load' }, 'acc_a'),
+      screenshotCacheKey({ ...req, waitUntil: 'load' }, 'acc_b'),
+    ];
+    expect(new Set(keys).size).toBe(keys.length);
   });
 });
 
