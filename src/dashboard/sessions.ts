@@ -25,8 +25,16 @@ export interface Sessions {
   csrfToken(boundTo: string): string;
   /** Constant-time check of a presented CSRF token. */
   csrfMatches(boundTo: string, presented: unknown): boolean;
-  /** Records a one-time form token; false when it was already used (a reloaded POST). */
-  useFormToken(token: string): Promise<boolean>;
+  /**
+   * A one-time token for a form that shows a key (create, rotate), issued by the server and
+   * bound to the session: `nonce.issuedAt.signature`.
+   */
+  formToken(boundTo: string): string;
+  /**
+   * Takes a presented one-time token: false when this server did not issue it for `boundTo`,
+   * when it is older than a day, or when it was already used (a reloaded or re-sent POST).
+   */
+  useFormToken(boundTo: string, token: string): Promise<boolean>;
   readonly idleMs: number;
   readonly maxMs: number;
   close(): Promise<void>;
@@ -37,6 +45,12 @@ const ID = /^[A-Za-z0-9_-]{43}$/;
 const TOUCH_EVERY_MS = 60_000;
 const PURGE_EVERY_MS = 10 * 60_000;
 const FORM_TOKENS_KEPT_MS = 7 * 86_400_000;
+/**
+ * A form token is good for a day: well inside the week its use is remembered, so a token
+ * cannot be sent again once the purge has forgotten it.
+ */
+const FORM_TOKEN_TTL_MS = 86_400_000;
+const FORM_TOKEN = /^([A-Za-z0-9_-]{43})\.([0-9a-z]{1,12})\.([0-9a-f]{64})$/;
 
 /** A new 256-bit random id, base64url (43 characters). */
 export function randomId(): string {
@@ -117,7 +131,22 @@ export function createSessions(deps: {
       return a.length === b.length && timingSafeEqual(a, b);
     },
 
-    useFormToken: (token) => store.useFormToken(secrets.hashToken(`form:${token}`), clock.now()),
+    formToken(boundTo) {
+      const body = `${randomId()}.${clock.now().toString(36)}`;
+      return `${body}.${secrets.hashToken(`form:${boundTo}:${body}`)}`;
+    },
+
+    async useFormToken(boundTo, token) {
+      const m = FORM_TOKEN.exec(token);
+      if (!m) return false;
+      const body = `${m[1]}.${m[2]}`;
+      const want = Buffer.from(secrets.hashToken(`form:${boundTo}:${body}`));
+      const got = Buffer.from(m[3]!);
+      if (!timingSafeEqual(want, got)) return false;
+      const age = clock.now() - Number.parseInt(m[2]!, 36);
+      if (!(age >= -60_000 && age <= FORM_TOKEN_TTL_MS)) return false;
+      return store.useFormToken(secrets.hashToken(`form:${token}`), clock.now());
+    },
 
     async close() {
       clearInterval(timer);

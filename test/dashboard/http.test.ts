@@ -568,6 +568,29 @@ describe('API keys panel', () => {
     );
   });
 
+  it('shows a key only for a one-time token this server issued to this session', async () => {
+    const c = await signedIn(t);
+    const other = await signedIn(t);
+    const page = (await c.get('/dashboard/keys')).body;
+    const fields = { _csrf: csrfOf(page), name: 'Forged once', environment: 'production', expires: '' };
+    const before = (await t.store.listKeys(t.account.id)).length;
+    const refused = async (once: string) => {
+      const res = await c.post('/dashboard/keys', { ...fields, once });
+      expect(res.statusCode).toBe(303);
+      expect(res.headers.location).toBe('/dashboard/keys?notice=shown-once');
+    };
+    // Made up by the form, issued to another session or altered: no key is made (a day-old
+    // token: test/dashboard/sessions.test.ts).
+    await refused('x');
+    await refused('A'.repeat(43));
+    await refused(onceOf((await other.get('/dashboard/keys')).body));
+    const issued = onceOf(page);
+    await refused(`${issued.slice(0, -1)}${issued.endsWith('0') ? '1' : '0'}`);
+    expect((await t.store.listKeys(t.account.id)).length).toBe(before);
+    const fresh = onceOf((await c.get('/dashboard/keys')).body);
+    expect((await c.post('/dashboard/keys', { ...fields, once: fresh })).statusCode).toBe(201);
+  });
+
   it('shows form errors in the page with the values kept', async () => {
     const c = await signedIn(t);
     const page = (await c.get('/dashboard/keys')).body;
@@ -731,6 +754,39 @@ describe('overview and playground', () => {
     expect(page.body).not.toContain(t.key.key);
     expect(page.body).not.toContain(t.key.signingSecret);
     expect(page.body).not.toContain('cssig_');
+  });
+
+  // Regression (issue 20 §5): with CARDSHOT_PUBLIC_URL unset the og:image URL and the curl command
+  // were built from the Host header, so `Host: evil'$(id)'` ended up inside the shell quotes.
+  it('builds the og:image URL and curl command from the listening address, never the Host header', async () => {
+    const c = await signedIn(t);
+    const evil = "evil'$(id)'.example";
+    const page = await c.get("/dashboard/playground?template=blog&title=It's%20here", { host: evil });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).not.toContain('evil');
+    // Injected requests have no socket and the app is not listening: the neutral localhost.
+    expect(page.body).toContain('curl -sS -X POST &#39;http://localhost/render/template&#39;');
+    expect(page.body).toContain(
+      '-d &#39;{&quot;template&quot;:&quot;blog&quot;,&quot;title&quot;:&quot;It&#39;\\&#39;&#39;s here&quot;}&#39;',
+    );
+
+    // Over a real socket: the address and port the connection arrived at.
+    const lt = await startTestApp({});
+    onTestFinished(() => lt.close());
+    await lt.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (lt.app.server.address() as { port: number }).port;
+    const lc = await signedIn(lt);
+    const cookie = Object.entries(lc.cookies)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('; ');
+    const res = await fetch(`http://127.0.0.1:${port}/dashboard/playground?template=blog&title=Hi`, {
+      headers: { host: evil, cookie },
+    });
+    const body = await res.text();
+    expect(res.status).toBe(200);
+    expect(body).not.toContain('evil');
+    expect(body).toContain(`curl -sS -X POST &#39;http://127.0.0.1:${port}/render/template&#39;`);
+    expect(body).toContain(`content=&quot;http://127.0.0.1:${port}/render/template?template=blog`);
   });
 
   it('says how long the og:image URL works, and signs with a key that outlives it when there is one', async () => {

@@ -5,7 +5,6 @@ import { STATUS } from '../../http/errors.js';
 import { systemClock } from '../../lib/clock.js';
 import type { ApiKeyRecord } from '../../storage/store.js';
 import { type DashboardDeps, field, seeOther, sendPage, sessionOf } from '../context.js';
-import { randomId } from '../sessions.js';
 import {
   type CreateForm,
   ENVIRONMENTS,
@@ -52,6 +51,8 @@ export function registerKeyRoutes(scope: FastifyInstance, deps: DashboardDeps): 
     return found.key;
   };
 
+  // Issued here and bound to the session: a form the server did not serve cannot show a key.
+  const onceFor = (req: FastifyRequest) => deps.sessions.formToken(sessionOf(req).id);
   const renderList = async (
     req: FastifyRequest,
     reply: FastifyReply,
@@ -62,7 +63,7 @@ export function registerKeyRoutes(scope: FastifyInstance, deps: DashboardDeps): 
     const keys = await accounts.listKeys(account.id);
     return sendPage(
       reply,
-      keysPage({ account, csrf: req.dash!.csrf, keys, now: clock.now(), once: randomId(), ...extra }),
+      keysPage({ account, csrf: req.dash!.csrf, keys, now: clock.now(), once: onceFor(req), ...extra }),
       status,
     );
   };
@@ -81,7 +82,7 @@ export function registerKeyRoutes(scope: FastifyInstance, deps: DashboardDeps): 
     };
     // A reloaded or re-sent form carries a token that was used: the key is never shown twice.
     const once = field(req.body, 'once');
-    if (once === '' || !(await deps.sessions.useFormToken(once))) {
+    if (!(await deps.sessions.useFormToken(sessionOf(req).id, once))) {
       return seeOther(reply, '/dashboard/keys?notice=shown-once');
     }
     const invalid = (error: string) =>
@@ -113,6 +114,9 @@ export function registerKeyRoutes(scope: FastifyInstance, deps: DashboardDeps): 
       req.log.info({ account: account.id, keyId: created.record.id }, 'dashboard: key created');
       return renderList(req, reply, { created }, 201);
     } catch (err) {
+      if (isAppError(err, 'conflict')) {
+        return renderList(req, reply, { form: { ...form, error: `${err.message}.` } }, STATUS.conflict);
+      }
       if (isAppError(err, 'bad_request')) {
         return invalid(
           err.message.startsWith('environment')
@@ -141,7 +145,7 @@ export function registerKeyRoutes(scope: FastifyInstance, deps: DashboardDeps): 
     if (key.replacedBy !== null) return seeOther(reply, '/dashboard/keys?notice=rotated');
     return sendPage(
       reply,
-      rotatePage({ account: sessionOf(req).account, csrf: req.dash!.csrf, key, once: randomId() }),
+      rotatePage({ account: sessionOf(req).account, csrf: req.dash!.csrf, key, once: onceFor(req) }),
     );
   });
 
@@ -155,14 +159,14 @@ export function registerKeyRoutes(scope: FastifyInstance, deps: DashboardDeps): 
           account: sessionOf(req).account,
           csrf: req.dash!.csrf,
           key,
-          once: randomId(),
+          once: onceFor(req),
           error: 'Choose when the old key stops working.',
         }),
         STATUS.bad_request,
       );
     }
     const once = field(req.body, 'once');
-    if (once === '' || !(await deps.sessions.useFormToken(once))) {
+    if (!(await deps.sessions.useFormToken(sessionOf(req).id, once))) {
       return seeOther(reply, '/dashboard/keys?notice=shown-once');
     }
     let rotated: Awaited<ReturnType<typeof accounts.rotateKey>>;
