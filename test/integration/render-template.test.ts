@@ -194,14 +194,16 @@ describe('If-None-Match', () => {
 });
 
 describe('fields a template does not draw', () => {
-  it('accepts brand on a template without a brand slot and keeps its ETag', async () => {
-    const plain = await post({ template: 'blog', title: 'No brand here' });
-    const branded = await post({ template: 'blog', title: 'No brand here', brand: 'Ignored Inc' });
-    const blogUsesBrand = (await import('../../src/render/template/templates/index.js')).TEMPLATES.blog.uses
-      .brand;
-    expect(branded.statusCode).toBe(200);
-    if (blogUsesBrand) expect(branded.headers.etag).not.toBe(plain.headers.etag);
-    else expect(branded.headers.etag).toBe(plain.headers.etag);
+  it('brand is part of the ETag of every template that draws it (all three built-ins do)', async () => {
+    const { TEMPLATES } = await import('../../src/render/template/templates/index.js');
+    for (const def of Object.values(TEMPLATES)) {
+      expect(def.uses.brand).toBe(true);
+      const plain = await post({ template: def.name, title: 'Brand or not' });
+      const branded = await post({ template: def.name, title: 'Brand or not', brand: 'Drawn Inc' });
+      expect(plain.statusCode).toBe(200);
+      expect(branded.statusCode).toBe(200);
+      expect(branded.headers.etag).not.toBe(plain.headers.etag);
+    }
   });
 
   it('accepts imageUrl on every template that does not draw artwork, without fetching it', async () => {
@@ -353,8 +355,12 @@ describe('bad input', () => {
   });
 
   it('counts characters, not bytes: 200 emoji or CJK characters are accepted', async () => {
-    const res = await post({ template: 'blog', title: '漢'.repeat(200) });
-    expect(res.statusCode).toBe(200);
+    for (const ch of ['漢', '🎉']) {
+      expect((await post({ template: 'blog', title: ch.repeat(200) })).statusCode).toBe(200);
+      const over = await post({ template: 'blog', title: ch.repeat(201) });
+      expect(over.statusCode).toBe(400);
+      expect(over.json()).toEqual({ error: 'title must be at most 200 characters (got 201)' });
+    }
   });
 
   it('400 for malformed JSON', async () => {
