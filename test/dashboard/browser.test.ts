@@ -8,6 +8,7 @@ import type { Account } from '../../src/storage/store.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { chromiumAvailable, launchChromium } from '../helpers/browser.js';
 import { PASSWORD, seedUsage } from '../helpers/dashboard.js';
+import { expectError } from '../helpers/errors.js';
 import { pngSize } from '../helpers/png.js';
 
 // The dashboard in a real browser against the real server on 127.0.0.1. Every page is also
@@ -198,8 +199,7 @@ describe.runIf(run)('dashboard in Chromium', () => {
     );
 
     const refused = await fetch(card, { headers: { 'x-api-key': createdKey } });
-    expect(refused.status).toBe(401);
-    expect(await refused.json()).toEqual({ error: 'Missing or invalid API key' });
+    await expectError(refused, 401, 'Missing or invalid API key');
   });
 
   it('refuses a forged cross-origin POST without (or with a guessed) CSRF token', async () => {

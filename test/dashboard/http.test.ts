@@ -3,6 +3,7 @@ import { CONTENT_SECURITY_POLICY } from '../../src/dashboard/security.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { type FakeClock, fakeClock } from '../helpers/clock.js';
 import { csrfOf, dashClient, onceOf, PASSWORD, signedIn } from '../helpers/dashboard.js';
+import { expectError } from '../helpers/errors.js';
 import { pngSize } from '../helpers/png.js';
 
 const FAILED = 'Email or password is incorrect';
@@ -82,16 +83,14 @@ describe('pages and headers', () => {
     expect(res.body).toContain('Page not found');
     expect(res.body).toContain('href="/dashboard"');
     const api = await t.inject({ method: 'GET', url: '/render/nothing' });
-    expect(api.statusCode).toBe(404);
-    expect(api.json()).toEqual({ error: 'No route for GET /render/nothing' });
+    await expectError(api, 404, 'No route for GET /render/nothing');
     const form = await t.inject({
       method: 'POST',
       url: '/render/template',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       payload: 'template=blog&title=x',
     });
-    expect(form.statusCode).toBe(415);
-    expect(form.json()).toEqual({ error: 'Content-Type must be application/json' });
+    await expectError(form, 415, 'Content-Type must be application/json');
   });
 
   it('sends visitors who are not signed in to the sign-in page, keeping where they were going', async () => {
@@ -446,19 +445,16 @@ describe('CSRF and origin checks', () => {
         payload,
       });
     const noToken = await call({}, { template: 'blog', title: 'x' });
-    expect(noToken.statusCode).toBe(403);
-    expect(noToken.json()).toEqual({ error: expect.stringContaining(EXPIRED_FORM) });
+    await expectError(noToken, 403, expect.stringContaining(EXPIRED_FORM));
     const missing = await call({ 'x-csrf-token': csrf }, { template: 'blog', title: '' });
-    expect(missing.statusCode).toBe(400);
-    expect(missing.json()).toEqual({ error: 'title must not be empty' });
+    await expectError(missing, 400, 'title must not be empty');
     const anonymous = await t.app.inject({
       method: 'POST',
       url: '/dashboard/playground/preview',
       headers: { 'x-csrf-token': csrf },
       payload: { template: 'blog', title: 'x' },
     });
-    expect(anonymous.statusCode).toBe(401);
-    expect(anonymous.json()).toEqual({ error: 'Your session has ended; sign in again' });
+    await expectError(anonymous, 401, 'Your session has ended; sign in again');
   });
 });
 
@@ -836,7 +832,6 @@ describe('overview and playground', () => {
       headers: { 'x-csrf-token': csrf },
       payload: { template: 'saas', title: 'x' },
     });
-    expect(res.statusCode).toBe(403);
-    expect(res.json()).toEqual({ error: 'Template not available on your plan' });
+    await expectError(res, 403, 'Template not available on your plan');
   });
 });

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settings } from '../../src/config/schema.js';
 import { listProcesses } from '../../src/render/screenshot/processes.js';
+import { expectError } from '../helpers/errors.js';
 import { type NodeProcess, runNode, startNodeProcess } from '../helpers/node-process.js';
 import { type PageServer, startPageServer } from '../helpers/pages.js';
 import { pixelAt, pngSize } from '../helpers/png.js';
@@ -260,10 +261,11 @@ describe("Chromium's sandbox", { timeout: 120_000 }, () => {
     try {
       await strict.waitFor(/"port":\d+/);
       const res = await screenshot(strict, 'strict');
-      expect(res.status).toBe(503);
-      expect(await res.json()).toEqual({
-        error: 'Screenshots are temporarily unavailable: the browser could not be started',
-      });
+      await expectError(
+        res,
+        503,
+        'Screenshots are temporarily unavailable: the browser could not be started',
+      );
     } finally {
       await strict.stop();
     }

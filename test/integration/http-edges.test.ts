@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { expectError } from '../helpers/errors.js';
 
 // What reaches a real socket before (or beside) the routes: the HTTP parser's own refusals and
 // prototype-shaped input, all answered in the `{ "error" }` shape (found by a security review).
@@ -154,16 +155,14 @@ describe('a truncated request gets its 408 on time', () => {
 describe('paths the router cannot use', () => {
   it.each(['/%', '/render/url%zz'])('400 in the error shape for the undecodable path %s', async (path) => {
     const res = await t.inject({ method: 'GET', url: path });
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ error: 'The URL path is not valid (a malformed percent-encoding?)' });
+    await expectError(res, 400, 'The URL path is not valid (a malformed percent-encoding?)');
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.headers['x-request-id']).toMatch(/^req_[0-9a-f]{20}$/);
   });
 
   it('404, not 405, for a missing file under a route that serves files', async () => {
     const res = await t.inject({ method: 'GET', url: '/docs/static/nonexistent.js' });
-    expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ error: 'No route for GET /docs/static/nonexistent.js' });
+    await expectError(res, 404, 'No route for GET /docs/static/nonexistent.js');
   });
 });
 
@@ -196,7 +195,6 @@ describe('prototype-shaped input', () => {
       headers: { 'content-type': 'application/json' },
       payload: '{"template":"blog","title":"hi","__proto__":{"x":1}}',
     });
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ error: 'Request body must not contain "__proto__" or "constructor" keys' });
+    await expectError(res, 400, 'Request body must not contain "__proto__" or "constructor" keys');
   });
 });

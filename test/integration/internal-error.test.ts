@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { expectError } from '../helpers/errors.js';
 
 // A renderer that crashes is a fault the real one cannot produce on demand, so this test
 // makes the real renderer throw once and checks what the client and the log see.
@@ -25,8 +26,7 @@ describe('an unexpected failure', () => {
     });
     t.modules.renderer.render = real;
 
-    expect(res.statusCode).toBe(500);
-    expect(res.json()).toEqual({ error: 'Internal server error' });
+    await expectError(res, 500, 'Internal server error');
     expect(res.body).not.toContain('secret');
     expect(res.headers['x-request-id']).toBe('crash-1');
     const logged = t.logs.find((l) => l.reqId === 'crash-1' && l.level === 50);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { type FakeClock, fakeClock } from '../helpers/clock.js';
+import { expectError } from '../helpers/errors.js';
 import { type PageServer, startPageServer } from '../helpers/pages.js';
 
 // A plans file with a tiny budget, a fake clock for the window, the real app otherwise.
@@ -47,8 +48,7 @@ describe('plans', () => {
       url: '/render/template',
       payload: { template: 'saas', title: 'x' },
     });
-    expect(res.statusCode).toBe(403);
-    expect(res.json()).toEqual({ error: 'Template not available on your plan' });
+    await expectError(res, 403, 'Template not available on your plan');
     expect(res.headers['cache-control']).toBe('no-store');
     expect(t.renders()).toBe(before);
   });
@@ -94,15 +94,13 @@ describe('plans and screenshots', () => {
 
   it('403s a viewport the plan does not include, naming the ones it does, before any capture', async () => {
     const res = await shot(free, 'desktop');
-    expect(res.statusCode).toBe(403);
-    expect(res.json()).toEqual({ error: 'Viewport "desktop" is not available on your plan; use og' });
+    await expectError(res, 403, 'Viewport "desktop" is not available on your plan; use og');
     expect(pages.hits('/split')).toBe(0);
   });
 
   it('403s every screenshot on a plan without screenshots', async () => {
     const res = await shot(tiny);
-    expect(res.statusCode).toBe(403);
-    expect(res.json()).toEqual({ error: 'Screenshots are not available on your plan' });
+    await expectError(res, 403, 'Screenshots are not available on your plan');
     expect(pages.hits('/split')).toBe(0);
   });
 
@@ -152,8 +150,7 @@ describe('rate limits', () => {
 
     clock.advance(5_000);
     const refused = await t.inject(blog('Limit one'));
-    expect(refused.statusCode).toBe(429);
-    expect(refused.json()).toEqual({ error: 'Rate limit exceeded' });
+    await expectError(refused, 429, 'Rate limit exceeded');
     expect(refused.headers['retry-after']).toBe('45');
     expect(refused.headers.ratelimit).toBe('"tiny";r=0;t=45');
     expect(refused.headers['x-ratelimit-remaining']).toBe('0');
@@ -162,8 +159,7 @@ describe('rate limits', () => {
 
   it('keeps the order 400 → 403 → 429 while over the limit, and 401 before all', async () => {
     const bad = await t.inject({ method: 'POST', url: '/render/template', payload: { template: 'blog' } });
-    expect(bad.statusCode).toBe(400);
-    expect(bad.json()).toEqual({ error: 'title is required' });
+    await expectError(bad, 400, 'title is required');
     expect(bad.headers.ratelimit).toBe('"tiny";r=0;t=45'); // headers on every authenticated answer
     const forbidden = await t.inject({
       method: 'POST',

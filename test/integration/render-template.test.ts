@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { expectError } from '../helpers/errors.js';
 import { pngSize } from '../helpers/png.js';
 
 const CACHE_CONTROL = 'public, max-age=31536000, immutable';
@@ -100,8 +101,7 @@ describe('GET /render/template', () => {
 
   it('refuses a repeated query parameter', async () => {
     const res = await t.inject({ method: 'GET', url: '/render/template?template=blog&title=a&title=b' });
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ error: 'title must be given once' });
+    await expectError(res, 400, 'title must be given once');
   });
 
   it('names an unknown query parameter', async () => {
@@ -109,11 +109,11 @@ describe('GET /render/template', () => {
       method: 'GET',
       url: '/render/template?template=blog&title=a&subTitle=b',
     });
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({
-      error:
-        'Unknown query parameter "subTitle" (did you mean "subtitle"?). Allowed: template, title, subtitle, brand, imageUrl, v',
-    });
+    await expectError(
+      res,
+      400,
+      'Unknown query parameter "subTitle" (did you mean "subtitle"?). Allowed: template, title, subtitle, brand, imageUrl, v',
+    );
   });
 
   it('takes a version (v=2) that changes the URL a crawler caches, not the card', async () => {
@@ -313,15 +313,9 @@ describe('bad input', () => {
       ]),
       headers: { 'content-type': 'application/json' },
     });
-    expect(body.statusCode).toBe(400);
-    expect(body.json()).toEqual({
-      error: 'title contains invalid text (malformed UTF-8 or an unpaired surrogate)',
-    });
+    await expectError(body, 400, 'title contains invalid text (malformed UTF-8 or an unpaired surrogate)');
     const query = await t.inject({ method: 'GET', url: '/render/template?template=blog&title=Caf%E0%A4' });
-    expect(query.statusCode).toBe(400);
-    expect(query.json()).toEqual({
-      error: 'title contains invalid text (malformed UTF-8 or an unpaired surrogate)',
-    });
+    await expectError(query, 400, 'title contains invalid text (malformed UTF-8 or an unpaired surrogate)');
   });
 
   it('treats an invisible subtitle as absent: the same card and ETag as without one', async () => {
@@ -347,10 +341,7 @@ describe('bad input', () => {
         payload,
         headers: { 'content-type': 'application/json' },
       });
-      expect(res.statusCode).toBe(400);
-      expect(res.json()).toEqual({
-        error: '"title" appears twice in the request body; send each field once',
-      });
+      await expectError(res, 400, '"title" appears twice in the request body; send each field once');
     }
   });
 
@@ -358,8 +349,7 @@ describe('bad input', () => {
     for (const ch of ['漢', '🎉']) {
       expect((await post({ template: 'blog', title: ch.repeat(200) })).statusCode).toBe(200);
       const over = await post({ template: 'blog', title: ch.repeat(201) });
-      expect(over.statusCode).toBe(400);
-      expect(over.json()).toEqual({ error: 'title must be at most 200 characters (got 201)' });
+      await expectError(over, 400, 'title must be at most 200 characters (got 201)');
     }
   });
 
@@ -370,8 +360,7 @@ describe('bad input', () => {
       payload: '{"template": "blog", "title": ',
       headers: { 'content-type': 'application/json' },
     });
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ error: 'Request body is not valid JSON' });
+    await expectError(res, 400, 'Request body is not valid JSON');
   });
 
   it('400 for an empty JSON body', async () => {
@@ -381,14 +370,12 @@ describe('bad input', () => {
       payload: '',
       headers: { 'content-type': 'application/json' },
     });
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ error: 'Request body is empty; send a JSON object' });
+    await expectError(res, 400, 'Request body is empty; send a JSON object');
   });
 
   it('413 for a body over 16 KiB', async () => {
     const res = await post({ template: 'blog', title: 'a', subtitle: 'x'.repeat(17 * 1024) });
-    expect(res.statusCode).toBe(413);
-    expect(res.json()).toEqual({ error: 'Request body must be at most 16 KiB' });
+    await expectError(res, 413, 'Request body must be at most 16 KiB');
   });
 
   it('415 for a body that is not JSON', async () => {
@@ -403,8 +390,7 @@ describe('bad input', () => {
         payload: 'template=blog&title=a',
         headers: { 'content-type': type },
       });
-      expect(res.statusCode, type).toBe(415);
-      expect(res.json()).toEqual({ error: 'Content-Type must be application/json' });
+      await expectError(res, 415, 'Content-Type must be application/json');
     }
   });
 
@@ -415,10 +401,7 @@ describe('bad input', () => {
       payload: gzipSync(JSON.stringify({ template: 'blog', title: 'a' })),
       headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
     });
-    expect(res.statusCode).toBe(415);
-    expect(res.json()).toEqual({
-      error: 'Content-Encoding "gzip" is not supported; send the body uncompressed',
-    });
+    await expectError(res, 415, 'Content-Encoding "gzip" is not supported; send the body uncompressed');
     const plain = await t.inject({
       method: 'POST',
       url: '/render/template',
@@ -463,16 +446,16 @@ describe('bad input', () => {
       url: '/render/template?title=From%20the%20query',
       payload: { template: 'blog', title: 'From the body' },
     });
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({
-      error: `POST reads the card's fields from the JSON body, not the query string (got "title")`,
-    });
+    await expectError(
+      res,
+      400,
+      `POST reads the card's fields from the JSON body, not the query string (got "title")`,
+    );
   });
 
   it('404 for an unknown route, 405 with Allow for a wrong method', async () => {
     const missing = await t.inject({ method: 'GET', url: '/render/nothing' });
-    expect(missing.statusCode).toBe(404);
-    expect(missing.json()).toEqual({ error: 'No route for GET /render/nothing' });
+    await expectError(missing, 404, 'No route for GET /render/nothing');
     expect(missing.headers['x-request-id']).toMatch(/^req_/);
     const wrong = await t.inject({ method: 'DELETE', url: '/render/template' });
     expect(wrong.statusCode).toBe(405);

@@ -2,6 +2,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listProcesses, liveGroupMembers, residentBytes } from '../../src/render/screenshot/processes.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { expectError } from '../helpers/errors.js';
 import { type PageServer, startPageServer } from '../helpers/pages.js';
 import { pixelAt, pngSize } from '../helpers/png.js';
 import { until } from '../helpers/wait.js';
@@ -44,10 +45,7 @@ describe('without Chromium', () => {
     const t = await startTestApp({ chromiumPath: '/nonexistent/chromium' });
     try {
       const res = await get(t, { url: 'https://example.com/' });
-      expect(res.statusCode).toBe(503);
-      expect(res.json()).toEqual({
-        error: 'Screenshots are not available on this server: Chromium is not installed',
-      });
+      await expectError(res, 503, 'Screenshots are not available on this server: Chromium is not installed');
       expect(res.headers['cache-control']).toBe('no-store');
       const card = await t.inject({
         method: 'GET',
@@ -121,8 +119,7 @@ describe('a full queue', () => {
     const slow = get(t, { url: `${pages.url}/hold?ms=1200&queue=1` });
     await arrived;
     const refused = await get(t, { url: `${pages.url}/split?queue=2` });
-    expect(refused.statusCode).toBe(503);
-    expect(refused.json()).toEqual({ error: 'The screenshot renderer is busy; retry shortly' });
+    await expectError(refused, 503, 'The screenshot renderer is busy; retry shortly');
     expect(refused.headers['retry-after']).toBe('1');
     expect((await slow).statusCode).toBe(200);
   });

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { chromiumAvailable } from '../helpers/browser.js';
+import { expectError } from '../helpers/errors.js';
 import { sample } from '../helpers/metrics.js';
 import { startPageServer } from '../helpers/pages.js';
 import { pngSize } from '../helpers/png.js';
@@ -203,10 +204,11 @@ describe('/metrics', () => {
     const off = await startTestApp();
     try {
       const res = await off.inject({ method: 'GET', url: '/metrics', auth: false });
-      expect(res.statusCode).toBe(404);
-      expect(res.json()).toEqual({
-        error: 'Metrics are turned off on this server; set CARDSHOT_METRICS_TOKEN to turn them on',
-      });
+      await expectError(
+        res,
+        404,
+        'Metrics are turned off on this server; set CARDSHOT_METRICS_TOKEN to turn them on',
+      );
     } finally {
       await off.close();
     }
@@ -220,8 +222,7 @@ describe('/metrics', () => {
       { 'x-api-key': t.key.key },
     ]) {
       const res = await t.inject({ method: 'GET', url: '/metrics', headers, auth: false });
-      expect(res.statusCode).toBe(401);
-      expect(res.json()).toEqual({ error: 'Missing or invalid metrics token' });
+      await expectError(res, 401, 'Missing or invalid metrics token');
       expect(res.headers['www-authenticate']).toBe('Bearer realm="metrics"');
     }
     const ok = await t.inject({ method: 'GET', url: '/metrics', headers: bearer, auth: false });
