@@ -29,7 +29,11 @@ beforeAll(async () => {
       const pump = () => {
         while (sent < 64 && res.write(chunk)) sent++;
         if (sent >= 64) res.end();
-        else res.once('drain', () => (sent++, pump()));
+        else
+          res.once('drain', () => {
+            sent++;
+            pump();
+          });
       };
       res.on('error', () => {});
       return pump();
