@@ -25,9 +25,10 @@ export interface AccessControl {
   /**
    * Runs `check` on the caller's plan (403), then counts the request against the account's
    * rate limit (429), setting the rate-limit headers either way. Call it after validation (400)
-   * and before any cache lookup or render, so the order is 401 → 400 → 403 → 429.
+   * and before any cache lookup or render, so the order is 401 → 400 → 403 → 429. Resolves to
+   * the admitted caller.
    */
-  admit(req: FastifyRequest, reply: FastifyReply, check?: (plan: Plan) => void): Promise<void>;
+  admit(req: FastifyRequest, reply: FastifyReply, check: (plan: Plan) => void): Promise<AuthContext>;
 }
 
 /** Every route under /render/ is protected, whoever registers it and whenever. */
@@ -119,7 +120,7 @@ export function installAccessControl(
       const auth = req.auth;
       if (!auth)
         throw new AppError('internal', 'Internal server error', { detail: 'admit() on an open route' });
-      check?.(auth.plan);
+      check(auth.plan);
       const d = await deps.limiter.consume(limitKey(auth), ...windowOf(auth.plan));
       req.rateCounted = true;
       setHeaders(reply, auth.plan, d);
@@ -131,6 +132,7 @@ export function installAccessControl(
           detail: `account ${auth.accountId}, plan ${auth.plan.name}`,
         });
       }
+      return auth;
     },
   } satisfies AccessControl);
 }

@@ -20,3 +20,9 @@ export function pngCacheControl(
   const fresh = Math.min(maxAge, (opts.age ?? 0) + left);
   return `public, max-age=${fresh}, s-maxage=${fresh}`;
 }
+
+/** Cards are content-addressed by their ETag, so a year and `immutable` are safe (spec §4.1, §8). */
+export const TEMPLATE_MAX_AGE = 31_536_000;
+
+/** A card's Cache-Control for a caller without a signed URL (what the API documents). */
+export const TEMPLATE_CACHE_CONTROL = pngCacheControl(null, TEMPLATE_MAX_AGE, { immutable: true });

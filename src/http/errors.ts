@@ -1,6 +1,6 @@
 import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorCode } from '../errors.js';
 import { newRequestId } from './request-id.js';
 
@@ -60,8 +60,7 @@ export function toAppError(err: unknown, bodyLimit: number): AppError {
 export function sendError(reply: FastifyReply, err: AppError): FastifyReply {
   reply.code(STATUS[err.code]);
   reply.header('Cache-Control', 'no-store');
-  if (err.retryAfter !== undefined)
-    reply.header('Retry-After', String(Math.max(1, Math.ceil(err.retryAfter))));
+  if (err.retryAfter !== undefined) reply.header('Retry-After', retryAfterHeader(err.retryAfter));
   for (const [k, v] of Object.entries(err.headers ?? {})) reply.header(k, v);
   // Error bodies replace whatever a handler had set up for a PNG.
   reply.removeHeader('ETag');
@@ -70,12 +69,25 @@ export function sendError(reply: FastifyReply, err: AppError): FastifyReply {
   return reply.send({ error: err.message });
 }
 
+/** The Retry-After value for a wait of `seconds`: whole seconds, at least one. */
+export function retryAfterHeader(seconds: number): string {
+  return String(Math.max(1, Math.ceil(seconds)));
+}
+
+/**
+ * Logs an error on its way to the client: a 500 with its cause, a refusal that has a detail
+ * for operators at info (the client sees only the message), anything else not at all.
+ */
+export function logAppError(log: FastifyBaseLogger, appErr: AppError, err: unknown): void {
+  if (appErr.code === 'internal') log.error({ err }, 'unhandled error');
+  else if (appErr.detail) log.info({ code: appErr.code, detail: appErr.detail }, appErr.message);
+}
+
 /** Installs the error handler and the 404/405 handler on `app`. */
 export function installErrorHandling(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((err: unknown, req: FastifyRequest, reply: FastifyReply) => {
     const appErr = toAppError(err, bodyLimit);
-    if (appErr.code === 'internal') req.log.error({ err }, 'unhandled error');
-    else if (appErr.detail) req.log.info({ code: appErr.code, detail: appErr.detail }, appErr.message);
+    logAppError(req.log, appErr, err);
     return sendError(reply, appErr);
   });
 

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics/metrics.js';
 import { redactUrl } from './redact.js';
+import { decorateTimings, loggedTimings } from './timings.js';
 
 /** Routes a load balancer polls every few seconds: their lines go to debug, not info. */
 const PROBES = new Set(['/healthz', '/readyz']);
@@ -12,6 +13,7 @@ const PROBES = new Set(['/healthz', '/readyz']);
  * status, the cache status and the phase timings, so one line answers "why was this slow".
  */
 export function installObservation(app: FastifyInstance, metrics: Pick<Metrics, 'observeRequest'>): void {
+  decorateTimings(app);
   const observe = (req: FastifyRequest, reply: FastifyReply, status: number) => {
     const route = routeOf(req);
     const ms = reply.elapsedTime;
@@ -39,8 +41,7 @@ export function routeOf(req: FastifyRequest): string {
 }
 
 function requestLine(req: FastifyRequest, reply: FastifyReply, route: string, ms: number) {
-  const cache = reply.getHeader('x-cache');
-  const timing = reply.getHeader('server-timing');
+  const timings = req.timings;
   const account = req.auth?.accountId ?? req.dash?.session?.account.id;
   return {
     method: req.method,
@@ -48,14 +49,18 @@ function requestLine(req: FastifyRequest, reply: FastifyReply, route: string, ms
     url: redactUrl(req.url),
     status: reply.statusCode,
     ms: Math.round(ms * 10) / 10,
-    cache: typeof cache === 'string' ? cache : null,
+    cache: timings?.cache ?? null,
     ...(req.auth ? { keyId: req.auth.keyId, auth: req.auth.via } : {}),
     ...(account ? { accountId: account } : {}),
-    ...(typeof timing === 'string' ? { timings: parseServerTiming(timing) } : {}),
+    ...(timings ? { timings: loggedTimings(timings) } : {}),
   };
 }
 
-/** `cache;dur=0.1, render;dur=8.2;desc="x"` → `{ cache: 0.1, render: 8.2 }` (entries without a duration are left out). */
+/**
+ * `cache;dur=0.1, render;dur=8.2;desc="x"` → `{ cache: 0.1, render: 8.2 }` (entries without a
+ * duration are left out). For readers of an answer's header; the log line does not parse its own
+ * headers back but reads `req.timings` (timings.ts).
+ */
 export function parseServerTiming(header: string): Record<string, number> {
   const out: Record<string, number> = {};
   for (const part of header.split(',')) {

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { WAIT_UNTIL } from '../../render/screenshot/capture.js';
 import { DEFAULT_WAIT_UNTIL, URL_MAX_LENGTH } from '../../render/screenshot/request.js';
 import { FIELDS, TEMPLATE_NAMES } from '../../render/template/request.js';
+import { TEMPLATE_CACHE_CONTROL } from '../cache-control.js';
 import {
   accessErrors,
   errorResponse,
@@ -44,8 +45,6 @@ export const TemplateFields = Type.Object(
   },
   { additionalProperties: false },
 );
-
-const TEMPLATE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
 
 const inputErrors = {
   invalid_json: 'Request body is not valid JSON',

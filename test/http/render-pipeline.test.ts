@@ -1,0 +1,206 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AuthContext } from '../../src/auth/authenticate.js';
+import { DEFAULT_PLANS, type Plan } from '../../src/auth/plans.js';
+import { AppError } from '../../src/errors.js';
+import { installErrorHandling } from '../../src/http/errors.js';
+import { installObservation } from '../../src/http/observe.js';
+import { type Rendered, type RenderRoute, renderHandler } from '../../src/http/render-pipeline.js';
+import type { TimingsRecord } from '../../src/http/timings.js';
+import type { UsageKind } from '../../src/storage/store.js';
+import type { UsageRecorder } from '../../src/usage/recorder.js';
+import { capturedLogger } from '../helpers/logs.js';
+
+const plan: Plan = DEFAULT_PLANS[0]!;
+const caller: AuthContext = { accountId: 'acc_1', keyId: 'key_1', plan, via: 'header' };
+
+/** What the pipeline did, in order, and what it handed the service. */
+interface Trace {
+  steps: string[];
+  /** The options each service call got, and whether its signal had aborted by then. */
+  opts: Array<{ ifNoneMatch?: string; signal: AbortSignal; abortedAtCall: boolean }>;
+  usage: Array<[string, UsageKind]>;
+  timings: Array<TimingsRecord | null>;
+}
+
+/**
+ * A bare app with the real pipeline, error mapping and log line; access control and the service
+ * are fakes that write down what they were asked, so the order of the flow can be checked.
+ */
+async function pipelineApp(
+  result: Rendered | (() => Promise<Rendered>),
+  route: Partial<RenderRoute<string, Rendered>> = {},
+): Promise<{ app: FastifyInstance; trace: Trace; lines: Array<Record<string, unknown>> }> {
+  const { log, lines } = capturedLogger();
+  const app = Fastify({ loggerInstance: log as FastifyBaseLogger });
+  const trace: Trace = { steps: [], opts: [], usage: [], timings: [] };
+  installObservation(app, { observeRequest: () => {} });
+  installErrorHandling(app, 1024);
+  app.decorateRequest('auth', null);
+  app.decorate('access', {
+    async admit(req, _reply, check) {
+      trace.steps.push('admit');
+      req.auth = caller;
+      check(caller.plan);
+      return caller;
+    },
+  });
+  app.addHook('onResponse', async (req) => {
+    trace.timings.push(req.timings);
+  });
+  const usage = {
+    record: (account: string, kind: UsageKind) => trace.usage.push([account, kind]),
+  } as unknown as UsageRecorder;
+  app.get(
+    '/render/fake',
+    renderHandler(app, usage, {
+      parse: (req) => {
+        trace.steps.push('parse');
+        const q = (req.query as { q?: string }).q;
+        if (!q) throw new AppError('bad_request', 'q is required');
+        return q;
+      },
+      allow: (_plan, input) => {
+        trace.steps.push('allow');
+        if (input === 'forbidden') throw new AppError('forbidden', 'Template not available on your plan');
+      },
+      resolve: async (_input, opts, auth) => {
+        trace.steps.push(`resolve:${auth.accountId}`);
+        trace.opts.push({ ...opts, abortedAtCall: opts.signal.aborted });
+        return typeof result === 'function' ? result() : result;
+      },
+      usage: 'screenshot',
+      cacheControl: (r, auth) => `public, max-age=60, for=${auth.keyId}, etag=${r.etag}`,
+      ...route,
+    }),
+  );
+  await app.ready();
+  return { app, trace, lines };
+}
+
+let open: FastifyInstance | undefined;
+afterEach(async () => {
+  await open?.close();
+  open = undefined;
+});
+
+const png = (cache: 'HIT' | 'MISS'): Rendered => ({
+  kind: 'png',
+  etag: 'abc',
+  cache,
+  body: Buffer.from('png bytes'),
+  timings: { cache: 0.04, render: 8.26 },
+});
+
+describe('the render pipeline', () => {
+  it('parses, then admits (running the plan check), then resolves, in that order', async () => {
+    const t = await pipelineApp(png('MISS'));
+    open = t.app;
+    const res = await t.app.inject({ url: '/render/fake?q=card' });
+    expect(res.statusCode).toBe(200);
+    expect(t.trace.steps).toEqual(['parse', 'admit', 'allow', 'resolve:acc_1']);
+  });
+
+  it('stops at a 400 before admitting, and at a 403 before resolving; counts no usage', async () => {
+    const t = await pipelineApp(png('MISS'));
+    open = t.app;
+    const bad = await t.app.inject({ url: '/render/fake' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toEqual({ error: 'q is required' });
+    expect(t.trace.steps).toEqual(['parse']);
+    const refused = await t.app.inject({ url: '/render/fake?q=forbidden' });
+    expect(refused.statusCode).toBe(403);
+    expect(t.trace.steps).toEqual(['parse', 'parse', 'admit', 'allow']);
+    expect(t.trace.usage).toEqual([]);
+  });
+
+  it('passes If-None-Match when sent, and a signal that is live while the client waits', async () => {
+    const t = await pipelineApp(png('MISS'));
+    open = t.app;
+    await t.app.inject({ url: '/render/fake?q=a', headers: { 'if-none-match': '"abc"' } });
+    await t.app.inject({ url: '/render/fake?q=a' });
+    expect(t.trace.opts[0]?.ifNoneMatch).toBe('"abc"');
+    expect(t.trace.opts[0]?.signal).toBeInstanceOf(AbortSignal);
+    expect(t.trace.opts[0]?.abortedAtCall).toBe(false);
+    expect('ifNoneMatch' in t.trace.opts[1]!).toBe(false);
+  });
+
+  it('answers a PNG with Cache-Control, ETag, X-Cache, route headers and Server-Timing from one record', async () => {
+    const t = await pipelineApp(png('MISS'), {
+      headers: (r) => ({ 'X-Extra': `for ${r.etag}` }),
+      notes: () => ({ encode: 'included in render' }),
+    });
+    open = t.app;
+    const res = await t.app.inject({ url: '/render/fake?q=a' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('image/png');
+    expect(res.body).toBe('png bytes');
+    expect(res.headers['cache-control']).toBe('public, max-age=60, for=key_1, etag=abc');
+    expect(res.headers.etag).toBe('"abc"');
+    expect(res.headers['x-extra']).toBe('for abc');
+    expect(res.headers['x-cache']).toBe('MISS');
+    expect(res.headers['server-timing']).toMatch(
+      /^cache;dur=0\.0;desc="MISS", render;dur=8\.3, total;dur=\d+\.\d, encode;desc="included in render"$/,
+    );
+    const record = t.trace.timings[0]!;
+    expect(record.cache).toBe('MISS');
+    expect(record.notes).toEqual({ cache: 'MISS', encode: 'included in render' });
+    expect(Object.keys(record.phases)).toEqual(['cache', 'render', 'total']);
+    expect(record.phases.total).toBeGreaterThan(0);
+  });
+
+  it('answers 304 with no body, no X-Cache and no cache note when the result has no cache status', async () => {
+    const t = await pipelineApp({ kind: 'not-modified', etag: 'abc', timings: { cache: 0.1 } });
+    open = t.app;
+    const res = await t.app.inject({ url: '/render/fake?q=a', headers: { 'if-none-match': '"abc"' } });
+    expect(res.statusCode).toBe(304);
+    expect(res.body).toBe('');
+    expect(res.headers.etag).toBe('"abc"');
+    expect(res.headers['x-cache']).toBeUndefined();
+    expect(res.headers['server-timing']).toMatch(/^cache;dur=0\.1, total;dur=\d+\.\d$/);
+    expect(t.trace.timings[0]?.cache).toBeNull();
+  });
+
+  it('counts a 304, a cache hit and a fresh answer as their own usage kinds', async () => {
+    const results: Rendered[] = [
+      { kind: 'not-modified', etag: 'abc', cache: 'HIT', timings: {} },
+      png('HIT'),
+      png('MISS'),
+    ];
+    const t = await pipelineApp(async () => results.shift()!);
+    open = t.app;
+    for (let i = 0; i < 3; i++) await t.app.inject({ url: '/render/fake?q=a' });
+    expect(t.trace.usage).toEqual([
+      ['acc_1', 'not_modified'],
+      ['acc_1', 'cache_hit'],
+      ['acc_1', 'screenshot'],
+    ]);
+  });
+
+  it('writes the log line from the record: the header values, rounded the same, and the cache status', async () => {
+    const t = await pipelineApp(png('HIT'));
+    open = t.app;
+    const res = await t.app.inject({ url: '/render/fake?q=a' });
+    const line = t.lines.findLast((l) => l.msg === 'request');
+    const total = Number(/total;dur=([\d.]+)/.exec(String(res.headers['server-timing']))?.[1]);
+    expect(line).toMatchObject({ cache: 'HIT', status: 200, accountId: 'acc_1', keyId: 'key_1' });
+    expect(line?.timings).toEqual({ cache: 0, render: 8.3, total });
+  });
+
+  it('leaves the log line without timings or cache status when the request failed before an answer', async () => {
+    const t = await pipelineApp(async () => {
+      throw new AppError('unavailable', 'The screenshot renderer is busy; retry shortly', {
+        retryAfter: 0.2,
+      });
+    });
+    open = t.app;
+    const res = await t.app.inject({ url: '/render/fake?q=a' });
+    expect(res.statusCode).toBe(503);
+    expect(res.headers['retry-after']).toBe('1');
+    expect(res.headers['server-timing']).toBeUndefined();
+    const line = t.lines.findLast((l) => l.msg === 'request');
+    expect(line).toMatchObject({ status: 503, cache: null });
+    expect(line).not.toHaveProperty('timings');
+    expect(t.trace.timings).toEqual([null]);
+  });
+});
