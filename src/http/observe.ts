@@ -55,20 +55,3 @@ function requestLine(req: FastifyRequest, reply: FastifyReply, route: string, ms
     ...(timings ? { timings: loggedTimings(timings) } : {}),
   };
 }
-
-/**
- * `cache;dur=0.1, render;dur=8.2;desc="x"` → `{ cache: 0.1, render: 8.2 }` (entries without a
- * duration are left out). For readers of an answer's header; the log line does not parse its own
- * headers back but reads `req.timings` (timings.ts).
- */
-export function parseServerTiming(header: string): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const part of header.split(',')) {
-    const [name, ...params] = part.trim().split(';');
-    const dur = params.find((p) => p.trim().startsWith('dur='));
-    if (!name || !dur) continue;
-    const value = Number(dur.trim().slice(4));
-    if (Number.isFinite(value)) out[name.trim()] = value;
-  }
-  return out;
-}

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TEMPLATE_CACHE_CONTROL } from '../../src/http/cache-control.js';
 import { retryAfterHeader } from '../../src/http/errors.js';
-import { parseServerTiming } from '../../src/http/observe.js';
 import { loggedTimings, serverTiming } from '../../src/http/timings.js';
+import { parseServerTiming } from '../helpers/server-timing.js';
 
 describe('the timings record', () => {
   it('writes each phase once, a description on the entry of the same name, in record order', () => {
@@ -30,6 +30,12 @@ describe('the timings record', () => {
         },
       ),
     );
+  });
+
+  it('reads back as a client would: durations only, descriptions left out', () => {
+    expect(
+      parseServerTiming('cache;dur=0.1, render;dur=8.2, encode;desc="included in render", cache;desc="MISS"'),
+    ).toEqual({ cache: 0.1, render: 8.2 });
   });
 
   it('leaves out phases without a finite duration', () => {

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUrl } from '../../src/auth/signing.js';
-import { parseServerTiming } from '../../src/http/observe.js';
 import { logFormat } from '../../src/log.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
@@ -99,14 +98,5 @@ describe('log format', () => {
     expect(logFormat({ nodeEnv: 'production' }, true)).toBe('json');
     expect(logFormat({ nodeEnv: 'production', logFormat: 'pretty' }, false)).toBe('pretty');
     expect(logFormat({ nodeEnv: 'development', logFormat: 'json' }, true)).toBe('json');
-  });
-
-  it('reads Server-Timing back into numbers', () => {
-    expect(
-      parseServerTiming('cache;dur=0.1, render;dur=8.2, encode;desc="included in render", cache;desc="MISS"'),
-    ).toEqual({
-      cache: 0.1,
-      render: 8.2,
-    });
   });
 });
