@@ -1,7 +1,7 @@
 import fastifyCookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
-import { STATUS, sendError, toAppError } from '../http/errors.js';
+import { logAppError, retryAfterHeader, STATUS, sendError, toAppError } from '../http/errors.js';
 import { registerAssets } from './assets.js';
 import { type DashboardDeps, type DashboardRouteKind, sendPage } from './context.js';
 import { registerAuthRoutes } from './routes/auth.js';
@@ -119,11 +119,11 @@ function installErrorPages(scope: FastifyInstance, deps: DashboardDeps): void {
 
   scope.setErrorHandler((err: unknown, req, reply) => {
     const appErr = toAppError(err, deps.config.bodyLimitBytes);
-    if (appErr.code === 'internal') req.log.error({ err }, 'unhandled error');
-    else if (appErr.detail) req.log.info({ code: appErr.code, detail: appErr.detail }, appErr.message);
+    logAppError(req.log, appErr, err);
     // The playground's JSON calls keep the API's `{ "error": … }` contract.
     if (kindOf(req) === 'api') return sendError(reply, appErr);
-    if (appErr.retryAfter !== undefined) reply.header('Retry-After', String(Math.ceil(appErr.retryAfter)));
+    // At least 1, as the API says: a 0 would invite an immediate retry that is refused again.
+    if (appErr.retryAfter !== undefined) reply.header('Retry-After', retryAfterHeader(appErr.retryAfter));
     // The API's 415 message asks for JSON; dashboard forms are web forms.
     const message =
       appErr.code === 'unsupported_media_type'
