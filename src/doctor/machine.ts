@@ -14,8 +14,8 @@ import {
   type SandboxSetting,
   startWithSandboxFallback,
 } from '../render/screenshot/browser.js';
-import { listFontFiles } from '../render/template/fonts.js';
 import { createTemplateRenderer } from '../render/template/renderer.js';
+import { listFontFiles } from '../render/text/fonts.js';
 import { type Finding, firstLine, formatMiB } from './finding.js';
 
 // Checks of this machine: Chromium, the fonts, the data dir.

@@ -1,8 +1,8 @@
 import type { Node } from '@takumi-rs/core';
 import { graphemes } from '../../lib/graphemes.js';
-import { FAMILY } from './fonts.js';
-import type { ImageBag } from './nodes.js';
-import { paragraph } from './text.js';
+import { FAMILY } from '../text/fonts.js';
+import type { ImageBag } from '../text/nodes.js';
+import { paragraph } from '../text/text.js';
 
 const LETTER_OR_DIGIT = /^[\p{L}\p{N}]/u;
 /**

@@ -1,6 +1,6 @@
 import { AppError } from '../../errors.js';
 import { editDistance } from '../../lib/edit-distance.js';
-import { describeCluster, undrawableClusters } from './drawable.js';
+import { describeCluster, undrawableClusters } from '../text/drawable.js';
 import { TEMPLATES } from './templates/index.js';
 
 /**

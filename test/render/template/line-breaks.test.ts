@@ -1,9 +1,9 @@
 import { type MeasuredNode, Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FALLBACK_FAMILIES, registerFonts } from '../../../src/render/template/fonts.js';
 import { TEMPLATES } from '../../../src/render/template/templates/index.js';
-import { type FitBox, fitText } from '../../../src/render/template/text-fit.js';
 import type { Node, TemplateFields, TemplateName } from '../../../src/render/template/types.js';
+import { FALLBACK_FAMILIES, registerFonts } from '../../../src/render/text/fonts.js';
+import { type FitBox, fitText } from '../../../src/render/text/text-fit.js';
 import { textOf } from './nodes.js';
 
 interface TitleLayout {

@@ -1,10 +1,10 @@
 import { Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { brandInitial } from '../../../src/render/template/brand.js';
-import { FALLBACK_FAMILIES, FAMILY, registerFonts } from '../../../src/render/template/fonts.js';
-import { fontStack } from '../../../src/render/template/script.js';
 import { TEMPLATES } from '../../../src/render/template/templates/index.js';
 import type { ImageSource, Node } from '../../../src/render/template/types.js';
+import { FALLBACK_FAMILIES, FAMILY, registerFonts } from '../../../src/render/text/fonts.js';
+import { fontStack } from '../../../src/render/text/script.js';
 import { decode, type Rect } from './pixels.js';
 
 /** Inside product's white tile, clear of its rounded corners. */

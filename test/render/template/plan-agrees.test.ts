@@ -1,6 +1,5 @@
 import { type MeasuredNode, Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FALLBACK_FAMILIES, registerFonts } from '../../../src/render/template/fonts.js';
 import { TEMPLATE_NAMES, TEMPLATES } from '../../../src/render/template/templates/index.js';
 import {
   CARD_HEIGHT,
@@ -8,6 +7,7 @@ import {
   type Node,
   type TemplateFields,
 } from '../../../src/render/template/types.js';
+import { FALLBACK_FAMILIES, registerFonts } from '../../../src/render/text/fonts.js';
 import { textOf } from './nodes.js';
 
 /**

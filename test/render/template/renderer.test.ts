@@ -5,9 +5,9 @@ import {
   TAKUMI_VERSION,
   type TemplateRenderer,
 } from '../../../src/render/template/renderer.js';
-import { detectDirection } from '../../../src/render/template/script.js';
 import { TEMPLATE_NAMES, TEMPLATES } from '../../../src/render/template/templates/index.js';
 import type { TemplateFields, TemplateName } from '../../../src/render/template/types.js';
+import { detectDirection } from '../../../src/render/text/script.js';
 import { caseFields, TITLE_200, testArtwork } from '../../golden/cases.js';
 import { pngSize } from '../../helpers/png.js';
 import { decode, diffPixels, type Rect } from './pixels.js';

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { splitEmoji } from '../../../src/render/template/emoji.js';
-import { listFontFiles } from '../../../src/render/template/fonts.js';
 import { createTemplateRenderer, type TemplateRenderer } from '../../../src/render/template/renderer.js';
 import { parseTemplateRequest } from '../../../src/render/template/request.js';
 import type { TemplateName } from '../../../src/render/template/types.js';
+import { splitEmoji } from '../../../src/render/text/emoji.js';
+import { listFontFiles } from '../../../src/render/text/fonts.js';
 import { decode, diffPixels, type Rgba } from './pixels.js';
 
 /** A few distinct characters per script; each must draw a real glyph. */

@@ -1,9 +1,9 @@
 import { Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FALLBACK_FAMILIES, registerFonts } from '../../../src/render/template/fonts.js';
 import { TEMPLATES } from '../../../src/render/template/templates/index.js';
-import { glueShortWords } from '../../../src/render/template/text-glue.js';
 import type { Node, TemplateFields, TemplateName } from '../../../src/render/template/types.js';
+import { FALLBACK_FAMILIES, registerFonts } from '../../../src/render/text/fonts.js';
+import { glueShortWords } from '../../../src/render/text/text-glue.js';
 import { textOf } from './nodes.js';
 import { decode } from './pixels.js';
 

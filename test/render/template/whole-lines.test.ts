@@ -1,6 +1,5 @@
 import { type MeasuredNode, Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FALLBACK_FAMILIES, registerFonts } from '../../../src/render/template/fonts.js';
 import { TEMPLATE_NAMES, TEMPLATES } from '../../../src/render/template/templates/index.js';
 import {
   type BuiltCard,
@@ -10,6 +9,7 @@ import {
   type TemplateFields,
   type TemplateName,
 } from '../../../src/render/template/types.js';
+import { FALLBACK_FAMILIES, registerFonts } from '../../../src/render/text/fonts.js';
 import { LONG_HEADLINES } from './long-headlines.js';
 import { decode, type Rgba } from './pixels.js';
 

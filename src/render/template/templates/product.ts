@@ -1,9 +1,9 @@
 import type { Node } from '@takumi-rs/core';
+import { FAMILY } from '../../text/fonts.js';
+import { div, ImageBag, picture, svgBytes } from '../../text/nodes.js';
+import { detectDirection, fontStack } from '../../text/script.js';
+import { paragraph, richText } from '../../text/text.js';
 import { brandInitial, brandLabel } from '../brand.js';
-import { FAMILY } from '../fonts.js';
-import { div, ImageBag, picture, svgBytes } from '../nodes.js';
-import { detectDirection, fontStack } from '../script.js';
-import { paragraph, richText } from '../text.js';
 import { CARD_HEIGHT, CARD_WIDTH, type TemplateDefinition, type TemplateFields } from '../types.js';
 import { artworkSource } from './artwork.js';
 

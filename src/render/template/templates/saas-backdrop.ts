@@ -1,4 +1,4 @@
-import { svgBytes } from '../nodes.js';
+import { svgBytes } from '../../text/nodes.js';
 import { CARD_HEIGHT, CARD_WIDTH } from '../types.js';
 
 /** The saas palette: near-black, violet and cyan light, a cool white headline. */

@@ -1,9 +1,9 @@
 import type { Node } from '@takumi-rs/core';
+import { FAMILY } from '../../text/fonts.js';
+import { div, ImageBag, picture } from '../../text/nodes.js';
+import { type Direction, detectDirection, fontStack } from '../../text/script.js';
+import { paragraph, richText } from '../../text/text.js';
 import { brandInitial, brandLabel } from '../brand.js';
-import { FAMILY } from '../fonts.js';
-import { div, ImageBag, picture } from '../nodes.js';
-import { type Direction, detectDirection, fontStack } from '../script.js';
-import { paragraph, richText } from '../text.js';
 import { CARD_HEIGHT, CARD_WIDTH, type TemplateDefinition, type TemplateFields } from '../types.js';
 import { artworkSource } from './artwork.js';
 import { SAAS_COLORS as C, SAAS_BACKDROPS, WINDOW } from './saas-backdrop.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emojiFile, emojiSvg, splitEmoji } from '../../../src/render/template/emoji.js';
+import { emojiFile, emojiSvg, splitEmoji } from '../../../src/render/text/emoji.js';
 
 describe('emoji to twemoji files', () => {
   it.each([

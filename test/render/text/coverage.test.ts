@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { cmapTable, mappedRanges } from '../../../src/render/template/cmap.js';
-import { clusterDrawn, fontsDraw, textFontsDraw } from '../../../src/render/template/coverage.js';
-import { listFontFiles } from '../../../src/render/template/fonts.js';
+import { cmapTable, mappedRanges } from '../../../src/render/text/cmap.js';
+import { clusterDrawn, fontsDraw, textFontsDraw } from '../../../src/render/text/coverage.js';
+import { listFontFiles } from '../../../src/render/text/fonts.js';
 
 const cp = (ch: string) => ch.codePointAt(0)!;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { describeCluster, undrawableClusters } from '../../../src/render/template/drawable.js';
 import { parseTemplateRequest } from '../../../src/render/template/request.js';
+import { describeCluster, undrawableClusters } from '../../../src/render/text/drawable.js';
 
 const parse = (fields: Record<string, string>) =>
   parseTemplateRequest({ template: 'blog', ...fields }, 'body');

@@ -7,7 +7,7 @@ import {
   letterSpacingFor,
   lineHeightFor,
   markWordBreaks,
-} from '../../../src/render/template/script.js';
+} from '../../../src/render/text/script.js';
 
 describe('script helpers', () => {
   it('decides direction by the first strong letter, like dir="auto"', () => {

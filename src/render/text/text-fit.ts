@@ -1,7 +1,8 @@
 import { graphemes } from '../../lib/graphemes.js';
 import { splitEmoji } from './emoji.js';
 import { offerBreaks, truncate } from './text-cut.js';
-import { type FaceKey, SCRIPT_ROWS, TABLE_START, WIDTH_ROWS } from './text-metrics.js';
+import type { FaceKey } from './text-metrics.js';
+import { ELLIPSIS, SCRIPT_ROWS, TABLE_START, WIDTH_ROWS } from './widths.generated.js';
 
 /**
  * Text fitting without a layout pass: widths come from measured tables (Latin, Greek, Cyrillic,
@@ -62,8 +63,6 @@ interface Item {
 
 const SAFETY = 1.03;
 const SAFETY_UNCLAMPED = 1.08;
-/** The advance of "…" (U+2026) in each face, measured like the tables. */
-const ELLIPSIS: Record<FaceKey, number> = { 'sans-400': 0.865, 'sans-800': 1.059, 'serif-700': 0.885 };
 const ZWSP = '\u200b';
 
 const parse = (rows: Readonly<Record<FaceKey, readonly string[]>>) =>

@@ -1,10 +1,10 @@
 import { Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FALLBACK_FAMILIES, FAMILY, registerFonts } from '../../../src/render/template/fonts.js';
-import { fontStack, lineHeightFor } from '../../../src/render/template/script.js';
-import { type FitBox, fitText } from '../../../src/render/template/text-fit.js';
-import type { FaceKey } from '../../../src/render/template/text-metrics.js';
-import { LONG_HEADLINES } from './long-headlines.js';
+import { FALLBACK_FAMILIES, FAMILY, registerFonts } from '../../../src/render/text/fonts.js';
+import { fontStack, lineHeightFor } from '../../../src/render/text/script.js';
+import { type FitBox, fitText } from '../../../src/render/text/text-fit.js';
+import type { FaceKey } from '../../../src/render/text/text-metrics.js';
+import { LONG_HEADLINES } from '../template/long-headlines.js';
 
 const BOX: FitBox = {
   face: 'sans-800',
