@@ -361,7 +361,9 @@ describe('SIGTERM while starting', () => {
     );
     const child = spawn(process.execPath, [main], {
       cwd: dataDir,
-      env: baseEnv(await freePort(), dataDir, {}),
+      // What is checked is that nothing is lost, not how fast: the default grace, since a loaded
+      // machine may take longer than this file's 3 s to open the modules and close them again.
+      env: baseEnv(await freePort(), dataDir, { CARDSHOT_SHUTDOWN_GRACE_MS: '10000' }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     cleanups.push(() => {
