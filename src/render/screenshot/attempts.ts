@@ -10,7 +10,7 @@ import type { Lease } from './lease.js';
 import type { BrowserPool } from './pool.js';
 import { busy, notReady } from './refusals.js';
 import type { ScreenshotRequest } from './request.js';
-import type { ShotTimings } from './service.js';
+import type { ShotTimings } from './types.js';
 
 /** Captures a page in a lease, timing its phases into `timings` (capturePage, or a fake in tests). */
 export type CapturePageFn = (lease: Lease, input: CaptureInput, timings: ShotTimings) => Promise<Capture>;
@@ -52,18 +52,8 @@ export async function captureWithRetry(
 ): Promise<Capture> {
   for (let attempt = 1; ; attempt++) {
     if (signal?.aborted) throw clientClosed();
-    let lease: Lease;
-    try {
-      lease = await acquire(deps, req, deadline);
-    } catch (err) {
-      if (err instanceof AppError) throw err;
-      // The browser went away between handing out the context and using it: same as a crash.
-      if (attempt === 1) {
-        deps.log.warn({ err: (err as Error).message }, 'could not open a browser context; retrying once');
-        continue;
-      }
-      throw notReady((err as Error).message, err);
-    }
+    const lease = await leaseFor(deps, req, deadline, attempt);
+    if (!lease) continue;
     if (lease.timings.launch > 0) timings.launch = (timings.launch ?? 0) + lease.timings.launch;
     timings.context = (timings.context ?? 0) + lease.timings.context;
     try {
@@ -71,24 +61,41 @@ export async function captureWithRetry(
     } catch (err) {
       if (signal?.aborted) throw clientClosed();
       if (!(err instanceof BrowserCrashError)) throw err;
-      if (attempt === 1 && Date.now() < deadline) {
-        deps.log.warn(
-          { url: req.url, reason: err.message },
-          'browser crashed during a capture; retrying once',
-        );
-        // Only the capture that succeeds is timed: the crashed one's phases are dropped.
-        for (const phase of CAPTURE_PHASES) delete timings[phase];
-        continue;
-      }
-      throw new AppError(
-        'bad_gateway',
-        err.scope === 'page'
-          ? 'The page crashed its browser tab (it may use too much memory)'
-          : 'The browser crashed while rendering the page; retry later',
-        { detail: `${err.message} (after ${attempt} attempts)`, cause: err },
-      );
+      if (attempt > 1 || Date.now() >= deadline) throw crashed(err, attempt);
+      deps.log.warn({ url: req.url, reason: err.message }, 'browser crashed during a capture; retrying once');
+      // Only the capture that succeeds is timed: the crashed one's phases are dropped.
+      for (const phase of CAPTURE_PHASES) delete timings[phase];
     }
   }
+}
+
+/** A lease, or none on a first attempt whose context could not be opened (worth one more try). */
+async function leaseFor(
+  deps: AttemptDeps,
+  req: ScreenshotRequest,
+  deadline: number,
+  attempt: number,
+): Promise<Lease | undefined> {
+  try {
+    return await acquire(deps, req, deadline);
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    // The browser went away between handing out the context and using it: same as a crash.
+    if (attempt > 1) throw notReady((err as Error).message, err);
+    deps.log.warn({ err: (err as Error).message }, 'could not open a browser context; retrying once');
+    return undefined;
+  }
+}
+
+/** The browser or the tab died on the last attempt: a 502. */
+function crashed(err: BrowserCrashError, attempt: number): AppError {
+  return new AppError(
+    'bad_gateway',
+    err.scope === 'page'
+      ? 'The page crashed its browser tab (it may use too much memory)'
+      : 'The browser crashed while rendering the page; retry later',
+    { detail: `${err.message} (after ${attempt} attempts)`, cause: err },
+  );
 }
 
 /** One capture in `lease`, which is released after it whatever happens. */

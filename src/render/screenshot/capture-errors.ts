@@ -119,6 +119,7 @@ function seconds(input: CaptureInput): number {
   return Number((input.timeoutMs / 1000).toFixed(1));
 }
 
+/** The net::ERR_… code in an error's message, if any. */
 export function netCode(err: unknown): string | undefined {
   return /net::ERR_[A-Z0-9_]+/.exec((err as Error)?.message ?? '')?.[0];
 }

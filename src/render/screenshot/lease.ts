@@ -44,14 +44,17 @@ export async function openLease(
   launchMs: number,
   deps: {
     proxy: EgressProxy;
-    open?: typeof openCaptureContext;
     close(instance: BrowserInstance, context: BrowserContext, egress: EgressSession): Promise<void>;
     afterRelease(lease: LeaseImpl): void;
   },
 ): Promise<LeaseImpl> {
   const started = performance.now();
-  const open = deps.open ?? openCaptureContext;
-  const prepared: CaptureContext = await open(instance, viewport, deps.proxy, `b${instance.generation}`);
+  const prepared: CaptureContext = await openCaptureContext(
+    instance,
+    viewport,
+    deps.proxy,
+    `b${instance.generation}`,
+  );
   const { context, page, cdp, egress } = prepared;
   let released = false;
   const lease: LeaseImpl = {

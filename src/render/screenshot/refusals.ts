@@ -2,7 +2,7 @@
 import type { Plan } from '../../auth/plans.js';
 import { AppError } from '../../errors.js';
 import type { QueueOwner } from '../../lib/work-queue.js';
-import type { ShotOwner } from './service.js';
+import type { ShotOwner } from './types.js';
 
 /** The queue or the browser could not take the request in time: a 503 the client may retry. */
 export function busy(detail: string): AppError {
