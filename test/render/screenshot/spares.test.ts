@@ -58,6 +58,20 @@ describe('the spare-context policy', () => {
     expect(s.reserve('mobile')).toBeNull();
   });
 
+  it("evicts past its own viewport's spares to find another's", () => {
+    const s = createSpares<typeof A, FakeLease>(2);
+    for (const [key, id] of [
+      ['og', 'og1'],
+      ['mobile', 'm1'],
+    ] as const) {
+      s.reserve(key);
+      s.settle(key);
+      s.add(key, A, { id });
+    }
+    expect(s.reserve('og')).toEqual({ evicted: { id: 'm1' } });
+    expect(s.take('og', A)).toEqual({ id: 'og1' });
+  });
+
   it('gives up when the total is reached by spares still being made', () => {
     const s = createSpares<typeof A, FakeLease>(1);
     expect(s.reserve('og')).not.toBeNull();
