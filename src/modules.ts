@@ -24,8 +24,9 @@ import { dedupeErrors } from './redis/client.js';
 import { openRedis, type RedisModule } from './redis/open.js';
 import { type ArtworkFetcher, createArtworkFetcher } from './render/image/artwork.js';
 import { screenshotQueueMetrics } from './render/screenshot/metrics.js';
+import { createScreenshotModule } from './render/screenshot/module.js';
 import { liveGroupMembers } from './render/screenshot/processes.js';
-import { createScreenshotService, type ScreenshotService } from './render/screenshot/service.js';
+import type { ScreenshotService } from './render/screenshot/service.js';
 import { createTemplateRenderer, type TemplateRenderer } from './render/template/renderer.js';
 import { createTemplateService, type TemplateService } from './render/template/service.js';
 import { describeDatabase } from './storage/open.js';
@@ -256,7 +257,7 @@ export async function createModules(
       log,
       onRender: (template, seconds) => metrics.observeRender(template, seconds),
     });
-    const screenshots = createScreenshotService(config, {
+    const screenshots = createScreenshotModule(config, {
       cache,
       log,
       onCapture: (outcome, seconds) => metrics.observeCapture(outcome, seconds),
@@ -272,7 +273,7 @@ export async function createModules(
       fix: 'npx cardshot doctor checks Chromium and says how to install it; GET /render/url answers 503 meanwhile',
     });
     metrics.sample('work', () => {
-      const status = screenshots.pool.status();
+      const { browser: status, queue: shots } = screenshots.status();
       return {
         queues: {
           template: {
@@ -281,9 +282,9 @@ export async function createModules(
             concurrency: renderQueue.concurrency,
           },
           screenshot: {
-            active: screenshots.queue.active,
-            waiting: screenshots.queue.waiting,
-            concurrency: screenshots.queue.concurrency,
+            active: shots.active,
+            waiting: shots.waiting,
+            concurrency: shots.concurrency,
           },
         },
         browser: {
@@ -361,10 +362,11 @@ async function createLimiter(
 
 /** The browser check: Chromium installed, and a browser running (or why not). */
 async function browserReady(screenshots: ScreenshotService): Promise<string> {
-  if (!screenshots.pool.available()) {
-    throw new Error(`Chromium is not installed at ${screenshots.pool.executablePath}`);
+  const status = screenshots.status();
+  if (!status.installed) {
+    throw new Error(`Chromium is not installed at ${status.executablePath}`);
   }
-  const s = screenshots.pool.status();
+  const s = status.browser;
   if (s.launchError) throw new Error(`Chromium could not be started: ${s.launchError}`);
   if (!s.up) {
     // Launched on the first screenshot (or by the server right after it starts listening).
@@ -382,5 +384,5 @@ async function browserReady(screenshots: ScreenshotService): Promise<string> {
   const sandbox = s.sandbox
     ? `sandboxed${s.runsAs ? `, as ${s.runsAs}` : ''}`
     : `WITHOUT its sandbox${s.sandboxWarning ? `: ${s.sandboxWarning}` : ''}`;
-  return `Chromium running (pid ${s.pid ?? '?'}, ${sandbox}), ${screenshots.queue.active} capturing, ${s.spares} spare contexts`;
+  return `Chromium running (pid ${s.pid ?? '?'}, ${sandbox}), ${status.queue.active} capturing, ${s.spares} spare contexts`;
 }

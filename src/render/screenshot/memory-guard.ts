@@ -106,40 +106,43 @@ export function createMemoryGuard(opts: {
   }
 
   function checkBrowsers(): void {
-    for (const [group, pids] of others) {
-      let biggest = 0;
-      for (const pid of pids) biggest = Math.max(biggest, residentBytes(pid));
-      const ended = endedAt.get(group);
-      if (biggest <= browserLimit) {
-        if (ended !== undefined && Date.now() - ended > graceMs) endedAt.delete(group);
-        continue;
-      }
-      const detail = {
-        browser: group,
-        rssMiB: Math.round(biggest / 2 ** 20),
-        limitMiB: Math.round(browserLimit / 2 ** 20),
-      };
-      if (ended === undefined) {
-        // The memory cannot be told apart by page: every page of this browser in flight is ended.
-        endedAt.set(group, Date.now());
-        browserKills++;
-        for (const pid of renderers) {
-          if (rendererGroups.get(pid) !== group) continue;
-          try {
-            process.kill(pid, 'SIGKILL');
-            kills++;
-          } catch {
-            // exited meanwhile
-          }
-        }
-        opts.log.warn(detail, 'the browser used more memory than allowed: the pages in flight were ended');
-      } else if (Date.now() - ended > graceMs) {
-        endedAt.delete(group);
-        opts.log.warn(
-          detail,
-          'the browser kept more memory than allowed after its pages ended: browser ended',
-        );
-        killGroup(group);
+    for (const [group, pids] of others) checkBrowser(group, pids);
+  }
+
+  function checkBrowser(group: number, pids: Iterable<number>): void {
+    let biggest = 0;
+    for (const pid of pids) biggest = Math.max(biggest, residentBytes(pid));
+    const ended = endedAt.get(group);
+    if (biggest <= browserLimit) {
+      if (ended !== undefined && Date.now() - ended > graceMs) endedAt.delete(group);
+      return;
+    }
+    const detail = {
+      browser: group,
+      rssMiB: Math.round(biggest / 2 ** 20),
+      limitMiB: Math.round(browserLimit / 2 ** 20),
+    };
+    if (ended === undefined) {
+      // The memory cannot be told apart by page: every page of this browser in flight is ended.
+      endedAt.set(group, Date.now());
+      browserKills++;
+      endPagesOf(group);
+      opts.log.warn(detail, 'the browser used more memory than allowed: the pages in flight were ended');
+    } else if (Date.now() - ended > graceMs) {
+      endedAt.delete(group);
+      opts.log.warn(detail, 'the browser kept more memory than allowed after its pages ended: browser ended');
+      killGroup(group);
+    }
+  }
+
+  function endPagesOf(group: number): void {
+    for (const pid of renderers) {
+      if (rendererGroups.get(pid) !== group) continue;
+      try {
+        process.kill(pid, 'SIGKILL');
+        kills++;
+      } catch {
+        // exited meanwhile
       }
     }
   }

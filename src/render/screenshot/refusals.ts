@@ -1,0 +1,44 @@
+/** The 503s and 429s of a screenshot that could not get its turn. */
+import type { Plan } from '../../auth/plans.js';
+import { AppError } from '../../errors.js';
+import type { QueueOwner } from '../../lib/work-queue.js';
+import type { ShotOwner } from './types.js';
+
+/** The queue or the browser could not take the request in time: a 503 the client may retry. */
+export function busy(detail: string): AppError {
+  return new AppError('unavailable', 'The screenshot renderer is busy; retry shortly', {
+    retryAfter: 2,
+    detail,
+  });
+}
+
+/** The account's share of the queue is taken: a 429 that names the limit, not the global 503. */
+function overShare(plan: Plan, concurrency: number): AppError {
+  return new AppError(
+    'rate_limited',
+    `Too many screenshots in progress for your account: your plan allows ${concurrency} at a time; retry when one has finished`,
+    { retryAfter: 2, detail: `plan ${plan.name}: account's screenshot share of the queue is full` },
+  );
+}
+
+/** The queue share of `owner` (none for requests without an account: tests, internal callers). */
+export function queueOwner(owner: ShotOwner | undefined): QueueOwner | undefined {
+  if (!owner || owner.plan.screenshots === false) return undefined;
+  const { concurrency, queue } = owner.plan.screenshots;
+  const plan = owner.plan;
+  return {
+    id: owner.accountId,
+    concurrency,
+    maxWaiting: queue,
+    overShare: () => overShare(plan, concurrency),
+  };
+}
+
+/** No browser could give a context in time while none runs: a 503 with a longer Retry-After. */
+export function notReady(detail: string, cause?: unknown): AppError {
+  return new AppError('unavailable', 'Screenshots are temporarily unavailable: the browser is not ready', {
+    retryAfter: 5,
+    detail,
+    ...(cause === undefined ? {} : { cause }),
+  });
+}
