@@ -16,6 +16,11 @@ export interface CacheEntry {
   meta?: Record<string, string>;
 }
 
+/** The whole lifetime an entry was stored with, in seconds (its `max-age`); 0 for no expiry. */
+export function lifetimeSeconds(entry: Pick<CacheEntry, 'storedAt' | 'expiresAt'>): number {
+  return Math.round(((entry.expiresAt ?? entry.storedAt) - entry.storedAt) / 1000);
+}
+
 export interface PngCache {
   /** The entry for `key`, or undefined when missing or expired. */
   get(key: string): Promise<CacheEntry | undefined>;

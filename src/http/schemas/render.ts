@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { WAIT_UNTIL } from '../../render/screenshot/capture.js';
+import { NOT_READY_MESSAGE } from '../../render/screenshot/refusals.js';
 import { DEFAULT_WAIT_UNTIL, URL_MAX_LENGTH } from '../../render/screenshot/request.js';
 import { FIELDS, TEMPLATE_NAMES } from '../../render/template/request.js';
 import { TEMPLATE_CACHE_CONTROL } from '../cache-control.js';
@@ -252,7 +253,7 @@ curl -sS -H "x-api-key: $CARDSHOT_KEY" 'http://localhost:3000/render/url?url=htt
       'No browser, or every browser slot is busy (Retry-After, except when Chromium is not installed).',
       {
         not_installed: 'Screenshots are not available on this server: Chromium is not installed',
-        not_ready: 'Screenshots are temporarily unavailable: the browser is not ready',
+        not_ready: NOT_READY_MESSAGE,
         busy: 'The screenshot renderer is busy; retry shortly',
       },
       { ...REQUEST_ID, ...RETRY_AFTER },

@@ -34,9 +34,12 @@ export function queueOwner(owner: ShotOwner | undefined): QueueOwner | undefined
   };
 }
 
+/** The 503 message while no browser runs (also the OpenAPI example). */
+export const NOT_READY_MESSAGE = 'Screenshots are temporarily unavailable: the browser is not ready';
+
 /** No browser could give a context in time while none runs: a 503 with a longer Retry-After. */
 export function notReady(detail: string, cause?: unknown): AppError {
-  return new AppError('unavailable', 'Screenshots are temporarily unavailable: the browser is not ready', {
+  return new AppError('unavailable', NOT_READY_MESSAGE, {
     retryAfter: 5,
     detail,
     ...(cause === undefined ? {} : { cause }),

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { CacheEntry, PngCache } from '../../cache/cache.js';
+import { type CacheEntry, lifetimeSeconds, type PngCache } from '../../cache/cache.js';
 import type { SharedFlight } from '../../cache/shared-flight.js';
 import { AppError, clientClosed, isAppError } from '../../errors.js';
 import { createSingleFlight } from '../../lib/single-flight.js';
@@ -181,7 +181,7 @@ export function createScreenshotService(
         const base = {
           etag: hit.etag,
           cache: 'HIT' as const,
-          maxAge: Math.round(((hit.expiresAt ?? hit.storedAt) - hit.storedAt) / 1000),
+          maxAge: lifetimeSeconds(hit),
           age: Math.max(0, Math.floor((Date.now() - hit.storedAt) / 1000)),
           targetStatus: Number(hit.meta?.targetStatus ?? 200),
           timings,
@@ -238,7 +238,7 @@ export function createScreenshotService(
           if (got.role === 'waiter') {
             // Captured by another node: this request waited for it instead of capturing again.
             const entry = got.entry;
-            const maxAge = Math.round(((entry.expiresAt ?? entry.storedAt) - entry.storedAt) / 1000);
+            const maxAge = lifetimeSeconds(entry);
             return { entry, maxAge, timings: wait };
           }
           return { entry: got.entry, maxAge: got.value.maxAge, timings: { ...wait, ...got.value.timings } };
