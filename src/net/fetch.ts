@@ -170,40 +170,9 @@ async function requestOnce(
       throw new FetchError('too_large', `Content-Length ${declared} > ${o.maxBytes}`);
     }
     if (Number.isFinite(declared) && declared >= 0) o.budget?.declare?.(declared);
-    // A large body is written straight into one buffer (of its declared length, or of the cap
-    // once an undeclared one passes SPILL_BYTES: pages never written take no memory), so the
-    // chunks are garbage at once instead of all of them and their concatenation alive together.
-    const declaredOk = Number.isFinite(declared) && declared > 0;
-    let whole = declaredOk && declared > SPILL_BYTES ? Buffer.allocUnsafe(declared) : undefined;
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for await (const data of res.body) {
-      const chunk = data as Buffer;
-      total += chunk.length;
-      // Checked per chunk so a server that lies about (or omits) Content-Length costs us at most
-      // one chunk past the cap.
-      if (total > o.maxBytes) {
-        discard(res.body);
-        throw new FetchError('too_large', `body passed ${o.maxBytes} bytes while streaming`);
-      }
-      if (o.budget && !o.budget.take(chunk.length)) {
-        discard(res.body);
-        throw new FetchError('over_budget', `no room for more than ${total - chunk.length} bytes`);
-      }
-      if (!whole && total > SPILL_BYTES) {
-        whole = Buffer.allocUnsafe(declaredOk ? declared : o.maxBytes);
-        let at = 0;
-        for (const c of chunks.splice(0)) at += c.copy(whole, at);
-      }
-      if (!whole) chunks.push(chunk);
-      else if (total <= whole.length) chunk.copy(whole, total - chunk.length);
-      else {
-        discard(res.body);
-        throw new FetchError('network', `body longer than its Content-Length ${declared}`);
-      }
-    }
+    const bytes = await readCapped(res.body, declared, o.maxBytes, o.budget);
     const result = {
-      bytes: whole ? whole.subarray(0, total) : Buffer.concat(chunks, total),
+      bytes,
       contentType: header(res.headers['content-type']),
       finalUrl: target.url.href,
       status: res.statusCode,
@@ -211,6 +180,56 @@ async function requestOnce(
     return { kind: 'done', result };
   } finally {
     await client.destroy().catch(() => {});
+  }
+}
+
+type Body = AsyncIterable<unknown> & NodeJS.ReadableStream & { destroy(): void };
+
+/** Reads a body within the byte cap and the shared budget; `declared` is NaN when absent. */
+async function readCapped(
+  body: Body,
+  declared: number,
+  maxBytes: number,
+  budget: ByteBudget | undefined,
+): Promise<Buffer> {
+  // A large body is written straight into one buffer (of its declared length, or of the cap
+  // once an undeclared one passes SPILL_BYTES: pages never written take no memory), so the
+  // chunks are garbage at once instead of all of them and their concatenation alive together.
+  const declaredOk = Number.isFinite(declared) && declared > 0;
+  let whole = declaredOk && declared > SPILL_BYTES ? Buffer.allocUnsafe(declared) : undefined;
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const data of body) {
+    const chunk = data as Buffer;
+    total += chunk.length;
+    refuseChunk(body, total, chunk.length, maxBytes, budget);
+    if (!whole && total > SPILL_BYTES) {
+      whole = Buffer.allocUnsafe(declaredOk ? declared : maxBytes);
+      let at = 0;
+      for (const c of chunks.splice(0)) at += c.copy(whole, at);
+    }
+    if (!whole) chunks.push(chunk);
+    else if (total <= whole.length) chunk.copy(whole, total - chunk.length);
+    else {
+      discard(body);
+      throw new FetchError('network', `body longer than its Content-Length ${declared}`);
+    }
+  }
+  return whole ? whole.subarray(0, total) : Buffer.concat(chunks, total);
+}
+
+/**
+ * Checked per chunk so a server that lies about (or omits) Content-Length costs us at most one
+ * chunk past the cap.
+ */
+function refuseChunk(body: Body, total: number, size: number, maxBytes: number, budget?: ByteBudget): void {
+  if (total > maxBytes) {
+    discard(body);
+    throw new FetchError('too_large', `body passed ${maxBytes} bytes while streaming`);
+  }
+  if (budget && !budget.take(size)) {
+    discard(body);
+    throw new FetchError('over_budget', `no room for more than ${total - size} bytes`);
   }
 }
 

@@ -129,19 +129,8 @@ export function createUrlGuard(opts: UrlGuardOptions): UrlGuard {
 
   return {
     async check(input) {
-      let url: URL;
-      try {
-        url = new URL(String(input));
-      } catch {
-        throw new UrlRefusedError('invalid', 'not an absolute URL');
-      }
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-        throw new UrlRefusedError('scheme', `scheme ${url.protocol} is not http or https`);
-      }
-      if (url.username !== '' || url.password !== '') {
-        throw new UrlRefusedError('userinfo', 'URL carries credentials');
-      }
-      const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+      const url = parseHttpUrl(input);
+      const port = effectivePort(url);
       // The allow-list is keyed by the normalised host, so 127.1 and 2130706433 match 127.0.0.1.
       const allowListed = allowed.has(`${url.hostname}:${port}`);
       if (!allowListed && !ports.has(port)) {
@@ -149,43 +138,68 @@ export function createUrlGuard(opts: UrlGuardOptions): UrlGuard {
       }
 
       const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-      let answers: Array<{ address: string; family: 4 | 6 }>;
-      if (isIPv4(host)) answers = [{ address: host, family: 4 }];
-      else if (isIPv6(host)) answers = [{ address: host, family: 6 }];
-      else {
-        // A name that can only exist on a private network is refused before it is looked up, the
-        // same way whether or not it resolves: otherwise "not allowed" for one that exists and
-        // "could not resolve" for one that does not would let a key holder map internal DNS (and
-        // the lookup's timing would tell the same story).
-        const internal = allowListed ? null : internalName(host);
-        if (internal) throw new UrlRefusedError('address', `${host} is ${internal}`);
-        // Resolved exactly once per check: the caller connects to what we return, so a second
-        // answer from a rebinding DNS server is never consulted.
-        try {
-          answers = await lookup(host);
-        } catch (err) {
-          throw new UrlRefusedError(
-            'dns',
-            `cannot resolve ${host}: ${(err as NodeJS.ErrnoException).code ?? err}`,
-          );
-        }
-        if (answers.length === 0) throw new UrlRefusedError('dns', `no addresses for ${host}`);
-      }
-
-      if (!allowListed) {
-        // ANY private answer refuses: otherwise whichever address we (or a retry) picked could be
-        // the internal one.
-        for (const a of answers) {
-          const why = classifyAddress(a.address);
-          if (why) throw new UrlRefusedError('address', `${host} -> ${a.address} is ${why}`);
-        }
-      }
+      const answers = await resolveOnce(host, allowListed, lookup);
+      if (!allowListed) refuseNonPublic(host, answers);
       // Prefer IPv4: we pin one address and do no happy-eyeballs fallback, and IPv4 is the one
       // most hosts can route.
       const chosen = answers.find((a) => a.family === 4) ?? answers[0]!;
       return { url, address: chosen.address, family: chosen.family, port };
     },
   };
+}
+
+type Answers = Array<{ address: string; family: 4 | 6 }>;
+
+/** The first rules, in order: an absolute URL, http or https, no credentials. */
+function parseHttpUrl(input: string | URL): URL {
+  let url: URL;
+  try {
+    url = new URL(String(input));
+  } catch {
+    throw new UrlRefusedError('invalid', 'not an absolute URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UrlRefusedError('scheme', `scheme ${url.protocol} is not http or https`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new UrlRefusedError('userinfo', 'URL carries credentials');
+  }
+  return url;
+}
+
+function effectivePort(url: URL): number {
+  if (url.port !== '') return Number(url.port);
+  return url.protocol === 'https:' ? 443 : 80;
+}
+
+/** An IP literal answers for itself; a name is refused if internal, else looked up exactly once. */
+async function resolveOnce(host: string, allowListed: boolean, lookup: LookupFn): Promise<Answers> {
+  if (isIPv4(host)) return [{ address: host, family: 4 }];
+  if (isIPv6(host)) return [{ address: host, family: 6 }];
+  // A name that can only exist on a private network is refused before it is looked up, the
+  // same way whether or not it resolves: otherwise "not allowed" for one that exists and
+  // "could not resolve" for one that does not would let a key holder map internal DNS (and
+  // the lookup's timing would tell the same story).
+  const internal = allowListed ? null : internalName(host);
+  if (internal) throw new UrlRefusedError('address', `${host} is ${internal}`);
+  // Resolved exactly once per check: the caller connects to what we return, so a second
+  // answer from a rebinding DNS server is never consulted.
+  let answers: Answers;
+  try {
+    answers = await lookup(host);
+  } catch (err) {
+    throw new UrlRefusedError('dns', `cannot resolve ${host}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+  }
+  if (answers.length === 0) throw new UrlRefusedError('dns', `no addresses for ${host}`);
+  return answers;
+}
+
+/** ANY private answer refuses: otherwise whichever address we (or a retry) picked could be the internal one. */
+function refuseNonPublic(host: string, answers: Answers): void {
+  for (const a of answers) {
+    const why = classifyAddress(a.address);
+    if (why) throw new UrlRefusedError('address', `${host} -> ${a.address} is ${why}`);
+  }
 }
 
 /** Suffixes that name hosts on a private network only (RFC 6762, RFC 8375, ICANN's .internal, common use). */

@@ -1,10 +1,14 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import sharp, { type ExtendOptions, type Metadata, type Region } from 'sharp';
 import { AppError } from '../../errors.js';
 import { createSingleFlight } from '../../lib/single-flight.js';
 import { type ByteBudget, createSafeFetcher, FetchError } from '../../net/fetch.js';
 import { createUrlGuard } from '../../net/url-guard.js';
+import { formatMegabytes, formatSeconds } from './artwork-format.js';
+import { type ArtworkTarget, type PreparedArtwork, prepareArtwork } from './artwork-image.js';
+
+export type { PreparedArtwork } from './artwork-image.js';
+export { sniff } from './artwork-image.js';
 
 export interface ArtworkOptions {
   /** `host:port` pairs the URL guard lets through although private (test fixtures). */
@@ -43,12 +47,6 @@ export interface FetchedArtwork {
   release(): void;
 }
 
-export interface PreparedArtwork {
-  data: Buffer;
-  width: number;
-  height: number;
-}
-
 export interface ArtworkFetcher {
   /**
    * The raw bytes behind `url` (cached, coalesced); failures are AppErrors naming imageUrl. A
@@ -56,10 +54,7 @@ export interface ArtworkFetcher {
    */
   fetch(url: string, signal?: AbortSignal, opts?: { account?: string }): Promise<FetchedArtwork>;
   /** Decodes sniffed PNG/JPEG/WebP/GIF/AVIF bytes and resizes them to exactly the target, as PNG. */
-  prepare(
-    bytes: Buffer,
-    target: { width: number; height: number; fit: 'cover' | 'contain' },
-  ): Promise<PreparedArtwork>;
+  prepare(bytes: Buffer, target: ArtworkTarget): Promise<PreparedArtwork>;
   /** Drops the cache and aborts fetches in flight. */
   close(): Promise<void>;
   /** Downloads in flight and bytes held (metrics, tests). */
@@ -67,7 +62,6 @@ export interface ArtworkFetcher {
 }
 
 const ACCEPT = 'image/avif,image/webp,image/png,image/jpeg,image/gif;q=0.9,*/*;q=0.1';
-const NOT_SUPPORTED = 'imageUrl is not a supported image (PNG, JPEG, WebP, GIF or AVIF)';
 
 type Entry = { bytes: Buffer; sha256: string };
 
@@ -243,64 +237,8 @@ export function createArtworkFetcher(opts: ArtworkOptions): ArtworkFetcher {
       return { ...entry, ms: performance.now() - start, release: hold(entry.bytes) };
     },
 
-    async prepare(bytes, target) {
-      const kind = sniff(bytes);
-      if (!kind) {
-        failed('unsupported');
-        throw fail(NOT_SUPPORTED, `magic bytes ${bytes.subarray(0, 12).toString('hex')}`);
-      }
-      // Header-only read: refuse a pixel bomb before any decoding buffer is allocated.
-      const meta = await sharp(bytes, { limitInputPixels: false, pages: 1 })
-        .metadata()
-        .catch((err: Error) => {
-          failed('decode');
-          throw fail(`imageUrl could not be decoded as ${kind.toUpperCase()}`, `header: ${err.message}`, err);
-        });
-      const pixels = (meta.width ?? 0) * (meta.pageHeight ?? meta.height ?? 0);
-      if (pixels > maxPixels) {
-        failed('too_many_pixels');
-        throw fail(
-          `imageUrl has more than ${formatMegapixels(maxPixels)} megapixels`,
-          `${kind} ${meta.width}x${meta.pageHeight ?? meta.height}`,
-        );
-      }
-      try {
-        const pipeline = sharp(bytes, {
-          limitInputPixels: maxPixels,
-          // 'error' refuses broken files but tolerates the harmless warnings common in real JPEGs.
-          failOn: 'error',
-          // GIF (and animated WebP/AVIF): the first frame only.
-          pages: 1,
-          page: 0,
-        }).autoOrient();
-        // A small image (smaller than a quarter of the frame both ways) is drawn whole at most 4×
-        // in either fit: covering a window with a 32 px favicon only made a blur of one corner.
-        const small = cappedContain(meta, target);
-        const crop = !small && target.fit === 'cover' ? extremeCoverCrop(meta, target) : undefined;
-        if (crop) pipeline.extract(crop);
-        // sharp runs one resize per pipeline: a small image is enlarged and padded to the target
-        // instead of resized to it.
-        if (small) pipeline.resize(small.width, small.height, { fit: 'fill' }).extend(small.pad);
-        else {
-          pipeline.resize(target.width, target.height, {
-            fit: target.fit,
-            // contain letterboxes onto transparency so the template always gets exactly w x h.
-            background: TRANSPARENT,
-          });
-        }
-        const { data, info } = await pipeline
-          .png({ compressionLevel: 2 })
-          .toBuffer({ resolveWithObject: true });
-        return { data, width: info.width, height: info.height };
-      } catch (err) {
-        const msg = (err as Error).message;
-        if (/pixel limit/i.test(msg)) {
-          failed('too_many_pixels');
-          throw fail(`imageUrl has more than ${formatMegapixels(maxPixels)} megapixels`, msg, err);
-        }
-        failed('decode');
-        throw fail(`imageUrl could not be decoded as ${kind.toUpperCase()}`, msg, err);
-      }
+    prepare(bytes, target) {
+      return prepareArtwork(bytes, target, maxPixels, failed);
     },
 
     async close() {
@@ -320,27 +258,6 @@ export const DEFAULT_MAX_BYTES = 5 * 1000 * 1000;
 /** Seconds a refused download is told to wait: about one download's time. */
 const BUSY_RETRY_S = 2;
 
-/** The image type from its magic number, or null; the Content-Type header is never trusted. */
-export function sniff(b: Buffer): 'png' | 'jpeg' | 'webp' | 'gif' | 'avif' | null {
-  if (b.length >= 8 && b.readUInt32BE(0) === 0x89504e47 && b.readUInt32BE(4) === 0x0d0a1a0a) return 'png';
-  if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'jpeg';
-  if (b.length >= 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP') {
-    return 'webp';
-  }
-  if (b.length >= 6 && /^GIF8[79]a$/.test(b.toString('latin1', 0, 6))) return 'gif';
-  if (b.length >= 16 && b.toString('latin1', 4, 8) === 'ftyp') {
-    // ISO-BMFF: major brand, then compatible brands up to the box size. Only AV1 brands: the
-    // bundled libheif has no HEVC decoder, so a HEIC would fail later with a worse message.
-    const boxSize = Math.min(b.readUInt32BE(0), b.length);
-    for (let i = 8; i + 4 <= boxSize; i += 4) {
-      if (i === 12) continue; // minor version
-      const brand = b.toString('latin1', i, i + 4);
-      if (brand === 'avif' || brand === 'avis') return 'avif';
-    }
-  }
-  return null;
-}
-
 function raceSignal<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
@@ -348,84 +265,4 @@ function raceSignal<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
     signal.addEventListener('abort', onAbort, { once: true });
     p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
-}
-
-function trim(n: number): string {
-  return String(Number(n.toFixed(1)));
-}
-
-function formatSeconds(ms: number): string {
-  return ms < 1000 ? `${ms} ms` : `${trim(ms / 1000)} s`;
-}
-
-// 10 MiB and 10,000,000 bytes both read "10 MB": the config counts decimal, callers may not.
-function formatMegabytes(n: number): string {
-  const MiB = 1024 * 1024;
-  if (n % MiB === 0) return `${n / MiB} MB`;
-  if (n >= 100_000) return `${trim(n / 1e6)} MB`;
-  return `${trim(n / 1000)} kB`;
-}
-
-function formatMegapixels(n: number): string {
-  return trim(n / 1e6);
-}
-
-/** Past this many pixels on a side, libvips's resize refuses its own output ("out of range"). */
-const MAX_INTERMEDIATE_SIDE = 16_384;
-
-/**
- * `cover` scales the image until it fills the target, then crops: a 100000×1 banner would first
- * be scaled to ~60 million pixels wide, which libvips refuses. For such extreme shapes the
- * centre region of the target's proportions is cut out first, which is what cover keeps anyway.
- * Ordinary images never take this path, so their pixels do not change.
- */
-function extremeCoverCrop(meta: Metadata, target: { width: number; height: number }): Region | undefined {
-  const swap = (meta.orientation ?? 1) >= 5; // EXIF 5–8: shown rotated a quarter turn
-  const w0 = meta.width ?? 0;
-  const h0 = meta.pageHeight ?? meta.height ?? 0;
-  const [w, h] = swap ? [h0, w0] : [w0, h0];
-  if (w < 1 || h < 1) return undefined;
-  const scale = Math.max(target.width / w, target.height / h);
-  if (Math.max(w, h) * scale <= MAX_INTERMEDIATE_SIDE) return undefined;
-  const ratio = target.width / target.height;
-  const width = Math.max(1, Math.min(w, Math.round(h * ratio)));
-  const height = Math.max(1, Math.min(h, Math.round(w / ratio)));
-  return { left: Math.floor((w - width) / 2), top: Math.floor((h - height) / 2), width, height };
-}
-
-const TRANSPARENT = { r: 0, g: 0, b: 0, alpha: 0 };
-
-/** How far `contain` enlarges a small image: past this a logo or icon is only a blur. */
-const MAX_CONTAIN_UPSCALE = 4;
-
-/**
- * A small image (a 16×16 favicon, a 64 px logo) is drawn at most 4× its size, centred on
- * transparency, rather than blown up to fill the frame (24× for a favicon: a blur); only when
- * it needs more than 4× both ways, so a wide banner still fills a cover frame.
- */
-function cappedContain(
-  meta: Metadata,
-  target: { width: number; height: number },
-): { width: number; height: number; pad: ExtendOptions } | undefined {
-  const swap = (meta.orientation ?? 1) >= 5;
-  const w0 = meta.width ?? 0;
-  const h0 = meta.pageHeight ?? meta.height ?? 0;
-  const [w, h] = swap ? [h0, w0] : [w0, h0];
-  if (w < 1 || h < 1) return undefined;
-  if (Math.min(target.width / w, target.height / h) <= MAX_CONTAIN_UPSCALE) return undefined;
-  const width = Math.round(w * MAX_CONTAIN_UPSCALE);
-  const height = Math.round(h * MAX_CONTAIN_UPSCALE);
-  const left = Math.floor((target.width - width) / 2);
-  const top = Math.floor((target.height - height) / 2);
-  return {
-    width,
-    height,
-    pad: {
-      left,
-      right: target.width - width - left,
-      top,
-      bottom: target.height - height - top,
-      background: TRANSPARENT,
-    },
-  };
 }

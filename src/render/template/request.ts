@@ -52,33 +52,12 @@ export function parseTemplateRequest(
     throw bad(source === 'body' ? 'Request body must be a JSON object' : 'Query string is missing');
   }
   const record = input as Record<string, unknown>;
-  for (const key of Object.keys(record)) {
-    if (source === 'query' && key === VERSION_PARAM) continue;
-    if (!Object.hasOwn(FIELDS, key) && !extraAllowed.has(key)) throw bad(unknownFieldMessage(key, source));
-  }
-  if (source === 'query' && record[VERSION_PARAM] !== undefined) checkVersion(record[VERSION_PARAM]);
+  checkKeys(record, source, extraAllowed);
 
   const out: Partial<Record<FieldName, string>> = {};
   for (const name of FIELD_NAMES) {
-    const raw = record[name];
-    if (source === 'query' && Array.isArray(raw)) throw bad(`${name} must be given once`);
-    if (raw !== undefined && raw !== null && typeof raw !== 'string') throw bad(`${name} must be a string`);
-    const value = typeof raw === 'string' ? raw : undefined;
-    if (value !== undefined && !isValidText(value)) {
-      throw bad(`${name} contains invalid text (malformed UTF-8 or an unpaired surrogate)`);
-    }
-    const text = value === undefined ? '' : normaliseText(value);
-    const spec = FIELDS[name];
-    if (!VISIBLE.test(text)) {
-      if (!spec.required) continue;
-      if (name === 'template') throw bad(`template is required; use one of: ${TEMPLATE_NAMES.join(', ')}`);
-      throw bad(value === undefined ? `${name} is required` : `${name} must not be empty`);
-    }
-    const length = [...text].length;
-    if (length > spec.maxLength && name !== 'template') {
-      throw bad(`${name} must be at most ${spec.maxLength} characters (got ${length})`);
-    }
-    out[name] = text;
+    const text = readField(record, name, source);
+    if (text !== undefined) out[name] = text;
   }
 
   const template = out.template as string;
@@ -90,18 +69,62 @@ export function parseTemplateRequest(
   if (out.imageUrl !== undefined && !isHttpUrl(out.imageUrl)) {
     throw bad('imageUrl must be an absolute http or https URL');
   }
-  // Last, and only for fields the template draws: an ignored brand may hold anything.
+  checkDrawable(out, template as TemplateNameInput);
+  return out as unknown as TemplateRequest;
+}
+
+/** Unknown keys are refused before any value is read, then the query's `v`. */
+function checkKeys(
+  record: Record<string, unknown>,
+  source: 'body' | 'query',
+  extraAllowed: ReadonlySet<string>,
+): void {
+  for (const key of Object.keys(record)) {
+    if (source === 'query' && key === VERSION_PARAM) continue;
+    if (!Object.hasOwn(FIELDS, key) && !extraAllowed.has(key)) throw bad(unknownFieldMessage(key, source));
+  }
+  if (source === 'query' && record[VERSION_PARAM] !== undefined) checkVersion(record[VERSION_PARAM]);
+}
+
+/** One field, checked and normalised; undefined when an optional field is absent or blank. */
+function readField(
+  record: Record<string, unknown>,
+  name: FieldName,
+  source: 'body' | 'query',
+): string | undefined {
+  const raw = record[name];
+  if (source === 'query' && Array.isArray(raw)) throw bad(`${name} must be given once`);
+  if (raw !== undefined && raw !== null && typeof raw !== 'string') throw bad(`${name} must be a string`);
+  const value = typeof raw === 'string' ? raw : undefined;
+  if (value !== undefined && !isValidText(value)) {
+    throw bad(`${name} contains invalid text (malformed UTF-8 or an unpaired surrogate)`);
+  }
+  const text = value === undefined ? '' : normaliseText(value);
+  const spec = FIELDS[name];
+  if (!VISIBLE.test(text)) {
+    if (!spec.required) return undefined;
+    if (name === 'template') throw bad(`template is required; use one of: ${TEMPLATE_NAMES.join(', ')}`);
+    throw bad(value === undefined ? `${name} is required` : `${name} must not be empty`);
+  }
+  const length = [...text].length;
+  if (length > spec.maxLength && name !== 'template') {
+    throw bad(`${name} must be at most ${spec.maxLength} characters (got ${length})`);
+  }
+  return text;
+}
+
+/** Last, and only for fields the template draws: an ignored brand may hold anything. */
+function checkDrawable(out: Partial<Record<FieldName, string>>, template: TemplateNameInput): void {
   const drawn: FieldName[] = [
     'title',
     'subtitle',
-    ...(TEMPLATES[template as TemplateNameInput].uses.brand ? (['brand'] as const) : []),
+    ...(TEMPLATES[template].uses.brand ? (['brand'] as const) : []),
   ];
   for (const name of drawn) {
     const text = out[name];
     const missing = text === undefined ? [] : undrawableClusters(text);
     if (missing.length > 0) throw bad(undrawableMessage(name, missing));
   }
-  return out as unknown as TemplateRequest;
 }
 
 /**

@@ -84,6 +84,22 @@ function locateWoff2(file: Buffer): CmapLocation {
 
 /** The code points the cmap maps to a real glyph (not .notdef), from its best Unicode subtable, as sorted ranges. */
 export function mappedRanges(cmap: Buffer): Ranges {
+  const { format4, format12 } = unicodeSubtables(cmap);
+  const out: [number, number][] = [];
+  const add = (first: number, last: number) => {
+    const prev = out[out.length - 1];
+    if (prev && prev[1] + 1 === first) prev[1] = last;
+    else out.push([first, last]);
+  };
+  if (format12 >= 0) format12Ranges(cmap, format12, add);
+  else if (format4 >= 0) format4Ranges(cmap, format4, add);
+  return out;
+}
+
+type AddRange = (first: number, last: number) => void;
+
+/** Offsets of the last Unicode format 4 and format 12 subtables, -1 for none. */
+function unicodeSubtables(cmap: Buffer): { format4: number; format12: number } {
   const count = cmap.readUInt16BE(2);
   let format4 = -1;
   let format12 = -1;
@@ -97,27 +113,24 @@ export function mappedRanges(cmap: Buffer): Ranges {
     if (format === 12) format12 = at;
     if (format === 4) format4 = at;
   }
-  const out: [number, number][] = [];
-  const add = (first: number, last: number) => {
-    const prev = out[out.length - 1];
-    if (prev && prev[1] + 1 === first) prev[1] = last;
-    else out.push([first, last]);
-  };
-  if (format12 >= 0) {
-    const groups = cmap.readUInt32BE(format12 + 12);
-    for (let g = 0; g < groups; g++) {
-      const e = format12 + 16 + g * 12;
-      const first = cmap.readUInt32BE(e);
-      const last = cmap.readUInt32BE(e + 4);
-      // Glyph 0 is .notdef: a group starting there maps its first code point to a box.
-      const skip = cmap.readUInt32BE(e + 8) === 0 ? 1 : 0;
-      if (first + skip <= last) add(first + skip, last);
-    }
-    return out;
+  return { format4, format12 };
+}
+
+function format12Ranges(cmap: Buffer, at: number, add: AddRange): void {
+  const groups = cmap.readUInt32BE(at + 12);
+  for (let g = 0; g < groups; g++) {
+    const e = at + 16 + g * 12;
+    const first = cmap.readUInt32BE(e);
+    const last = cmap.readUInt32BE(e + 4);
+    // Glyph 0 is .notdef: a group starting there maps its first code point to a box.
+    const skip = cmap.readUInt32BE(e + 8) === 0 ? 1 : 0;
+    if (first + skip <= last) add(first + skip, last);
   }
-  if (format4 < 0) return out;
-  const segments = cmap.readUInt16BE(format4 + 6) / 2;
-  const ends = format4 + 14;
+}
+
+function format4Ranges(cmap: Buffer, at: number, add: AddRange): void {
+  const segments = cmap.readUInt16BE(at + 6) / 2;
+  const ends = at + 14;
   const starts = ends + segments * 2 + 2;
   const deltas = starts + segments * 2;
   const rangeOffsets = deltas + segments * 2;
@@ -136,5 +149,4 @@ export function mappedRanges(cmap: Buffer): Ranges {
       if (glyph !== 0) add(cp, cp);
     }
   }
-  return out;
 }

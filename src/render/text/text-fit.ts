@@ -1,8 +1,8 @@
 import { graphemes } from '../../lib/graphemes.js';
+import { charWidth, isCjk } from './char-width.js';
 import { splitEmoji } from './emoji.js';
 import { offerBreaks, truncate } from './text-cut.js';
 import type { FaceKey } from './text-metrics.js';
-import { ELLIPSIS, SCRIPT_ROWS, TABLE_START, WIDTH_ROWS } from './widths.generated.js';
 
 /**
  * Text fitting without a layout pass: widths come from measured tables (Latin, Greek, Cyrillic,
@@ -64,116 +64,10 @@ interface Item {
 const SAFETY = 1.03;
 const SAFETY_UNCLAMPED = 1.08;
 const ZWSP = '\u200b';
-
-const parse = (rows: Readonly<Record<FaceKey, readonly string[]>>) =>
-  Object.fromEntries(
-    Object.entries(rows).map(([face, lines]) => [face, lines.join(' ').split(' ').map(Number)]),
-  ) as Record<FaceKey, number[]>;
-const TABLES = parse(WIDTH_ROWS);
-const SCRIPT_TABLES = SCRIPT_ROWS.map(({ start, rows }) => ({ start, widths: parse(rows) }));
 /** Khmer's coeng: the consonant after it is drawn as a subscript, mostly under its base. */
 const COENG = 0x17d2;
 /** A subscript consonant's advance: most add nothing, a few (ប យ រ ស) ~0.3 em. */
 const SUBSCRIPT_WIDTH = 0.12;
-
-const MARK = /\p{M}/u;
-const NONSPACING = /\p{Mn}/u;
-const SPACING = /\p{Mc}/u;
-const MYANMAR_WIDE = /[ကဃဆညဏတထဘယလသဟအဢဣဤဩဪဿ]/u;
-/** ါ ာ ေ း ျ ြ, measured after a consonant. */
-const MYANMAR_SIGNS: ReadonlyMap<number, number> = new Map([
-  [0x102b, 0.32],
-  [0x102c, 0.46],
-  [0x1031, 0.63],
-  [0x1038, 0.38],
-  [0x103b, 0.31],
-  [0x103c, 0.33],
-]);
-
-/**
- * Per-script advances in em of a letter and of a vowel sign that takes space (Mc), for the Noto
- * families without a table: takumi's measured width of a headline per script in the bold face
- * (the wider one), fitted to those two numbers and rounded up ~3%. Malayalam and Sinhala
- * letters are nearly an em wide; the default 0.75 under-counted them by up to a third, so
- * titles lost words to the clip instead of shrinking.
- */
-const SCRIPT_WIDTHS: readonly (readonly [first: number, last: number, letter: number, sign: number])[] = [
-  [0x0530, 0x058f, 0.69, 0], // Armenian
-  [0x0980, 0x09ff, 0.72, 0.3], // Bengali
-  [0x0a00, 0x0a7f, 0.68, 0.3], // Gurmukhi
-  [0x0a80, 0x0aff, 0.63, 0.3], // Gujarati
-  [0x0c00, 0x0c7f, 0.8, 0.4], // Telugu
-  [0x0c80, 0x0cff, 0.94, 0.4], // Kannada
-  [0x0d00, 0x0d7f, 1.03, 0.6], // Malayalam
-  [0x0d80, 0x0dff, 0.92, 0.4], // Sinhala
-  [0x0e80, 0x0eff, 0.58, 0], // Lao
-  [0x10a0, 0x10ff, 0.71, 0], // Georgian
-  [0x1200, 0x139f, 0.68, 0], // Ethiopic
-];
-
-/** Estimated advance of one code point in em for a face. */
-export function charWidth(cp: number, face: FaceKey): number {
-  const table = TABLES[face];
-  const index = cp - TABLE_START;
-  if (index >= 0 && index < table.length) return table[index]! / 1000;
-  if (cp === 0x200d || (cp >= 0xfe00 && cp <= 0xfe0f) || (cp >= 0x200b && cp <= 0x200f)) return 0;
-  for (const { start, widths } of SCRIPT_TABLES) {
-    const width = widths[face][cp - start];
-    // 0 in a table is a mark that takes no room, or a code point without a glyph.
-    if (width !== undefined && cp >= start) return width / 1000;
-  }
-  // "…" ends every cut: counted at the default 0.75 it left a cut line 0.1–0.3 em too long.
-  if (cp === 0x2026) return ELLIPSIS[face];
-  if (cp === 0x22ef) return 1; // the CJK ellipsis "⋯", drawn full-width by the Noto CJK faces
-  // Indic and Thai marks are measured per category: vowel signs that take space (Mc) do.
-  if (cp >= 0x0900 && cp <= 0x097f) {
-    const ch = String.fromCodePoint(cp);
-    if (NONSPACING.test(ch)) return 0;
-    if (SPACING.test(ch)) return 0.3;
-    // Consonants measure 0.44–0.88 em (bold), the independent vowels up to 1.15 (आ ओ औ): a flat
-    // 0.62 under-counted headlines by 7% and lost their last line to the clip.
-    return cp >= 0x0904 && cp <= 0x0914 ? 0.85 : 0.68;
-  }
-  if (cp >= 0x0e00 && cp <= 0x0e7f) return NONSPACING.test(String.fromCodePoint(cp)) ? 0 : 0.6;
-  // Myanmar letters come in two widths (the double-bowl က တ သ … 1.1 em, the rest 0.7) and its
-  // signs run from 0.3 to 0.63 em, alike in both weights: single averages were off by 10% either
-  // way depending on the headline.
-  if (cp >= 0x1000 && cp <= 0x109f) {
-    const ch = String.fromCodePoint(cp);
-    if (NONSPACING.test(ch)) return 0;
-    if (SPACING.test(ch)) return MYANMAR_SIGNS.get(cp) ?? 0.48;
-    return MYANMAR_WIDE.test(ch) ? 1.13 : 0.72;
-  }
-  const script = SCRIPT_WIDTHS.find(([first, last]) => cp >= first && cp <= last);
-  if (script) {
-    const ch = String.fromCodePoint(cp);
-    // These Noto regulars run ~7% narrower than their bolds (measured on the same headlines).
-    const weight = face === 'sans-400' ? 0.94 : 1;
-    return NONSPACING.test(ch) ? 0 : weight * (SPACING.test(ch) ? script[3] : script[2]);
-  }
-  if (MARK.test(String.fromCodePoint(cp))) return 0;
-  if (cp >= 0x1100 && cp <= 0x11ff) return 0.93;
-  if (cp >= 0xac00 && cp <= 0xd7af) return 0.93; // Hangul syllables
-  if (isCjk(cp)) return 1;
-  if (cp >= 0x0460 && cp <= 0x052f) return 0.75; // Cyrillic beyond the table (historic, Komi, …)
-  if (cp >= 0x0590 && cp <= 0x05ff) return 0.58; // Hebrew
-  if (cp >= 0x1e00 && cp <= 0x1eff) return 0.64; // Latin Extended Additional (Vietnamese)
-  return 0.75;
-}
-
-/** Han, kana, CJK punctuation and full-width forms: one em wide, a break allowed around each. */
-function isCjk(cp: number): boolean {
-  return (
-    (cp >= 0x2e80 && cp <= 0x303f) ||
-    (cp >= 0x3040 && cp <= 0x30ff) ||
-    (cp >= 0x3100 && cp <= 0x31ff) ||
-    (cp >= 0x3400 && cp <= 0x4dbf) ||
-    (cp >= 0x4e00 && cp <= 0x9fff) ||
-    (cp >= 0xf900 && cp <= 0xfaff) ||
-    (cp >= 0xff00 && cp <= 0xffef) ||
-    (cp >= 0x20000 && cp <= 0x3ffff)
-  );
-}
 
 /**
  * Where takumi 2.16 breaks a line besides spaces: around CJK characters and Hangul syllables.
