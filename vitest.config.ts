@@ -9,10 +9,10 @@ import { defineConfig } from 'vitest/config';
 const TIMING = [
   'test/cache/redis-cache.test.ts',
   'test/ratelimit/redis-failover.test.ts',
-  'test/integration/redis-faults.test.ts',
-  'test/integration/postgres-faults.test.ts',
-  'test/integration/scale-out.test.ts',
-  'test/integration/event-loop.test.ts',
+  'test/redis/redis-faults.test.ts',
+  'test/storage/postgres-faults.test.ts',
+  'test/cache/scale-out.test.ts',
+  'test/ops/event-loop.test.ts',
 ];
 const timingPhase = process.env.CARDSHOT_TEST_PHASE === 'timing';
 

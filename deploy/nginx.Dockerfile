@@ -1,4 +1,4 @@
-# nginx from Debian's package (the one test/integration/scale-out.test.ts runs), with
+# nginx from Debian's package (the one test/cache/scale-out.test.ts runs), with
 # deploy/nginx.conf mounted by docker-compose.yml.
 FROM debian:bookworm-slim
 RUN apt-get update \

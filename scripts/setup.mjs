@@ -261,7 +261,7 @@ function ensureChromiumUser() {
   }
 }
 
-/** Debian's nginx for the scale-out test (test/integration/scale-out.test.ts); a stat when present. */
+/** Debian's nginx for the scale-out test (test/cache/scale-out.test.ts); a stat when present. */
 function ensureNginx() {
   if (existsSync('/usr/sbin/nginx')) return;
   aptInstall(['nginx'], 'the scale-out test fails in CI and is skipped elsewhere');
@@ -269,7 +269,7 @@ function ensureNginx() {
 
 /**
  * Prometheus's `promtool`, for the test that `GET /metrics` passes `promtool check metrics`
- * (test/ops/health-metrics.test.ts). Only the one binary is taken out of Debian's `prometheus`
+ * (test/health/health-metrics.test.ts). Only the one binary is taken out of Debian's `prometheus`
  * package (apt-get download + dpkg-deb): installing the package would start a Prometheus server.
  */
 const PROMTOOL = path.join(root, 'node_modules', '.cache', 'cardshot', 'promtool');

@@ -1,7 +1,7 @@
 /**
  * The last pass over the generated OpenAPI document: what every answer has in common is written
  * here once instead of in each route's schema, so no route can forget it. Linters (Redocly's
- * recommended rules, run by test/ops/openapi.test.ts) and generated clients read these facts:
+ * recommended rules, run by test/http/openapi.test.ts) and generated clients read these facts:
  * public operations say `security: []`, a 304 has no body, every answer carries X-Request-Id,
  * every error says `Cache-Control: no-store`, and the answers Cardshot gives on any path (405,
  * 431) are described (404, for paths it does not list, is in the document's description).

@@ -3,13 +3,13 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { listProcesses } from '../../src/render/screenshot/processes.js';
-import { type PageServer, startPageServer } from '../helpers/pages.js';
-import { pngSize } from '../helpers/png.js';
+import { listProcesses } from '../../../src/render/screenshot/processes.js';
+import { type PageServer, startPageServer } from '../../helpers/pages.js';
+import { pngSize } from '../../helpers/png.js';
 
 // The built server exactly as `npm start` runs it: Chromium warmed after listening, a
 // screenshot served, and nothing of Chromium left once SIGTERM has been handled.
-const root = path.resolve(import.meta.dirname, '../..');
+const root = path.resolve(import.meta.dirname, '../../..');
 let dir: string;
 let pages: PageServer;
 

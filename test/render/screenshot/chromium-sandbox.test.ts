@@ -4,16 +4,16 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { settings } from '../../src/config/schema.js';
-import { listProcesses } from '../../src/render/screenshot/processes.js';
-import { expectError } from '../helpers/errors.js';
-import { type NodeProcess, runNode, startNodeProcess } from '../helpers/node-process.js';
-import { type PageServer, startPageServer } from '../helpers/pages.js';
-import { pixelAt, pngSize } from '../helpers/png.js';
+import { settings } from '../../../src/config/schema.js';
+import { listProcesses } from '../../../src/render/screenshot/processes.js';
+import { expectError } from '../../helpers/errors.js';
+import { type NodeProcess, runNode, startNodeProcess } from '../../helpers/node-process.js';
+import { type PageServer, startPageServer } from '../../helpers/pages.js';
+import { pixelAt, pngSize } from '../../helpers/png.js';
 
 // The built server as an unprivileged user (nobody, when the suite runs as root as in CI):
 // Chromium then runs with its own sandbox, which is checked from /proc, not from our logs.
-const root = path.resolve(import.meta.dirname, '../..');
+const root = path.resolve(import.meta.dirname, '../../..');
 const NOBODY = 65534;
 const uid = process.getuid?.() === 0 ? NOBODY : undefined;
 let pages: PageServer;

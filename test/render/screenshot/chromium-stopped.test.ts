@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { liveGroupMembers } from '../../src/render/screenshot/processes.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { type PageServer, startPageServer } from '../helpers/pages.js';
-import { pngSize } from '../helpers/png.js';
+import { liveGroupMembers } from '../../../src/render/screenshot/processes.js';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { type PageServer, startPageServer } from '../../helpers/pages.js';
+import { pngSize } from '../../helpers/png.js';
 
 // The fault table's "Chromium SIGSTOPped mid-capture" row (docs/reliability.md): a browser
 // that is frozen, not dead, still looks connected. Captures must end at their deadline with a
