@@ -1,12 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
-import { access, mkdir, readdir, readFile, rename, rm, stat, statfs, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { describeOsError, errnoCode } from '../config/os-error.js';
+import { errnoCode } from '../config/os-error.js';
 import { assertCacheKey, type CacheEntry, isExpired, type PngCache } from './cache.js';
 import { decodeEntry as decode, encodeEntry as encode } from './codec.js';
+import { explainWriteError, freeBytes, mib } from './disk-space.js';
 import { nullCache } from './memory.js';
+
+// Re-exported so the readiness check (health/storage.ts) keeps measuring the data disk through
+// the disk cache, the same way the floor does.
+export { freeBytes } from './disk-space.js';
 
 /**
  * PNGs as files under `dir`, bounded by bytes with least-recently-used eviction. It survives
@@ -275,52 +279,4 @@ async function scan(
   found.sort((a, b) => a.mtime - b.mtime);
   for (const f of found) touch(f.key, f.size);
   if (found.length > 0) log?.debug({ entries: found.length }, 'disk cache index rebuilt');
-}
-
-/** Bytes this user may still write on the disk holding `dir` (or its parent, before it exists). */
-export async function freeBytes(dir: string): Promise<number | undefined> {
-  for (let d = dir; ; d = path.dirname(d)) {
-    try {
-      const fs = await statfs(d);
-      return fs.bavail * fs.bsize;
-    } catch {
-      if (path.dirname(d) === d) return undefined;
-    }
-  }
-}
-
-/**
- * What a failed cache write means. mkdir -p on a read-only volume fails with ENOENT (the
- * parent it needs cannot be created, and Node reports the first error), which says nothing
- * useful: the nearest existing directory is then asked whether it can be written, and its
- * answer (read-only file system, permission denied) is what the log says.
- */
-async function explainWriteError(err: unknown, dir: string): Promise<string> {
-  const code = errnoCode(err);
-  if (code === 'ENOENT' || code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
-    for (let d = dir; ; d = path.dirname(d)) {
-      const exists = await stat(d).then(
-        () => true,
-        () => false,
-      );
-      if (exists) {
-        const denied = await access(d, constants.W_OK).then(
-          () => undefined,
-          (e: unknown) => e,
-        );
-        if (denied)
-          return `${d}: ${describeOsError(denied) ?? (denied as Error).message} (${errnoCode(denied)})`;
-        break;
-      }
-      if (path.dirname(d) === d) break;
-    }
-  }
-  const words = describeOsError(err);
-  const where = (err as NodeJS.ErrnoException).path;
-  if (words) return `${where ? `${where}: ` : ''}${words} (${code})`;
-  return err instanceof Error ? err.message : String(err);
-}
-
-function mib(bytes: number): string {
-  return (bytes / 1024 / 1024).toFixed(1);
 }

@@ -204,6 +204,43 @@ export function createSharedFlight(deps: {
     return { role: 'owner', entry: made.entry, value: made.value, waitMs };
   }
 
+  /** What a waiter does once its wait ends: an answer, or 'again' to try for the lock once more. */
+  async function afterWait<T>(
+    key: string,
+    outcome: Outcome,
+    produce: () => Promise<Produced<T>>,
+    waited: () => number,
+  ): Promise<FlightResult<T> | 'again'> {
+    switch (outcome.kind) {
+      case 'done':
+      case 'gone': {
+        const entry = await cache.get(key);
+        if (entry) {
+          counts.shared++;
+          return { role: 'waiter', entry, waitMs: waited() };
+        }
+        // Announced but not readable (too large for Redis), or the owner died: take over.
+        if (outcome.kind === 'done') return solo(key, produce, waited());
+        return 'again';
+      }
+      case 'retry':
+        return 'again';
+      case 'uncached':
+      case 'redis-down':
+        return solo(key, produce, waited());
+      case 'error':
+        throw new AppError(outcome.code, outcome.message, {
+          ...(outcome.retryAfter !== undefined ? { retryAfter: outcome.retryAfter } : {}),
+          detail: 'the same capture failed on another node',
+        });
+      case 'timeout':
+        throw new AppError('unavailable', 'Another node is still capturing this page; retry shortly', {
+          retryAfter: 2,
+          detail: `waited ${waited()} ms for the lock on ${key}`,
+        });
+    }
+  }
+
   const track = (p: Promise<unknown>) => {
     const done = p.then(
       () => {},
@@ -237,35 +274,8 @@ export function createSharedFlight(deps: {
         }
         if (!sawOwner) counts.waited++;
         sawOwner = true;
-        const outcome = await waitFor(key, deadline);
-        switch (outcome.kind) {
-          case 'done':
-          case 'gone': {
-            const entry = await cache.get(key);
-            if (entry) {
-              counts.shared++;
-              return { role: 'waiter', entry, waitMs: waited() };
-            }
-            // Announced but not readable (too large for Redis), or the owner died: take over.
-            if (outcome.kind === 'done') return solo(key, produce, waited());
-            continue;
-          }
-          case 'retry':
-            continue;
-          case 'uncached':
-          case 'redis-down':
-            return solo(key, produce, waited());
-          case 'error':
-            throw new AppError(outcome.code, outcome.message, {
-              ...(outcome.retryAfter !== undefined ? { retryAfter: outcome.retryAfter } : {}),
-              detail: 'the same capture failed on another node',
-            });
-          case 'timeout':
-            throw new AppError('unavailable', 'Another node is still capturing this page; retry shortly', {
-              retryAfter: 2,
-              detail: `waited ${waited()} ms for the lock on ${key}`,
-            });
-        }
+        const next = await afterWait(key, await waitFor(key, deadline), produce, waited);
+        if (next !== 'again') return next;
       }
     },
     health: () => ({ state: breaker.open ? 'down' : 'up', ...counts }),

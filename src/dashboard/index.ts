@@ -63,23 +63,13 @@ function installHooks(scope: FastifyInstance, deps: DashboardDeps): void {
     if (kind === 'asset') return;
     const resolved = await sessions.resolve(readCookie(req, 'session', secure));
     const session = resolved.state === 'active' ? resolved.session : null;
-    if (resolved.state === 'expired') clearCookie(reply, 'session', secure);
-    let preId = readCookie(req, 'pre', secure) ?? null;
-    if (preId !== null && !PRE_ID.test(preId)) preId = null;
-    // Visitors who are not signed in get a pre-session id, so the sign-in form has a CSRF token too.
-    if (!session && preId === null && kind === 'public' && (req.method === 'GET' || req.method === 'HEAD')) {
-      preId = randomId();
-      setCookie(reply, 'pre', preId, PRE_MAX_AGE_S, secure);
-    }
+    const expired = resolved.state === 'expired';
+    if (expired) clearCookie(reply, 'session', secure);
+    const preId = preSessionId(req, reply, kind, secure, Boolean(session));
     const csrf = session ? sessions.csrfToken(session.id) : preId ? sessions.csrfToken(`pre:${preId}`) : '';
-    req.dash = { session, expired: resolved.state === 'expired', preId, csrf, secure };
+    req.dash = { session, expired, preId, csrf, secure };
 
-    if ((kind === 'page' || kind === 'api') && !session) {
-      if (kind === 'api') throw new AppError('unauthorized', 'Your session has ended; sign in again');
-      const next = req.method === 'GET' ? `&next=${encodeURIComponent(req.url)}` : '';
-      const where = `/dashboard/sign-in?${resolved.state === 'expired' ? 'expired=1' : 'from=app'}${next}`;
-      return reply.code(303).header('Location', where).send();
-    }
+    if ((kind === 'page' || kind === 'api') && !session) return refuseSignedOut(req, reply, kind, expired);
   });
 
   // After the body is parsed: every state-changing request needs this site's Origin and the CSRF token.
@@ -101,6 +91,32 @@ function installHooks(scope: FastifyInstance, deps: DashboardDeps): void {
     setSecurityHeaders(reply, isSecure(req, config), kindOf(req) === 'asset');
     return payload;
   });
+}
+
+/** The visitor's valid pre-session id, issuing one when a signed-out visitor opens a public page. */
+function preSessionId(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  kind: DashboardRouteKind,
+  secure: boolean,
+  signedIn: boolean,
+): string | null {
+  let preId = readCookie(req, 'pre', secure) ?? null;
+  if (preId !== null && !PRE_ID.test(preId)) preId = null;
+  // Visitors who are not signed in get a pre-session id, so the sign-in form has a CSRF token too.
+  if (!signedIn && preId === null && kind === 'public' && (req.method === 'GET' || req.method === 'HEAD')) {
+    preId = randomId();
+    setCookie(reply, 'pre', preId, PRE_MAX_AGE_S, secure);
+  }
+  return preId;
+}
+
+/** A signed-out request for a page goes to sign-in (back here after); the playground's API gets 401. */
+function refuseSignedOut(req: FastifyRequest, reply: FastifyReply, kind: 'page' | 'api', expired: boolean) {
+  if (kind === 'api') throw new AppError('unauthorized', 'Your session has ended; sign in again');
+  const next = req.method === 'GET' ? `&next=${encodeURIComponent(req.url)}` : '';
+  const where = `/dashboard/sign-in?${expired ? 'expired=1' : 'from=app'}${next}`;
+  return reply.code(303).header('Location', where).send();
 }
 
 function installErrorPages(scope: FastifyInstance, deps: DashboardDeps): void {

@@ -95,8 +95,7 @@ export function duplicateKey(text: string): string | undefined {
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (c === '"') {
-      let end = i + 1;
-      while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+      const end = closingQuote(text, i);
       const keys = open.at(-1);
       if (keys && expectKey) {
         const key = JSON.parse(text.slice(i, end + 1)) as string;
@@ -117,4 +116,11 @@ export function duplicateKey(text: string): string | undefined {
     }
   }
   return undefined;
+}
+
+/** The index of the quote closing the string that opens at `start` (escapes skipped whole). */
+function closingQuote(text: string, start: number): number {
+  let end = start + 1;
+  while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+  return end;
 }

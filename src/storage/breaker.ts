@@ -132,73 +132,86 @@ export function guardStore(
     opts.log?.info({ downMs }, 'database answering again');
   };
 
+  /**
+   * A call while the breaker is open. A database that refused (fast to find out) lets one real
+   * call through every TRIAL_MS, so a node with traffic is back as soon as the database is; a
+   * hung one is left to the background probe, so no request waits out the time-out again.
+   */
+  const callWhileOpen = async <A extends unknown[], R>(
+    name: keyof Store,
+    fn: (...args: A) => Promise<R>,
+    args: A,
+  ): Promise<R> => {
+    const mayTry = !hung && !trying && now() - lastTrial >= TRIAL_MS;
+    if (!mayTry) {
+      throw new AppError('unavailable', DATABASE_UNAVAILABLE, {
+        retryAfter: RETRY_AFTER_S,
+        detail: `database breaker open since ${new Date(health.since).toISOString()}: ${health.lastError}`,
+      });
+    }
+    trying = true;
+    lastTrial = now();
+    try {
+      const result = TIMED.has(name) ? await timed(fn(...args), opts.timeoutMs) : await fn(...args);
+      closeNow();
+      return result;
+    } catch (err) {
+      const why = unreachable(err);
+      if (why === undefined) {
+        closeNow();
+        throw err;
+      }
+      hung = isHang(err);
+      health = { ...health, lastError: why };
+      throw unavailable(why, err);
+    } finally {
+      trying = false;
+    }
+  };
+
+  /** A call while the breaker is closed: an unreachable database counts toward opening it. */
+  const callWhileClosed = async <A extends unknown[], R>(
+    name: keyof Store,
+    fn: (...args: A) => Promise<R>,
+    args: A,
+  ): Promise<R> => {
+    const call = fn(...args);
+    try {
+      const result = TIMED.has(name) ? await timed(call, opts.timeoutMs) : await call;
+      failures = 0;
+      return result;
+    } catch (err) {
+      const why = unreachable(err);
+      if (why === undefined) {
+        failures = 0;
+        throw err;
+      }
+      countFailure(err, why);
+      throw unavailable(why, err);
+    }
+  };
+
+  /**
+   * Only a hang opens the breaker: a refusal costs a millisecond, and answering it at once
+   * anyway would only make the node slower to notice the database is back (and a load
+   * balancer counting 503s would take every node out together).
+   */
+  const countFailure = (err: unknown, why: string) => {
+    if (!isHang(err)) {
+      failures = 0;
+      return;
+    }
+    failures++;
+    if (failures >= threshold) {
+      hung = true;
+      open(why);
+    }
+  };
+
   const guard =
     <A extends unknown[], R>(name: keyof Store, fn: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      if (health.state === 'open') {
-        // A database that refused (fast to find out) lets one real call through every
-        // TRIAL_MS, so a node with traffic is back as soon as the database is; a hung one
-        // is left to the background probe, so no request waits out the time-out again.
-        const mayTry = !hung && !trying && now() - lastTrial >= TRIAL_MS;
-        if (!mayTry) {
-          throw new AppError('unavailable', DATABASE_UNAVAILABLE, {
-            retryAfter: RETRY_AFTER_S,
-            detail: `database breaker open since ${new Date(health.since).toISOString()}: ${health.lastError}`,
-          });
-        }
-        trying = true;
-        lastTrial = now();
-        try {
-          const result = TIMED.has(name) ? await timed(fn(...args), opts.timeoutMs) : await fn(...args);
-          closeNow();
-          return result;
-        } catch (err) {
-          const why = unreachable(err);
-          if (why === undefined) {
-            closeNow();
-            throw err;
-          }
-          hung = isHang(err);
-          health = { ...health, lastError: why };
-          throw new AppError('unavailable', DATABASE_UNAVAILABLE, {
-            retryAfter: RETRY_AFTER_S,
-            detail: why,
-            cause: err,
-          });
-        } finally {
-          trying = false;
-        }
-      }
-      const call = fn(...args);
-      try {
-        const result = TIMED.has(name) ? await timed(call, opts.timeoutMs) : await call;
-        failures = 0;
-        return result;
-      } catch (err) {
-        const why = unreachable(err);
-        if (why === undefined) {
-          failures = 0;
-          throw err;
-        }
-        // Only a hang opens the breaker: a refusal costs a millisecond, and answering it at
-        // once anyway would only make the node slower to notice the database is back (and a
-        // load balancer counting 503s would take every node out together).
-        if (isHang(err)) {
-          failures++;
-          if (failures >= threshold) {
-            hung = true;
-            open(why);
-          }
-        } else {
-          failures = 0;
-        }
-        throw new AppError('unavailable', DATABASE_UNAVAILABLE, {
-          retryAfter: RETRY_AFTER_S,
-          detail: why,
-          cause: err,
-        });
-      }
-    };
+    (...args: A): Promise<R> =>
+      health.state === 'open' ? callWhileOpen(name, fn, args) : callWhileClosed(name, fn, args);
 
   const guarded = { ...store } as Record<string, unknown>;
   for (const [name, value] of Object.entries(store)) {
@@ -234,6 +247,15 @@ function timed<T>(p: Promise<T>, ms: number): Promise<T> {
       throw new TimeoutError(`no answer within ${ms} ms`);
     }
     throw err;
+  });
+}
+
+/** The 503 for a call that could not reach the database. */
+function unavailable(why: string, cause: unknown): AppError {
+  return new AppError('unavailable', DATABASE_UNAVAILABLE, {
+    retryAfter: RETRY_AFTER_S,
+    detail: why,
+    cause,
   });
 }
 

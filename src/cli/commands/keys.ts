@@ -1,4 +1,5 @@
-import { type CreatedKey, keyStatus } from '../../accounts/manager.js';
+import { type AccountManager, type CreatedKey, keyStatus } from '../../accounts/manager.js';
+import type { Config } from '../../config/schema.js';
 import type { ApiKeyRecord } from '../../storage/store.js';
 import {
   iso,
@@ -71,84 +72,115 @@ export async function runKeys(argv: string[]): Promise<number> {
     return verb ? 0 : 2;
   }
   return withAccounts(`keys ${verb}`, HELP, async ({ accounts }, config) => {
-    const { values, positionals } = parse(rest);
-    const json = values.json ?? false;
+    const args = parse(rest);
     switch (verb) {
-      case 'create': {
-        const created = await accounts.createKey({
-          accountId: required(values.account, '--account'),
-          name: required(values.name, '--name'),
-          environment: required(values.environment, '--environment'),
-          expiresAt: values.expires === undefined ? null : parseExpiry(values.expires),
-        });
-        out(json, createdJson(created), createdText(created));
-        return 0;
-      }
-      case 'list': {
-        const list = await accounts.listKeys(required(values.account, '--account'));
-        const now = Date.now();
-        const rows = [['ID', 'NAME', 'ENVIRONMENT', 'KEY', 'CREATED', 'LAST USED', 'EXPIRES', 'STATUS']];
-        for (const k of list) {
-          rows.push([
-            k.id,
-            k.name,
-            k.environment,
-            `${k.prefix}…${k.last4}`,
-            when(k.createdAt),
-            when(k.lastUsedAt),
-            when(k.expiresAt),
-            statusText(k, now),
-          ]);
-        }
-        out(json, { keys: list.map((k) => keyJson(k, now)) }, list.length ? table(rows) : 'No keys yet.');
-        return 0;
-      }
-      case 'revoke': {
-        const id = positionals[0];
-        if (!id) throw new UsageError('revoke needs a key id');
-        const k = await accounts.revokeKey(id);
-        // Running servers trust a verified key for CARDSHOT_KEY_CACHE_SECONDS unless Redis tells them.
-        const when401 =
-          config.redisUrl === '' && config.keyCacheSeconds > 0
-            ? `within ${config.keyCacheSeconds} s (CARDSHOT_KEY_CACHE_SECONDS)`
-            : 'at once';
-        out(
-          json,
-          keyJson(k),
-          `Revoked key ${k.id} (${k.name}); running servers answer 401 to it ${when401}.`,
-        );
-        return 0;
-      }
-      case 'rotate': {
-        const id = positionals[0];
-        if (!id) throw new UsageError('rotate needs a key id');
-        const grace = parseDuration(values.grace ?? '24h', '--grace');
-        const asked = Date.now() + grace;
-        const { created, old } = await accounts.rotateKey(id, grace);
-        // Rotation keeps the old key's expiry (it answers exposure, not lifetime): say so when
-        // that cuts the grace period short or gives the new key an end date.
-        const notes = [
-          old.expiresAt !== null && old.expiresAt < asked - 60_000
-            ? `The grace period ends early: the old key expires at ${when(old.expiresAt)} anyway.`
-            : '',
-          created.record.expiresAt !== null
-            ? `The new key keeps the old one's expiry, ${when(created.record.expiresAt)}; create a key without --expires for one that does not expire.`
-            : '',
-        ].filter(Boolean);
-        out(
-          json,
-          { key: createdJson(created), old: keyJson(old) },
-          [
-            `${createdText(created)}\n\nThe old key ${old.id} keeps working until ${when(old.expiresAt)}.`,
-            ...notes,
-          ].join('\n'),
-        );
-        return 0;
-      }
+      case 'create':
+        return createKey(accounts, args);
+      case 'list':
+        return listKeys(accounts, args);
+      case 'revoke':
+        return revokeKey(accounts, args, config);
+      case 'rotate':
+        return rotateKey(accounts, args);
       default:
         throw new UsageError(`unknown verb "${verb}"`);
     }
   });
+}
+
+type Args = ReturnType<typeof parse>;
+
+async function createKey(accounts: AccountManager, { values }: Args): Promise<number> {
+  const created = await accounts.createKey({
+    accountId: required(values.account, '--account'),
+    name: required(values.name, '--name'),
+    environment: required(values.environment, '--environment'),
+    expiresAt: values.expires === undefined ? null : parseExpiry(values.expires),
+  });
+  out(values.json ?? false, createdJson(created), createdText(created));
+  return 0;
+}
+
+async function listKeys(accounts: AccountManager, { values }: Args): Promise<number> {
+  const list = await accounts.listKeys(required(values.account, '--account'));
+  const now = Date.now();
+  out(
+    values.json ?? false,
+    { keys: list.map((k) => keyJson(k, now)) },
+    list.length ? keysTable(list, now) : 'No keys yet.',
+  );
+  return 0;
+}
+
+function keysTable(list: ApiKeyRecord[], now: number): string {
+  const rows = [['ID', 'NAME', 'ENVIRONMENT', 'KEY', 'CREATED', 'LAST USED', 'EXPIRES', 'STATUS']];
+  for (const k of list) {
+    rows.push([
+      k.id,
+      k.name,
+      k.environment,
+      `${k.prefix}…${k.last4}`,
+      when(k.createdAt),
+      when(k.lastUsedAt),
+      when(k.expiresAt),
+      statusText(k, now),
+    ]);
+  }
+  return table(rows);
+}
+
+async function revokeKey(
+  accounts: AccountManager,
+  { values, positionals }: Args,
+  config: Config,
+): Promise<number> {
+  const id = positionals[0];
+  if (!id) throw new UsageError('revoke needs a key id');
+  const k = await accounts.revokeKey(id);
+  // Running servers trust a verified key for CARDSHOT_KEY_CACHE_SECONDS unless Redis tells them.
+  const when401 =
+    config.redisUrl === '' && config.keyCacheSeconds > 0
+      ? `within ${config.keyCacheSeconds} s (CARDSHOT_KEY_CACHE_SECONDS)`
+      : 'at once';
+  out(
+    values.json ?? false,
+    keyJson(k),
+    `Revoked key ${k.id} (${k.name}); running servers answer 401 to it ${when401}.`,
+  );
+  return 0;
+}
+
+async function rotateKey(accounts: AccountManager, { values, positionals }: Args): Promise<number> {
+  const id = positionals[0];
+  if (!id) throw new UsageError('rotate needs a key id');
+  const grace = parseDuration(values.grace ?? '24h', '--grace');
+  const asked = Date.now() + grace;
+  const { created, old } = await accounts.rotateKey(id, grace);
+  out(
+    values.json ?? false,
+    { key: createdJson(created), old: keyJson(old) },
+    [
+      `${createdText(created)}\n\nThe old key ${old.id} keeps working until ${when(old.expiresAt)}.`,
+      ...rotationNotes(created, old, asked),
+    ].join('\n'),
+  );
+  return 0;
+}
+
+/**
+ * Rotation keeps the old key's expiry (it answers exposure, not lifetime): the notes say so
+ * when that cuts the grace period short (`asked` is when it would have ended) or gives the
+ * new key an end date.
+ */
+function rotationNotes(created: CreatedKey, old: ApiKeyRecord, asked: number): string[] {
+  return [
+    old.expiresAt !== null && old.expiresAt < asked - 60_000
+      ? `The grace period ends early: the old key expires at ${when(old.expiresAt)} anyway.`
+      : '',
+    created.record.expiresAt !== null
+      ? `The new key keeps the old one's expiry, ${when(created.record.expiresAt)}; create a key without --expires for one that does not expire.`
+      : '',
+  ].filter(Boolean);
 }
 
 function parse(argv: string[]) {

@@ -33,6 +33,44 @@ function noticeFor(name: string | undefined): Notice | null {
   return name !== undefined && Object.hasOwn(NOTICES, name) ? NOTICES[name]! : null;
 }
 
+function readCreateForm(body: unknown): CreateForm {
+  return {
+    name: field(body, 'name'),
+    environment: field(body, 'environment'),
+    custom: field(body, 'custom').toLowerCase(),
+    expires: field(body, 'expires'),
+  };
+}
+
+/** The environment and lifetime (days, 0 for none) a create form asks for, or why it is sent back. */
+function checkCreateForm(form: CreateForm): { env: string; days: number } | { error: string } {
+  if (form.name === '') return { error: 'Give the key a name, such as “Website” or “CI”.' };
+  const env =
+    form.environment === 'custom'
+      ? form.custom
+      : (ENVIRONMENTS as readonly string[]).includes(form.environment)
+        ? form.environment
+        : '';
+  if (env === '') {
+    return {
+      error:
+        form.environment === 'custom'
+          ? 'Enter a custom label: 1–16 lower-case letters and digits, starting with a letter.'
+          : 'Choose an environment.',
+    };
+  }
+  const expiry = EXPIRY_CHOICES.find((c) => c.value === form.expires);
+  if (!expiry) return { error: 'Choose when the key expires.' };
+  return { env, days: expiry.value === '' ? 0 : Number.parseInt(expiry.value, 10) };
+}
+
+/** The form's wording for a key the manager refused as a bad request. */
+function refusalText(message: string): string {
+  return message.startsWith('environment')
+    ? 'The custom label must be 1–16 lower-case letters and digits, starting with a letter.'
+    : `${message[0]!.toUpperCase()}${message.slice(1)}.`;
+}
+
 type Params = { Params: { id: string } };
 
 /** The API keys panel: list, create (shown once), revoke with confirmation, rotate with a grace period. */
@@ -74,12 +112,7 @@ export function registerKeyRoutes(scope: FastifyInstance, deps: DashboardDeps): 
 
   scope.post('/keys', page, async (req, reply) => {
     const { account } = sessionOf(req);
-    const form: CreateForm = {
-      name: field(req.body, 'name'),
-      environment: field(req.body, 'environment'),
-      custom: field(req.body, 'custom').toLowerCase(),
-      expires: field(req.body, 'expires'),
-    };
+    const form = readCreateForm(req.body);
     // A reloaded or re-sent form carries a token that was used: the key is never shown twice.
     const once = field(req.body, 'once');
     if (!(await deps.sessions.useFormToken(sessionOf(req).id, once))) {
@@ -87,29 +120,14 @@ export function registerKeyRoutes(scope: FastifyInstance, deps: DashboardDeps): 
     }
     const invalid = (error: string) =>
       renderList(req, reply, { form: { ...form, error } }, STATUS.bad_request);
-    if (form.name === '') return invalid('Give the key a name, such as “Website” or “CI”.');
-    const env =
-      form.environment === 'custom'
-        ? form.custom
-        : (ENVIRONMENTS as readonly string[]).includes(form.environment)
-          ? form.environment
-          : '';
-    if (env === '') {
-      return invalid(
-        form.environment === 'custom'
-          ? 'Enter a custom label: 1–16 lower-case letters and digits, starting with a letter.'
-          : 'Choose an environment.',
-      );
-    }
-    const expiry = EXPIRY_CHOICES.find((c) => c.value === form.expires);
-    if (!expiry) return invalid('Choose when the key expires.');
-    const days = expiry.value === '' ? 0 : Number.parseInt(expiry.value, 10);
+    const checked = checkCreateForm(form);
+    if ('error' in checked) return invalid(checked.error);
     try {
       const created = await accounts.createKey({
         accountId: account.id,
         name: form.name,
-        environment: env,
-        expiresAt: days === 0 ? null : clock.now() + days * 86_400_000,
+        environment: checked.env,
+        expiresAt: checked.days === 0 ? null : clock.now() + checked.days * 86_400_000,
       });
       req.log.info({ account: account.id, keyId: created.record.id }, 'dashboard: key created');
       return renderList(req, reply, { created }, 201);
@@ -117,13 +135,7 @@ export function registerKeyRoutes(scope: FastifyInstance, deps: DashboardDeps): 
       if (isAppError(err, 'conflict')) {
         return renderList(req, reply, { form: { ...form, error: `${err.message}.` } }, STATUS.conflict);
       }
-      if (isAppError(err, 'bad_request')) {
-        return invalid(
-          err.message.startsWith('environment')
-            ? 'The custom label must be 1–16 lower-case letters and digits, starting with a letter.'
-            : `${err.message[0]!.toUpperCase()}${err.message.slice(1)}.`,
-        );
-      }
+      if (isAppError(err, 'bad_request')) return invalid(refusalText(err.message));
       throw err;
     }
   });
