@@ -487,13 +487,16 @@ export const settings = {
 export type Settings = typeof settings;
 export type SettingKey = keyof Settings;
 
+/** A setting's value type; an enum's is the union of its values ('auto' | 'on' | 'off'). */
 type ValueOf<S> = S extends { kind: 'int' }
   ? number
   : S extends { kind: 'bool' }
     ? boolean
     : S extends { kind: 'list' }
       ? readonly string[]
-      : string;
+      : S extends { kind: 'enum'; values: readonly (infer V)[] }
+        ? V
+        : string;
 
 /** The validated, frozen configuration every module receives. */
 export type Config = { readonly [K in SettingKey]: ValueOf<Settings[K]> };

@@ -56,7 +56,7 @@ export async function checkChromium(
   } catch (err) {
     return { name, status: 'fail', detail: `${exe} --version failed: ${firstLine(err)}`, fix: install };
   }
-  const setting = config.chromiumSandbox as SandboxSetting;
+  const setting: SandboxSetting = config.chromiumSandbox;
   const runner = chromiumRunner(setting, config.chromiumUser);
   const createUser = `run \`npm run setup\` as root (it creates the user ${config.chromiumUser}), or run Cardshot as an unprivileged user`;
   if (runner.error) return { name, status: 'fail', detail: runner.error, fix: createUser };

@@ -9,7 +9,7 @@ import type { Config } from '../../config/schema.js';
 import { createWorkQueue } from '../../lib/work-queue.js';
 import { createEgressProxy } from '../../net/proxy.js';
 import { createUrlGuard, type UrlGuard } from '../../net/url-guard.js';
-import { chromiumExecutable, type SandboxSetting } from './browser.js';
+import { chromiumExecutable } from './browser.js';
 import { createBrowserPool } from './pool.js';
 import { createScreenshotService, type ScreenshotService } from './service.js';
 import { DEFAULT_VIEWPORT, viewportCatalogue } from './viewports.js';
@@ -44,7 +44,7 @@ export function createScreenshotModule(config: Config, deps: ScreenshotModuleDep
   const pool = createBrowserPool({
     executablePath: browser.path,
     // The schema accepts only auto, on and off.
-    sandbox: config.chromiumSandbox as SandboxSetting,
+    sandbox: config.chromiumSandbox,
     chromiumUser: config.chromiumUser,
     proxy,
     spareContexts: config.screenshotSpareContexts,
