@@ -10,7 +10,6 @@ import { nullCache } from './memory.js';
 
 // Re-exported so the readiness check (health/storage.ts) keeps measuring the data disk through
 // the disk cache, the same way the floor does.
-export { freeBytes } from './disk-space.js';
 
 /**
  * PNGs as files under `dir`, bounded by bytes with least-recently-used eviction. It survives

@@ -12,8 +12,8 @@ import {
   chromiumProcess,
   chromiumRunner,
   type SandboxSetting,
-  startWithSandboxFallback,
 } from '../render/screenshot/browser.js';
+import { startWithSandboxFallback } from '../render/screenshot/sandbox.js';
 import { createTemplateRenderer } from '../render/template/renderer.js';
 import { listFontFiles } from '../render/text/fonts.js';
 import { type Finding, firstLine, formatMiB } from './finding.js';

@@ -19,8 +19,6 @@ import type { Logger } from 'pino';
 import { openSession } from './proxy-session.js';
 import type { RefusalReason, UrlGuard } from './url-guard.js';
 
-export { EGRESS_HEADER } from './proxy-headers.js';
-
 /** What the proxy did with the last request for one `host:port`. */
 export type EgressDecision =
   | { kind: 'allowed'; address: string }

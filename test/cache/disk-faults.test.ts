@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CacheEntry } from '../../src/cache/cache.js';
-import { createDiskCache, freeBytes } from '../../src/cache/disk.js';
+import { createDiskCache } from '../../src/cache/disk.js';
+import { freeBytes } from '../../src/cache/disk-space.js';
 import { capturedLogger } from '../helpers/logs.js';
 import { mountSmallDisk, type SmallDisk, smallDiskAvailable } from '../helpers/small-disk.js';
 

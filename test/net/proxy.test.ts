@@ -1,12 +1,8 @@
 import { createServer, request, type Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createEgressProxy,
-  EGRESS_HEADER,
-  type EgressProxy,
-  type EgressSession,
-} from '../../src/net/proxy.js';
+import { createEgressProxy, type EgressProxy, type EgressSession } from '../../src/net/proxy.js';
+import { EGRESS_HEADER } from '../../src/net/proxy-headers.js';
 import { createUrlGuard } from '../../src/net/url-guard.js';
 import { type CanaryServer, closedPort, startCanaryServer } from '../helpers/servers.js';
 

@@ -7,9 +7,6 @@ import { createUrlGuard } from '../../net/url-guard.js';
 import { formatMegabytes, formatSeconds } from './artwork-format.js';
 import { type ArtworkTarget, type PreparedArtwork, prepareArtwork } from './artwork-image.js';
 
-export type { PreparedArtwork } from './artwork-image.js';
-export { sniff } from './artwork-image.js';
-
 export interface ArtworkOptions {
   /** `host:port` pairs the URL guard lets through although private (test fixtures). */
   allowPrivateHosts: readonly string[];

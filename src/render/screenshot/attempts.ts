@@ -5,7 +5,8 @@
 import type { Logger } from 'pino';
 import { AppError, clientClosed } from '../../errors.js';
 import { withDeadline } from '../../lib/timeout.js';
-import { BrowserCrashError, type Capture, type CaptureInput, type CaptureTimings } from './capture.js';
+import type { Capture, CaptureInput, CaptureTimings } from './capture.js';
+import { BrowserCrashError } from './capture-errors.js';
 import type { Lease } from './lease.js';
 import type { BrowserPool } from './pool.js';
 import { busy, notReady } from './refusals.js';

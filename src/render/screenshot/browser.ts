@@ -177,8 +177,6 @@ export function chromiumProcess(executablePath: string, sandbox: boolean, asUser
   };
 }
 
-export { startWithSandboxFallback } from './sandbox.js';
-
 export interface LaunchedBrowser {
   browser: Browser;
   version: string;

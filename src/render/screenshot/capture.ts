@@ -16,8 +16,6 @@ import { describeNetError, egressError } from './failures.js';
 import type { Lease } from './lease.js';
 import { encode, screenshotViewport } from './shoot.js';
 
-export { BrowserCrashError } from './capture-errors.js';
-
 export const WAIT_UNTIL = ['load', 'domcontentloaded', 'networkidle'] as const;
 export type WaitUntil = (typeof WAIT_UNTIL)[number];
 

@@ -6,13 +6,8 @@ import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { AppError } from '../../errors.js';
 import type { EgressProxy, EgressSession } from '../../net/proxy.js';
-import {
-  chromiumRunner,
-  type LaunchedBrowser,
-  launchBrowser,
-  type SandboxSetting,
-  startWithSandboxFallback,
-} from './browser.js';
+import { chromiumRunner, type LaunchedBrowser, launchBrowser, type SandboxSetting } from './browser.js';
+import { startWithSandboxFallback } from './sandbox.js';
 
 export interface ChromiumLauncher {
   launch(): Promise<LaunchedBrowser>;

@@ -18,8 +18,6 @@ import { createSpares, spareKey } from './spares.js';
 import { createSupervisor } from './supervisor.js';
 import type { Viewport } from './viewports.js';
 
-export type { Lease } from './lease.js';
-
 const CLOSE_TIMEOUT_MS = 5_000;
 
 export interface BrowserPoolOptions {

@@ -16,8 +16,6 @@ import type { ScreenshotRequest } from './request.js';
 import type { ScreenshotService, ShotOwner, ShotTimings } from './types.js';
 import type { Viewport } from './viewports.js';
 
-export { screenshotCacheKey } from './cache-key.js';
-
 export type {
   ScreenshotService,
   ScreenshotStatus,

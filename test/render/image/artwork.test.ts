@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/errors.js';
-import { sniff } from '../../../src/render/image/artwork.js';
+import { sniff } from '../../../src/render/image/artwork-image.js';
 import { useArtworkFixture } from '../../helpers/artwork.js';
 import { pixelAt, pngSize } from '../../helpers/png.js';
 import { closedPort, type ImageFormat } from '../../helpers/servers.js';

@@ -4,7 +4,7 @@ import { AppError } from '../../../src/errors.js';
 import { createWorkQueue } from '../../../src/lib/work-queue.js';
 import { UrlRefusedError } from '../../../src/net/url-guard.js';
 import type { CapturePageFn } from '../../../src/render/screenshot/attempts.js';
-import { BrowserCrashError } from '../../../src/render/screenshot/capture.js';
+import { BrowserCrashError } from '../../../src/render/screenshot/capture-errors.js';
 import type { Lease } from '../../../src/render/screenshot/lease.js';
 import type { BrowserPool, PoolStatus } from '../../../src/render/screenshot/pool.js';
 import type { ScreenshotRequest } from '../../../src/render/screenshot/request.js';
