@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../config/load.js';
 import { AppError } from '../errors.js';
+import { FREE_OPTIONS, OPTION_NAMES, type OptionName } from '../render/screenshot/option-names.js';
 import { TEMPLATE_NAMES } from '../render/template/request.js';
 
 /** What an account may do: which templates, which screenshot viewports, how many requests. */
@@ -22,6 +23,8 @@ export interface ScreenshotAllowance {
   viewports: readonly string[] | '*';
   concurrency: number;
   queue: number;
+  /** The screenshot options its requests may turn on ('*' for all). */
+  options: readonly OptionName[] | '*';
 }
 
 export type Plans = ReadonlyMap<string, Plan>;
@@ -36,13 +39,13 @@ export const DEFAULT_PLANS: readonly Plan[] = [
   {
     name: 'free',
     templates: ['blog'],
-    screenshots: { viewports: ['og'], concurrency: 1, queue: 2 },
+    screenshots: { viewports: ['og'], concurrency: 1, queue: 2, options: FREE_OPTIONS },
     rateLimit: { requests: 60, windowSeconds: 60 },
   },
   {
     name: 'pro',
     templates: '*',
-    screenshots: { viewports: '*', concurrency: 4, queue: 8 },
+    screenshots: { viewports: '*', concurrency: 4, queue: 8, options: '*' },
     rateLimit: { requests: 600, windowSeconds: 60 },
   },
 ];
@@ -130,10 +133,15 @@ export function assertTemplateAllowed(plan: Plan, template: string): void {
 }
 
 /**
- * 403 unless `plan` may take screenshots with `viewport`. The messages name what the plan
- * allows, so a caller can fix the request without reading the docs.
+ * 403 unless `plan` may take screenshots with `viewport` and every option in `options` (those
+ * the request turns on). The messages name what the plan allows, or the option it does not, so
+ * a caller can fix the request without reading the docs.
  */
-export function assertScreenshotAllowed(plan: Plan, viewport: string): void {
+export function assertScreenshotAllowed(
+  plan: Plan,
+  viewport: string,
+  options: readonly OptionName[] = [],
+): void {
   if (plan.screenshots === false) {
     throw new AppError('forbidden', SCREENSHOTS_FORBIDDEN, { detail: `plan ${plan.name}` });
   }
@@ -144,6 +152,13 @@ export function assertScreenshotAllowed(plan: Plan, viewport: string): void {
       `Viewport "${viewport.slice(0, 40)}" is not available on your plan; use ${allowed.join(' or ')}`,
       { detail: `plan ${plan.name}` },
     );
+  }
+  const permitted = plan.screenshots.options;
+  const refused = permitted === '*' ? undefined : options.find((o) => !permitted.includes(o));
+  if (refused !== undefined) {
+    throw new AppError('forbidden', `Option "${refused}" not available on your plan`, {
+      detail: `plan ${plan.name}`,
+    });
   }
 }
 
@@ -158,14 +173,16 @@ function parseScreenshots(
   from?: { concurrency: number; queue: number },
 ): Plan['screenshots'] {
   if (shots === false) return false;
-  const shape = `screenshots must be false or { "viewports": "*" | ["og", …], "concurrency": 1…${MAX_SCREENSHOT_CONCURRENCY}, "queue": 0…${MAX_SCREENSHOT_QUEUE} }`;
+  const shape = `screenshots must be false or { "viewports": "*" | ["og", …], "concurrency": 1…${MAX_SCREENSHOT_CONCURRENCY}, "queue": 0…${MAX_SCREENSHOT_QUEUE}, "options": "*" | ["fullPage", …] }`;
   if (!isObject(shots) || !(shots.viewports === '*' || isStringList(shots.viewports))) {
     throw new ConfigError(`${at}: ${shape}`);
   }
-  const unknown = Object.keys(shots).find((k) => !['viewports', 'concurrency', 'queue'].includes(k));
+  const unknown = Object.keys(shots).find(
+    (k) => !['viewports', 'concurrency', 'queue', 'options'].includes(k),
+  );
   if (unknown !== undefined) {
     throw new ConfigError(
-      `${at}: screenshots has an unknown field "${unknown}" (allowed: viewports, concurrency, queue)`,
+      `${at}: screenshots has an unknown field "${unknown}" (allowed: viewports, concurrency, queue, options)`,
     );
   }
   const concurrency = shots.concurrency ?? from?.concurrency ?? DEFAULT_SCREENSHOT_CONCURRENCY;
@@ -183,7 +200,30 @@ function parseScreenshots(
     viewports: shots.viewports as readonly string[] | '*',
     concurrency: concurrency as number,
     queue: queue as number,
+    options: parseOptions(shots.options, at),
   };
+}
+
+/**
+ * `screenshots.options`: "*" or a list of option names. Left out, the free plan's set: a plans
+ * file written before the options existed does not hand the costly ones (fullPage, blockAds,
+ * blockCookieBanners, fresh) to every plan it names.
+ */
+function parseOptions(options: unknown, at: string): readonly OptionName[] | '*' {
+  if (options === undefined) return FREE_OPTIONS;
+  if (options === '*') return '*';
+  if (!Array.isArray(options) || options.some((o) => typeof o !== 'string')) {
+    throw new ConfigError(
+      `${at}: screenshots.options must be "*" or a list of option names (${OPTION_NAMES.join(', ')})`,
+    );
+  }
+  const unknown = options.find((o) => !(OPTION_NAMES as readonly string[]).includes(o));
+  if (unknown !== undefined) {
+    throw new ConfigError(
+      `${at}: screenshots.options has an unknown option "${String(unknown).slice(0, 40)}" (known: ${OPTION_NAMES.join(', ')})`,
+    );
+  }
+  return [...new Set(options as OptionName[])];
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -30,9 +30,14 @@ export type FlightResult<T> =
  * Run it inside the node's own single-flight, so one request per node takes part.
  */
 export interface SharedFlight {
+  /**
+   * `accept` says whether an entry already in the cache may stand in for a capture (a request
+   * that asked for a fresh capture, or one no older than its ttl, refuses older entries); by
+   * default any entry does.
+   */
   run<T>(
     key: string,
-    opts: { deadline: number; produce: () => Promise<Produced<T>> },
+    opts: { deadline: number; produce: () => Promise<Produced<T>>; accept?: (entry: CacheEntry) => boolean },
   ): Promise<FlightResult<T>>;
   health(): {
     state: 'up' | 'down';
@@ -154,6 +159,7 @@ export function createSharedFlight(deps: {
     token: string,
     produce: () => Promise<Produced<T>>,
     waitMs: number,
+    accept: (entry: CacheEntry) => boolean,
   ): Promise<FlightResult<T>> {
     counts.owned++;
     const lock = lockOf(key);
@@ -169,7 +175,7 @@ export function createSharedFlight(deps: {
     try {
       // Someone may have finished between our last look and taking the lock.
       const already = await cache.get(key);
-      if (already) {
+      if (already && accept(already)) {
         await release();
         return { role: 'waiter', entry: already, waitMs };
       }
@@ -210,12 +216,13 @@ export function createSharedFlight(deps: {
     outcome: Outcome,
     produce: () => Promise<Produced<T>>,
     waited: () => number,
+    accept: (entry: CacheEntry) => boolean,
   ): Promise<FlightResult<T> | 'again'> {
     switch (outcome.kind) {
       case 'done':
       case 'gone': {
         const entry = await cache.get(key);
-        if (entry) {
+        if (entry && accept(entry)) {
           counts.shared++;
           return { role: 'waiter', entry, waitMs: waited() };
         }
@@ -251,7 +258,7 @@ export function createSharedFlight(deps: {
   };
 
   return {
-    async run(key, { deadline, produce }) {
+    async run(key, { deadline, produce, accept = () => true }) {
       const started = Date.now();
       let sawOwner = false;
       // Time spent waiting for another node's capture (0 when this node never waited).
@@ -270,11 +277,11 @@ export function createSharedFlight(deps: {
             counts.takenOver++;
             log.info({ key }, 'shared capture: the node that held the lock went away; capturing here');
           }
-          return own(key, token, produce, waited());
+          return own(key, token, produce, waited(), accept);
         }
         if (!sawOwner) counts.waited++;
         sawOwner = true;
-        const next = await afterWait(key, await waitFor(key, deadline), produce, waited);
+        const next = await afterWait(key, await waitFor(key, deadline), produce, waited, accept);
         if (next !== 'again') return next;
       }
     },

@@ -482,6 +482,15 @@ export const settings = {
     max: 1_000_000,
     description: 'Screenshots after which the browser is replaced by a fresh one (bounds slow leaks).',
   },
+  // The screenshot options (issue 17): one block, to move whole into the screenshot group.
+  screenshotMaxFullPageHeight: {
+    kind: 'int',
+    default: 16_384,
+    min: 1000,
+    max: 65_535,
+    description:
+      'Tallest full-page (fullPage=true) or element (selector=…) screenshot, in output pixels (CSS pixels × scale); a taller page is cut there and the answer says so with X-Full-Page-Truncated: true. WebP stops at 16,383 and AVIF at 16,384 whatever this says, and no screenshot has more than 40 megapixels.',
+  },
 } as const satisfies Record<string, Setting>;
 
 export type Settings = typeof settings;

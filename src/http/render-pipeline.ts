@@ -5,9 +5,13 @@ import type { UsageRecorder } from '../usage/recorder.js';
 import { clientGoneSignal } from './client-gone.js';
 import { recordTimings } from './timings.js';
 
-/** What a render service resolves to: a PNG, or "you already have it" (304). */
+/**
+ * What a render service resolves to: an image (`kind: 'png'` for any format, the name predating
+ * the others; `contentType` says which, PNG when absent), or "you already have it" (304).
+ */
 export type Rendered = {
   etag: string;
+  contentType?: string;
   /** HIT or MISS; absent where the answer does not say (a card's 304). */
   cache?: 'HIT' | 'MISS';
   timings: Readonly<Record<string, number | undefined>>;
@@ -70,7 +74,7 @@ export function renderHandler<Input, Result extends Rendered>(
       cache: result.cache ?? null,
     });
     if (result.kind === 'not-modified') return reply.code(304).send();
-    reply.type('image/png');
+    reply.type(result.contentType ?? 'image/png');
     return reply.code(200).send(result.body);
   };
 }

@@ -281,7 +281,8 @@ describe('the capture function for other layers', () => {
     const { screenshots } = t.modules;
     const req = parseScreenshotRequest({ url: `${pages.url}/split?direct=1` }, screenshots.viewports);
     const out = await screenshots.capture(req);
-    expect(pngSize(out.png)).toEqual({ width: 1200, height: 630 });
+    expect(pngSize(out.image)).toEqual({ width: 1200, height: 630 });
+    expect(out.format).toBe('png');
     expect(out.targetStatus).toBe(200);
     expect(out.timings.navigate).toBeGreaterThan(0);
     const viaHttp = await shot({ url: `${pages.url}/split?direct=1` });

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { assertScreenshotAllowed } from '../../auth/plans.js';
+import { CONTENT_TYPES } from '../../render/format.js';
+import { optionsInUse } from '../../render/screenshot/options.js';
 import { parseScreenshotRequest } from '../../render/screenshot/request.js';
-import type { ScreenshotService } from '../../render/screenshot/service.js';
+import type { ScreenshotService, ShotResult } from '../../render/screenshot/service.js';
 import type { UsageRecorder } from '../../usage/recorder.js';
 import { pngCacheControl } from '../cache-control.js';
 import { renderHandler } from '../render-pipeline.js';
@@ -22,13 +24,30 @@ export function registerScreenshotRoutes(
     documentOnly(renderUrl),
     renderHandler(app, deps.usage, {
       parse: (req) => parseScreenshotRequest(req.query, deps.screenshots.viewports),
-      allow: (plan, parsed) => assertScreenshotAllowed(plan, parsed.viewport.name),
+      allow: (plan, parsed) =>
+        assertScreenshotAllowed(plan, parsed.viewport.name, optionsInUse(parsed.options)),
       // The account scopes the cache and takes the capture from its share of the browser.
-      resolve: (parsed, opts, auth) =>
-        deps.screenshots.resolve(parsed, { ...opts, owner: { accountId: auth.accountId, plan: auth.plan } }),
+      resolve: async (parsed, opts, auth) => {
+        const result = await deps.screenshots.resolve(parsed, {
+          ...opts,
+          owner: { accountId: auth.accountId, plan: auth.plan },
+        });
+        return { ...result, contentType: CONTENT_TYPES[result.format] };
+      },
       usage: 'screenshot',
       cacheControl: (result, auth) => pngCacheControl(auth, result.maxAge, { age: result.age }),
-      headers: (result) => ({ Age: String(result.age), 'X-Target-Status': String(result.targetStatus) }),
+      headers: shotHeaders,
     }),
   );
+}
+
+/** Age and X-Target-Status on every answer; a full-page capture's height, and whether it was cut. */
+function shotHeaders(result: ShotResult): Record<string, string> {
+  const headers: Record<string, string> = {
+    Age: String(result.age),
+    'X-Target-Status': String(result.targetStatus),
+  };
+  if (result.pageHeight !== undefined) headers['X-Page-Height'] = String(result.pageHeight);
+  if (result.truncated) headers['X-Full-Page-Truncated'] = 'true';
+  return headers;
 }

@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import { AppError, clientClosed } from '../../errors.js';
 import { withDeadline } from '../../lib/timeout.js';
+import type { Blocker } from './blocking/index.js';
 import type { Capture, CaptureInput, CaptureTimings } from './capture.js';
 import { BrowserCrashError } from './capture-errors.js';
 import type { Lease } from './lease.js';
@@ -21,9 +22,13 @@ export interface AttemptDeps {
   capturePage: CapturePageFn;
   log: Logger;
   timeoutMs: number;
+  /** Output pixels a full-page or element capture may be tall. */
+  maxHeight: number;
+  /** For blockAds and blockCookieBanners. */
+  blocker?: Blocker;
 }
 
-const CAPTURE_PHASES: (keyof CaptureTimings)[] = ['navigate', 'fonts', 'capture', 'encode'];
+const CAPTURE_PHASES: (keyof CaptureTimings)[] = ['navigate', 'fonts', 'capture', 'encode', 'prepare'];
 
 /**
  * A fresh context, or a 503 when the browser cannot give one before the deadline: "busy" while
@@ -118,7 +123,15 @@ async function captureIn(
   const abandon = () => lease.release();
   signal?.addEventListener('abort', abandon, { once: true });
   try {
-    const input = { url: req.url, waitUntil: req.waitUntil, deadline, timeoutMs: deps.timeoutMs };
+    const input: CaptureInput = {
+      url: req.url,
+      waitUntil: req.waitUntil,
+      deadline,
+      timeoutMs: deps.timeoutMs,
+      maxHeight: deps.maxHeight,
+      ...(req.options ? { options: req.options } : {}),
+      ...(deps.blocker ? { blocker: deps.blocker } : {}),
+    };
     return await deps.capturePage(lease, input, timings);
   } finally {
     signal?.removeEventListener('abort', abandon);

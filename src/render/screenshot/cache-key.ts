@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { imageIdentity } from './options.js';
 import type { ScreenshotRequest } from './request.js';
 
 /** Bump when a change to capturing makes old cached screenshots wrong. */
@@ -10,12 +11,16 @@ const CAPTURE_VERSION = 1;
  * as a domcontentloaded capture may still show "loading…"), and the scope: the account id, or
  * '' for a cache shared by all accounts. Hex, safe as a file name. It is also the single-flight
  * key, so a capture is only ever shared by requests that would be answered the same PNG.
+ * The options that change the image come last, normalised, and only when there are any: a
+ * request without options keeps the key it had before options existed (its cached entries stay
+ * valid). `ttl` and `fresh` are not in it: they decide how an entry is read, not what it holds.
  */
 export function screenshotCacheKey(
-  req: Pick<ScreenshotRequest, 'url' | 'viewport' | 'waitUntil'>,
+  req: Pick<ScreenshotRequest, 'url' | 'viewport' | 'waitUntil' | 'options'>,
   scope = '',
 ): string {
   const { url, viewport, waitUntil } = req;
+  const options = imageIdentity(req.options);
   const identity = [
     'cardshot-screenshot',
     CAPTURE_VERSION,
@@ -27,6 +32,7 @@ export function screenshotCacheKey(
     viewport.mobile,
     waitUntil,
     scope,
+    ...(options ? [options] : []),
   ];
   return createHash('sha256').update(JSON.stringify(identity)).digest('hex');
 }

@@ -2,9 +2,10 @@
 import { errors } from 'playwright-core';
 import { AppError } from '../../errors.js';
 import type { CaptureInput } from './capture.js';
-import type { FailedNavigation } from './document.js';
+import type { DocumentTracker, FailedNavigation } from './document.js';
 import { describeNetError, egressError } from './failures.js';
 import type { Lease } from './lease.js';
+import { quoteSelector } from './selectors.js';
 
 /** The browser or the page's renderer died mid-capture: worth one retry on a fresh one. */
 export class BrowserCrashError extends Error {
@@ -115,6 +116,39 @@ export function movingError(input: CaptureInput, moves: number): AppError {
   );
 }
 
+/** `selector` matched nothing before the time-out (less the time a capture needs). */
+export function selectorMissing(selector: string, input: CaptureInput): AppError {
+  return new AppError(
+    'unprocessable',
+    `selector ${quoteSelector(selector)} matched no element within ${seconds(input)} s`,
+  );
+}
+
+/** `selector` matched an element that has no box to capture. */
+export function selectorEmpty(selector: string, size: { width: number; height: number }): AppError {
+  const box = `${Math.round(size.width)}×${Math.round(size.height)}`;
+  return new AppError(
+    'unprocessable',
+    `selector ${quoteSelector(selector)} matched an element with no size (${box} CSS pixels): it is hidden or empty`,
+  );
+}
+
+/** `waitForSelector` never became visible in time. */
+export function notVisible(selector: string, input: CaptureInput): AppError {
+  return new AppError(
+    'gateway_timeout',
+    `waitForSelector ${quoteSelector(selector)} did not become visible within ${seconds(input)} s`,
+  );
+}
+
+/** The browser's own parser refused a selector our checks let through (a 400 like any bad value). */
+export function selectorRefused(option: string, selector: string): AppError {
+  return new AppError(
+    'bad_request',
+    `${option} must be a CSS selector: ${quoteSelector(selector)} is not one (the browser does not accept it)`,
+  );
+}
+
 function seconds(input: CaptureInput): number {
   return Number((input.timeoutMs / 1000).toFixed(1));
 }
@@ -122,4 +156,23 @@ function seconds(input: CaptureInput): number {
 /** The net::ERR_… code in an error's message, if any. */
 export function netCode(err: unknown): string | undefined {
   return /net::ERR_[A-Z0-9_]+/.exec((err as Error)?.message ?? '')?.[0];
+}
+
+/**
+ * A late navigation (meta refresh, location=…) to a refused or dead host leaves Chromium's own
+ * error page: answer as if the first navigation had failed, never screenshot it.
+ */
+export function refuseErrorPage(
+  lease: Lease,
+  doc: DocumentTracker,
+  input: CaptureInput,
+  showsErrorPage: boolean,
+) {
+  const failed = doc.lastFailed;
+  if (lease.page.url().startsWith('chrome-error://') && failed && !showsErrorPage) {
+    throw (
+      egressError(lease.egress.decisionFor(failed.url), failed.url, input.url) ??
+      describeNetError(failed.error, failed.url)
+    );
+  }
 }

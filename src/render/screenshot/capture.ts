@@ -1,6 +1,8 @@
 import type { Response } from 'playwright-core';
 import { AppError } from '../../errors.js';
 import { pause, settleWithin, withDeadline } from '../../lib/timeout.js';
+import type { ImageFormat } from '../format.js';
+import type { Blocker } from './blocking/index.js';
 import {
   busyError,
   captureFailure,
@@ -9,12 +11,15 @@ import {
   navigationFailure,
   netCode,
   redirectedAway,
+  refuseErrorPage,
   timeoutError,
 } from './capture-errors.js';
 import { answeredByProxy, type DocumentTracker, trackDocument } from './document.js';
-import { describeNetError, egressError } from './failures.js';
+import { egressError } from './failures.js';
 import type { Lease } from './lease.js';
-import { encode, screenshotViewport } from './shoot.js';
+import type { ShotOptions } from './options.js';
+import { beforeNavigation, type OptionState, prepareShot, type ShotPlan } from './prepare.js';
+import { encode, encodeArea, screenshotArea, screenshotViewport } from './shoot.js';
 
 export const WAIT_UNTIL = ['load', 'domcontentloaded', 'networkidle'] as const;
 export type WaitUntil = (typeof WAIT_UNTIL)[number];
@@ -27,23 +32,39 @@ export interface CaptureInput {
   deadline: number;
   /** The configured total, for the 504 message. */
   timeoutMs: number;
+  /** The request's options; absent for the plain capture of the visible viewport. */
+  options?: ShotOptions;
+  /** Ad and cookie-banner blocking, attached when an option asks for it. */
+  blocker?: Blocker;
+  /** Output pixels a full-page or element capture may be tall. */
+  maxHeight: number;
 }
 
 export interface Capture {
-  png: Buffer;
+  /** The image, in `format`. */
+  image: Buffer;
+  format: ImageFormat;
   /** HTTP status of the page's main document (after redirects). */
   targetStatus: number;
   finalUrl: string;
   timings: CaptureTimings;
+  /** A full-page capture's page height in CSS pixels. */
+  pageHeight?: number;
+  /** True when the maximum height cut a full-page or element capture short. */
+  truncated?: boolean;
 }
 
-/** Milliseconds per phase of a capture. */
+/** Milliseconds per phase of a capture; `prepare` (the options' waits and scrolling) only with options. */
 export interface CaptureTimings {
   navigate: number;
   fonts: number;
   capture: number;
   encode: number;
+  prepare?: number;
 }
+
+/** How long a blocker gets to take itself off a page that is being closed anyway. */
+const DETACH_MS = 1_000;
 
 /** After a page's load stalls (download budget, refused self-navigation), how long it may still take to settle. */
 const STALL_GRACE_MS = 500;
@@ -71,19 +92,41 @@ export async function capturePage<T extends Partial<CaptureTimings>>(
 ): Promise<Capture & { timings: T & CaptureTimings }> {
   const t = Object.assign(timings, { navigate: 0, fonts: 0, capture: 0, encode: 0 });
   const doc = trackDocument(lease.page, lease.egress.token);
+  const state: OptionState = {};
   try {
     let mark = performance.now();
+    if (input.options) {
+      await beforeNavigation(lease, input, state);
+      t.prepare = performance.now() - mark;
+      mark = performance.now();
+    }
     const first = await navigate(lease, doc, input);
     t.navigate = performance.now() - mark;
-    const shot = await settleAndShoot(lease, doc, input, first, t);
+    const shot = await settleAndShoot(lease, doc, input, first, t, state);
     mark = performance.now();
-    const png = await encode(shot.raw, lease);
+    const image = shot.plan
+      ? await encodeArea(shot.raw, shot.plan.size, input.options?.output)
+      : await encode(shot.raw, lease);
     t.encode = performance.now() - mark;
-    return { png, targetStatus: shot.response?.status() ?? 200, finalUrl: shot.finalUrl, timings: t };
+    const { plan } = shot;
+    return {
+      image,
+      format: input.options?.output?.format ?? 'png',
+      targetStatus: shot.response?.status() ?? 200,
+      finalUrl: shot.finalUrl,
+      timings: t,
+      ...(plan?.pageHeight !== undefined ? { pageHeight: plan.pageHeight } : {}),
+      ...(plan?.truncated ? { truncated: true } : {}),
+    };
   } catch (err) {
     throw captureFailure(err, lease, input);
   } finally {
     doc.detach();
+    if (state.blocking)
+      await settleWithin(
+        state.blocking.detach().catch(() => {}),
+        DETACH_MS,
+      );
   }
 }
 
@@ -161,7 +204,8 @@ async function settleAndShoot(
   input: CaptureInput,
   first: FirstDocument,
   timings: CaptureTimings,
-): Promise<{ raw: Buffer; finalUrl: string; response: Response | null }> {
+  state: OptionState,
+): Promise<{ raw: Buffer; finalUrl: string; response: Response | null; plan?: ShotPlan }> {
   const { page } = lease;
   let response = first.response;
   let settled = doc.commits;
@@ -185,50 +229,64 @@ async function settleAndShoot(
     // A document that arrived during the waits above is waited for first.
     if (doc.commits !== settled) continue;
 
-    mark = performance.now();
-    const seen = doc.commits;
-    const { outcome, moved } = await shootUnlessMoved(lease, doc, input);
-    timings.capture += performance.now() - mark;
-    if (outcome !== 'moved') return { raw: outcome, finalUrl: page.url(), response };
-    // Failed as the document was going: wait for the new one to arrive.
-    if (doc.commits === seen) {
-      await withDeadline(Promise.race([moved, lease.gone]), remaining(input), () => timeoutError(input));
+    let plan: ShotPlan | undefined;
+    if (input.options) {
+      mark = performance.now();
+      const prepared = await unlessMoved(lease, doc, input, () => prepareShot(lease, input, state));
+      timings.prepare = (timings.prepare ?? 0) + performance.now() - mark;
+      if (prepared.outcome === 'moved') await arrival(lease, doc, input, prepared);
+      if (prepared.outcome === 'moved' || doc.commits !== settled) continue;
+      plan = prepared.outcome;
     }
-  }
-}
 
-/**
- * A late navigation (meta refresh, location=…) to a refused or dead host leaves Chromium's own
- * error page: answer as if the first navigation had failed, never screenshot it.
- */
-function refuseErrorPage(lease: Lease, doc: DocumentTracker, input: CaptureInput, showsErrorPage: boolean) {
-  const failed = doc.lastFailed;
-  if (lease.page.url().startsWith('chrome-error://') && failed && !showsErrorPage) {
-    throw (
-      egressError(lease.egress.decisionFor(failed.url), failed.url, input.url) ??
-      describeNetError(failed.error, failed.url)
+    mark = performance.now();
+    const shot = await unlessMoved(lease, doc, input, () =>
+      plan ? screenshotArea(lease, plan.area, state.sessionScale) : screenshotViewport(lease),
     );
+    timings.capture += performance.now() - mark;
+    if (shot.outcome !== 'moved') {
+      return { raw: shot.outcome, finalUrl: page.url(), response, ...(plan ? { plan } : {}) };
+    }
+    // Failed as the document was going: wait for the new one to arrive.
+    await arrival(lease, doc, input, shot);
   }
 }
 
 /**
  * Chromium leaves a capture unanswered (or failing: "Not attached to an active page") when its
- * document is replaced meanwhile: the capture gives way to the new document.
+ * document is replaced meanwhile, and the options' steps lose their isolated world with it: the
+ * step (`'moved'`) gives way to the new document.
  */
-async function shootUnlessMoved(lease: Lease, doc: DocumentTracker, input: CaptureInput) {
+async function unlessMoved<T>(
+  lease: Lease,
+  doc: DocumentTracker,
+  input: CaptureInput,
+  step: () => Promise<T>,
+) {
   const seen = doc.commits;
   const moved = doc.nextCommit().then(() => 'moved' as const);
-  const shot = screenshotViewport(lease).catch((err: unknown) => {
+  const done = step().catch((err: unknown) => {
     if (lease.pageCrashed || lease.browserLost || lease.page.isClosed()) throw err;
     if (doc.commits !== seen || doc.documentRequested || DETACHED.test((err as Error)?.message ?? '')) {
       return 'moved' as const;
     }
     throw err;
   });
-  const outcome = await withDeadline(Promise.race([shot, moved, lease.gone]), remaining(input), () =>
+  const outcome = await withDeadline(Promise.race([done, moved, lease.gone]), remaining(input), () =>
     busyError(input),
   );
-  return { outcome, moved };
+  return { outcome, moved, seen };
+}
+
+/** Waits for the new document a step gave way to, unless it has already arrived. */
+async function arrival(
+  lease: Lease,
+  doc: DocumentTracker,
+  input: CaptureInput,
+  step: { moved: Promise<'moved'>; seen: number },
+): Promise<void> {
+  if (doc.commits !== step.seen) return;
+  await withDeadline(Promise.race([step.moved, lease.gone]), remaining(input), () => timeoutError(input));
 }
 
 async function waitForFonts(lease: Lease, ms: number): Promise<void> {

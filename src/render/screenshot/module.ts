@@ -9,6 +9,7 @@ import type { Config } from '../../config/schema.js';
 import { createWorkQueue } from '../../lib/work-queue.js';
 import { createEgressProxy } from '../../net/proxy.js';
 import { createUrlGuard, type UrlGuard } from '../../net/url-guard.js';
+import { createBlocker } from './blocking/index.js';
 import { chromiumExecutable } from './browser.js';
 import { createBrowserPool } from './pool.js';
 import { createScreenshotService, type ScreenshotService } from './service.js';
@@ -60,6 +61,7 @@ export function createScreenshotModule(config: Config, deps: ScreenshotModuleDep
     maxWaiting: config.screenshotQueueSize,
     ...(deps.onBusy ? { onBusy: deps.onBusy } : {}),
   });
+  const blocker = createBlocker();
   const { onBusy: _, ...serviceDeps } = deps;
   const service = createScreenshotService(
     {
@@ -68,14 +70,16 @@ export function createScreenshotModule(config: Config, deps: ScreenshotModuleDep
       cacheTtlSeconds: config.screenshotCacheTtlSeconds,
       errorTtlSeconds: config.screenshotErrorTtlSeconds,
       viewports,
+      maxFullPageHeight: config.screenshotMaxFullPageHeight,
     },
-    { ...serviceDeps, guard, pool, queue },
+    { ...serviceDeps, guard, pool, queue, blocker },
   );
   return {
     ...service,
     async close() {
       await queue.close();
       await pool.close();
+      await blocker.close();
       await proxy.close();
     },
   };

@@ -2,6 +2,7 @@
 import type { Plan } from '../../auth/plans.js';
 import { AppError } from '../../errors.js';
 import type { QueueOwner } from '../../lib/work-queue.js';
+import { type UrlGuard, UrlRefusedError } from '../../net/url-guard.js';
 import type { ShotOwner } from './types.js';
 
 /** The queue or the browser could not take the request in time: a 503 the client may retry. */
@@ -44,4 +45,31 @@ export function notReady(detail: string, cause?: unknown): AppError {
     detail,
     ...(cause === undefined ? {} : { cause }),
   });
+}
+
+/** Chromium is not installed: a 503 without Retry-After (it will not fix itself). */
+export function notInstalled(executablePath: string): AppError {
+  return new AppError(
+    'unavailable',
+    'Screenshots are not available on this server: Chromium is not installed',
+    {
+      detail: `no executable at ${executablePath} (CARDSHOT_CHROMIUM_PATH)`,
+    },
+  );
+}
+
+/** Refuses a private or unresolvable top-level URL before a browser is involved. */
+export async function preflight(guard: UrlGuard, url: string): Promise<void> {
+  try {
+    await guard.check(url);
+  } catch (err) {
+    if (!(err instanceof UrlRefusedError)) throw err;
+    const host = new URL(url).hostname;
+    if (err.reason === 'dns') {
+      throw new AppError('bad_gateway', `Could not resolve the host name ${host}`, { detail: err.detail });
+    }
+    throw new AppError('bad_request', 'url points to an address that is not allowed', {
+      detail: `${err.reason}: ${err.detail}`,
+    });
+  }
 }

@@ -1,5 +1,8 @@
 import { AppError } from '../../errors.js';
+import { editDistance } from '../../lib/edit-distance.js';
 import { WAIT_UNTIL, type WaitUntil } from './capture.js';
+import { OPTION_NAMES } from './option-names.js';
+import { parseShotOptions, type ShotOptions } from './options.js';
 import { DEFAULT_VIEWPORT, type Viewport } from './viewports.js';
 
 /** A validated GET /render/url request. */
@@ -8,12 +11,14 @@ export interface ScreenshotRequest {
   url: string;
   viewport: Viewport;
   waitUntil: WaitUntil;
+  /** The screenshot options this request turns on; absent when none is (see options.ts). */
+  options?: ShotOptions;
 }
 
 export const URL_MAX_LENGTH = 2048;
 /** `load` matches a browser's own idea of "done"; networkidle costs at least 500 ms more on every page. */
 export const DEFAULT_WAIT_UNTIL: WaitUntil = 'load';
-const PARAMS = ['url', 'viewport', 'waitUntil'] as const;
+const PARAMS = ['url', 'viewport', 'waitUntil', ...OPTION_NAMES] as const;
 
 /**
  * Validates the query string. Every refusal names the parameter and the valid values; a
@@ -28,13 +33,15 @@ export function parseScreenshotRequest(
   const q = (typeof query === 'object' && query !== null ? query : {}) as Record<string, unknown>;
   for (const key of Object.keys(q)) {
     if (!(PARAMS as readonly string[]).includes(key) && !extraAllowed.has(key)) {
-      const near = PARAMS.find((p) => p.toLowerCase() === key.toLowerCase());
+      const near =
+        PARAMS.find((p) => p.toLowerCase() === key.toLowerCase()) ??
+        (key.length <= 40 ? PARAMS.find((p) => editDistance(p, key) <= 2) : undefined);
       throw bad(
         `Unknown query parameter ${JSON.stringify(key.slice(0, 40))}${near ? ` (did you mean "${near}"?)` : ''}. Allowed: ${PARAMS.join(', ')}`,
       );
     }
   }
-  const one = (name: (typeof PARAMS)[number]): string | undefined => {
+  const one = (name: 'url' | 'viewport' | 'waitUntil'): string | undefined => {
     const v = q[name];
     if (Array.isArray(v)) throw bad(`${name} must be given once`);
     if (v === undefined || v === '') return undefined;
@@ -63,7 +70,8 @@ export function parseScreenshotRequest(
       `waitUntil must be one of: ${WAIT_UNTIL.join(', ')} (got ${JSON.stringify(waitUntil.slice(0, 40))})`,
     );
   }
-  return { url, viewport, waitUntil: waitUntil as WaitUntil };
+  const options = parseShotOptions(q, viewport);
+  return { url, viewport, waitUntil: waitUntil as WaitUntil, ...(options ? { options } : {}) };
 }
 
 /**

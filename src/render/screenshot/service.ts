@@ -1,17 +1,18 @@
-import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import { type CacheEntry, lifetimeSeconds, type PngCache } from '../../cache/cache.js';
+import type { CacheEntry, PngCache } from '../../cache/cache.js';
 import type { SharedFlight } from '../../cache/shared-flight.js';
 import { AppError, clientClosed, isAppError } from '../../errors.js';
 import { createSingleFlight } from '../../lib/single-flight.js';
 import type { WorkQueue } from '../../lib/work-queue.js';
-import { type UrlGuard, UrlRefusedError } from '../../net/url-guard.js';
+import type { UrlGuard } from '../../net/url-guard.js';
 import { etagMatches } from '../template/service.js';
 import { type CapturePageFn, captureWithRetry } from './attempts.js';
+import type { Blocker } from './blocking/index.js';
 import { screenshotCacheKey } from './cache-key.js';
 import { capturePage } from './capture.js';
+import { acceptable, entryFacts, entryFor, servedMaxAge } from './entries.js';
 import type { BrowserPool } from './pool.js';
-import { busy, queueOwner } from './refusals.js';
+import { busy, notInstalled, preflight, queueOwner } from './refusals.js';
 import type { ScreenshotRequest } from './request.js';
 import type { ScreenshotService, ShotOwner, ShotTimings } from './types.js';
 import type { Viewport } from './viewports.js';
@@ -34,6 +35,8 @@ export interface ScreenshotSettings {
   /** Cache lifetime of a page that answered other than 2xx. */
   errorTtlSeconds: number;
   viewports: ReadonlyMap<string, Viewport>;
+  /** Output pixels a full-page or element capture may be tall (the `fullPage` option). */
+  maxFullPageHeight: number;
 }
 
 export interface ScreenshotDeps {
@@ -53,6 +56,8 @@ export interface ScreenshotDeps {
   onQueueWait?: (plan: string, seconds: number) => void;
   /** Single-flight across nodes (with REDIS_URL): one capture per URL and viewport for the whole fleet. */
   shared?: SharedFlight;
+  /** Ad and cookie-banner blocking (the blockAds and blockCookieBanners options). */
+  blocker?: Blocker;
 }
 
 /** The least time left for which starting a capture is worth it (a warm capture takes ~150 ms). */
@@ -69,28 +74,14 @@ export function createScreenshotService(
   const { log, pool, queue, guard } = deps;
   const { timeoutMs, viewports } = settings;
   const flight = createSingleFlight<{ entry: CacheEntry; maxAge: number; timings: ShotTimings }>();
-  const attempts = { pool, log, timeoutMs, capturePage: deps.capturePage ?? capturePage };
-
-  const notInstalled = () =>
-    new AppError('unavailable', 'Screenshots are not available on this server: Chromium is not installed', {
-      detail: `no executable at ${pool.executablePath} (CARDSHOT_CHROMIUM_PATH)`,
-    });
-
-  /** Refuses a private or unresolvable top-level URL before a browser is involved. */
-  async function preflight(url: string): Promise<void> {
-    try {
-      await guard.check(url);
-    } catch (err) {
-      if (!(err instanceof UrlRefusedError)) throw err;
-      const host = new URL(url).hostname;
-      if (err.reason === 'dns') {
-        throw new AppError('bad_gateway', `Could not resolve the host name ${host}`, { detail: err.detail });
-      }
-      throw new AppError('bad_request', 'url points to an address that is not allowed', {
-        detail: `${err.reason}: ${err.detail}`,
-      });
-    }
-  }
+  const attempts = {
+    pool,
+    log,
+    timeoutMs,
+    maxHeight: settings.maxFullPageHeight,
+    capturePage: deps.capturePage ?? capturePage,
+    ...(deps.blocker ? { blocker: deps.blocker } : {}),
+  };
 
   /** One capture in a queue slot; waiting for the slot counts against the request's deadline. */
   async function queuedCapture(
@@ -160,28 +151,33 @@ export function createScreenshotService(
     pool,
 
     async capture(req, owner) {
-      if (!pool.available()) throw notInstalled();
-      await preflight(req.url);
+      if (!pool.available()) throw notInstalled(pool.executablePath);
+      await preflight(guard, req.url);
       return queuedCapture(req, Date.now() + timeoutMs, undefined, owner);
     },
 
     async resolve(req, opts = {}) {
-      const deadline = Date.now() + timeoutMs;
+      const started = Date.now();
+      const deadline = started + timeoutMs;
+      const { options } = req;
       // Per account unless configured shared: otherwise X-Cache, Age and 304 tell any key holder
       // whether another account captured a URL, and let it choose when one is captured for all.
       const scope = settings.cacheShared ? '' : (opts.owner?.accountId ?? '');
       const key = screenshotCacheKey(req, scope);
+      const format = options?.output?.format ?? 'png';
       const timings: ShotTimings = {};
       const lookup = performance.now();
-      const hit = await deps.cache.get(key);
+      // `fresh` skips the read (the capture still replaces the entry); `ttl` may refuse an old one.
+      const hit = options?.fresh ? undefined : await deps.cache.get(key);
       timings.cache = performance.now() - lookup;
-      if (hit) {
+      if (hit && acceptable(hit, options, started)) {
         const base = {
           etag: hit.etag,
           cache: 'HIT' as const,
-          maxAge: lifetimeSeconds(hit),
+          maxAge: servedMaxAge(hit, options),
           age: Math.max(0, Math.floor((Date.now() - hit.storedAt) / 1000)),
-          targetStatus: Number(hit.meta?.targetStatus ?? 200),
+          format,
+          ...entryFacts(hit),
           timings,
         };
         if (opts.ifNoneMatch !== undefined && etagMatches(opts.ifNoneMatch, hit.etag)) {
@@ -191,8 +187,8 @@ export function createScreenshotService(
       }
 
       // Cached screenshots are served even without a browser; a new one needs Chromium first.
-      if (!pool.available()) throw notInstalled();
-      await preflight(req.url);
+      if (!pool.available()) throw notInstalled(pool.executablePath);
+      await preflight(guard, req.url);
       const { value } = await flight.do(
         key,
         async (wanted) => {
@@ -207,19 +203,7 @@ export function createScreenshotService(
               shared ? undefined : wanted,
               opts.owner,
             );
-            const etag = createHash('sha256').update(capture.png).digest('hex').slice(0, 40);
-            // A 4xx/5xx page is rendered (it is what a visitor sees) but kept only briefly; so is a
-            // 3xx that had nowhere to go (no Location), which is as likely to be fixed soon.
-            const ok = capture.targetStatus >= 200 && capture.targetStatus < 300;
-            const maxAge = ok ? settings.cacheTtlSeconds : settings.errorTtlSeconds;
-            const now = Date.now();
-            const entry: CacheEntry = {
-              body: capture.png,
-              etag,
-              storedAt: now,
-              expiresAt: now + maxAge * 1000,
-              meta: { targetStatus: String(capture.targetStatus), finalUrl: capture.finalUrl.slice(0, 2048) },
-            };
+            const { entry, maxAge } = entryFor(capture, options, settings);
             return { entry, value: { maxAge, timings: t }, cacheable: maxAge > 0 };
           };
           if (!shared) {
@@ -231,13 +215,13 @@ export function createScreenshotService(
             }
             return { entry: made.entry, ...made.value };
           }
-          const got = await shared.run(key, { deadline, produce });
+          // Another node's entry answers this request only as a fresh capture would (fresh, ttl).
+          const accept = (entry: CacheEntry) => acceptable(entry, options, started);
+          const got = await shared.run(key, { deadline, produce, accept });
           const wait = got.waitMs > 0 ? { wait: got.waitMs } : {};
           if (got.role === 'waiter') {
             // Captured by another node: this request waited for it instead of capturing again.
-            const entry = got.entry;
-            const maxAge = lifetimeSeconds(entry);
-            return { entry, maxAge, timings: wait };
+            return { entry: got.entry, maxAge: servedMaxAge(got.entry, options), timings: wait };
           }
           return { entry: got.entry, maxAge: got.value.maxAge, timings: { ...wait, ...got.value.timings } };
         },
@@ -248,7 +232,8 @@ export function createScreenshotService(
         cache: 'MISS' as const,
         maxAge: value.maxAge,
         age: 0,
-        targetStatus: Number(value.entry.meta?.targetStatus ?? 200),
+        format,
+        ...entryFacts(value.entry),
         timings: { ...timings, ...value.timings },
       };
       if (opts.ifNoneMatch !== undefined && etagMatches(opts.ifNoneMatch, value.entry.etag)) {

@@ -1,5 +1,6 @@
 /** The pixels: the visible viewport over CDP, then a PNG re-encoded when that is smaller. */
 import sharp from 'sharp';
+import { encodeLossy, type ImageOutput, lossy } from '../format.js';
 import type { Lease } from './lease.js';
 
 /**
@@ -11,7 +12,7 @@ import type { Lease } from './lease.js';
 export async function screenshotViewport(lease: Lease): Promise<Buffer> {
   const metrics = await lease.cdp.send('Page.getLayoutMetrics');
   const vv = metrics.cssVisualViewport;
-  if (vv.scale < 1) await emulateOnCaptureSession(lease);
+  if (vv.scale < 1) await emulateMetrics(lease);
   const shot = await lease.cdp.send('Page.captureScreenshot', {
     format: 'png',
     optimizeForSpeed: true,
@@ -32,9 +33,11 @@ export async function screenshotViewport(lease: Lease): Promise<Buffer> {
  * not Playwright's, so Chromium clipped its capture to the 390 px view before zooming and drew
  * the left 40 % of the page. Capturing "beyond the viewport" instead laid a fluid page out again
  * at 390 px. Giving this session the very metrics the context already has changes no layout;
- * it is done only for zoomed-out pages, the rare case.
+ * it is done only for zoomed-out pages, the rare case. With `scale` (the `scale` option) it sets
+ * this page's device scale factor instead, before it loads: the spare context made for the
+ * viewport stays usable for any scale.
  */
-async function emulateOnCaptureSession(lease: Lease): Promise<void> {
+export async function emulateMetrics(lease: Lease, scale = lease.viewport.scale): Promise<void> {
   const v = lease.viewport;
   const landscape = v.width > v.height;
   await lease.cdp.send('Emulation.setDeviceMetricsOverride', {
@@ -43,7 +46,7 @@ async function emulateOnCaptureSession(lease: Lease): Promise<void> {
     height: v.height,
     screenWidth: v.width,
     screenHeight: v.height,
-    deviceScaleFactor: v.scale,
+    deviceScaleFactor: scale,
     // As Playwright sets it for the context, so the page sees no change.
     screenOrientation:
       v.mobile && !landscape
@@ -74,4 +77,64 @@ export async function encode(raw: Buffer, lease: Lease): Promise<Buffer> {
     .png({ compressionLevel: 6, adaptiveFiltering: false })
     .toBuffer();
   return small.length < raw.length ? small : raw;
+}
+
+/** A part of the page to capture: document CSS pixels, and output pixels per CSS pixel. */
+export interface ShotArea {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  /** Output pixels per CSS pixel: the visual viewport's zoom times the device scale factor. */
+  outScale: number;
+  /** The area reaches past the visible viewport (a full page, a tall element). */
+  beyond: boolean;
+}
+
+/**
+ * `area` over CDP. `sessionScale` is the device scale factor this CDP session emulates, if it
+ * emulates one: Chromium then multiplies the clip's scale by it (measured: 1200 CSS pixels at
+ * clip scale 2 under a session scale of 2 came out 4800 wide), so the clip asks for the rest.
+ */
+export async function screenshotArea(lease: Lease, area: ShotArea, sessionScale?: number): Promise<Buffer> {
+  const shot = await lease.cdp.send('Page.captureScreenshot', {
+    format: 'png',
+    optimizeForSpeed: true,
+    captureBeyondViewport: area.beyond,
+    clip: {
+      x: area.x,
+      y: area.y,
+      width: area.width,
+      height: area.height,
+      scale: sessionScale ? area.outScale / sessionScale : area.outScale,
+    },
+  });
+  return Buffer.from(shot.data, 'base64');
+}
+
+/**
+ * A capture made with options, encoded: exactly `size` pixels (a pixel of rounding is resized
+ * away, as for the plain capture), then PNG by the same policy as `encode`, or the lossy format.
+ */
+export async function encodeArea(
+  raw: Buffer,
+  size: { width: number; height: number },
+  output: ImageOutput | undefined,
+): Promise<Buffer> {
+  const got = { width: raw.readUInt32BE(16), height: raw.readUInt32BE(20) };
+  const exact =
+    got.width === size.width && got.height === size.height
+      ? raw
+      : await sharp(raw)
+          .resize(size.width, size.height, { fit: 'fill' })
+          .png({ compressionLevel: 1 })
+          .toBuffer();
+  const lossyOutput = lossy(output);
+  if (lossyOutput) return encodeLossy(exact, lossyOutput);
+  if (exact.length / (size.width * size.height) >= REENCODE_BELOW_BYTES_PER_PIXEL) return exact;
+  const small = await sharp(exact)
+    .removeAlpha()
+    .png({ compressionLevel: 6, adaptiveFiltering: false })
+    .toBuffer();
+  return small.length < exact.length ? small : exact;
 }

@@ -1,5 +1,6 @@
 /** What the screenshot service answers, and its API as the HTTP layer sees it. */
 import type { Plan } from '../../auth/plans.js';
+import type { ImageFormat } from '../format.js';
 import type { Capture } from './capture.js';
 import type { BrowserPool, PoolStatus } from './pool.js';
 import type { ScreenshotRequest } from './request.js';
@@ -8,7 +9,16 @@ import type { Viewport } from './viewports.js';
 /** Milliseconds per phase, for Server-Timing. */
 export type ShotTimings = Partial<
   Record<
-    'cache' | 'wait' | 'queue' | 'launch' | 'context' | 'navigate' | 'fonts' | 'capture' | 'encode',
+    | 'cache'
+    | 'wait'
+    | 'queue'
+    | 'launch'
+    | 'context'
+    | 'navigate'
+    | 'fonts'
+    | 'prepare'
+    | 'capture'
+    | 'encode',
     number
   >
 >;
@@ -21,6 +31,12 @@ export type ShotResult = {
   age: number;
   /** HTTP status of the screenshotted page (4xx/5xx pages are rendered, and cached briefly). */
   targetStatus: number;
+  /** The image format of the body (the `format` option; png by default). */
+  format: ImageFormat;
+  /** A full-page capture's page height in CSS pixels (X-Page-Height). */
+  pageHeight?: number;
+  /** The maximum height cut the capture short (X-Full-Page-Truncated). */
+  truncated?: true;
   timings: ShotTimings;
 } & ({ kind: 'not-modified' } | { kind: 'png'; body: Buffer });
 

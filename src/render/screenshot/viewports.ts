@@ -23,7 +23,9 @@ export const BUILT_IN_VIEWPORTS: readonly Viewport[] = Object.freeze([
 /** The viewport used when a request names none. */
 export const DEFAULT_VIEWPORT = 'og';
 
-const LIMITS = { minSide: 100, maxSide: 3840, maxScale: 4, maxPixels: 40_000_000 };
+/** The most pixels one screenshot may have: a preset's viewport, a full page or an element. */
+export const MAX_OUTPUT_PIXELS = 40_000_000;
+const LIMITS = { minSide: 100, maxSide: 3840, maxScale: 4, maxPixels: MAX_OUTPUT_PIXELS };
 const PRESET = /^([a-z][a-z0-9-]{0,31})=(\d{1,5})x(\d{1,5})(?:@([1-4](?:\.\d{1,2})?))?(:mobile)?$/;
 
 /** Why a custom preset entry is unusable, or undefined when it is fine (used by the config loader). */

@@ -56,7 +56,8 @@ function fakeCapture(opts: { status?: number; ms?: number; fail?: unknown[] } = 
     if (failure) throw failure;
     if (opts.ms) await new Promise((r) => setTimeout(r, opts.ms));
     return {
-      png: Buffer.from(`png of ${input.url}`),
+      image: Buffer.from(`png of ${input.url}`),
+      format: 'png' as const,
       targetStatus: opts.status ?? 200,
       finalUrl: input.url,
       timings: timings as never,
@@ -84,6 +85,7 @@ function setup(
       cacheTtlSeconds: 60,
       errorTtlSeconds: 0,
       viewports,
+      maxFullPageHeight: 16_384,
     },
     {
       cache: createMemoryCache({ maxBytes: 1e6 }),
