@@ -6,6 +6,19 @@ import { assertScreenshotAllowed, assertTemplateAllowed, loadPlans } from '../..
 import { parseDuration, parseExpiry } from '../../src/cli/admin.js';
 import { isAppError } from '../../src/errors.js';
 
+/** What the built-in free plan, and a plans-file plan that names none, may turn on. */
+const FREE = [
+  'selector',
+  'waitForSelector',
+  'delay',
+  'darkMode',
+  'hideSelectors',
+  'scale',
+  'format',
+  'quality',
+  'ttl',
+];
+
 async function withFile(content: string, fn: (file: string) => void) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'cardshot-plans-'));
   try {
@@ -32,11 +45,16 @@ describe('plans', () => {
     expect(plans.get('free')).toEqual({
       name: 'free',
       templates: ['blog'],
-      screenshots: { viewports: ['og'], concurrency: 1, queue: 2 },
+      screenshots: { viewports: ['og'], concurrency: 1, queue: 2, options: FREE },
       rateLimit: { requests: 60, windowSeconds: 60 },
     });
     expect(plans.get('pro')?.rateLimit).toEqual({ requests: 600, windowSeconds: 60 });
-    expect(plans.get('pro')?.screenshots).toEqual({ viewports: '*', concurrency: 4, queue: 8 });
+    expect(plans.get('pro')?.screenshots).toEqual({
+      viewports: '*',
+      concurrency: 4,
+      queue: 8,
+      options: '*',
+    });
   });
 
   it("reads screenshots.concurrency and queue; without them a plan keeps its built-in's or pro's share", async () => {
@@ -66,14 +84,11 @@ describe('plans', () => {
       }),
       (file) => {
         const plans = loadPlans(file);
-        expect(plans.get('team')?.screenshots).toEqual({ viewports: '*', concurrency: 3, queue: 6 });
-        expect(plans.get('solo')?.screenshots).toEqual({ viewports: ['og'], concurrency: 4, queue: 0 });
-        expect(plans.get('enterprise')?.screenshots).toEqual({ viewports: '*', concurrency: 4, queue: 8 });
-        expect(plans.get('free')?.screenshots).toEqual({
-          viewports: ['og', 'mobile'],
-          concurrency: 1,
-          queue: 2,
-        });
+        const share = (concurrency: number, queue: number) => ({ concurrency, queue, options: FREE });
+        expect(plans.get('team')?.screenshots).toEqual({ viewports: '*', ...share(3, 6) });
+        expect(plans.get('solo')?.screenshots).toEqual({ viewports: ['og'], ...share(4, 0) });
+        expect(plans.get('enterprise')?.screenshots).toEqual({ viewports: '*', ...share(4, 8) });
+        expect(plans.get('free')?.screenshots).toEqual({ viewports: ['og', 'mobile'], ...share(1, 2) });
       },
     );
   });
@@ -158,6 +173,26 @@ describe('plans', () => {
         },
         'screenshots has an unknown field "parallel"',
       ],
+      [
+        {
+          gold: {
+            templates: '*',
+            screenshots: { viewports: '*', options: 'all' },
+            rateLimit: { requests: 1, windowSeconds: 1 },
+          },
+        },
+        'plan "gold": screenshots.options must be "*" or a list of option names (fullPage, selector, waitForSelector, delay, darkMode, hideSelectors, blockAds, blockCookieBanners, scale, format, quality, ttl, fresh)',
+      ],
+      [
+        {
+          gold: {
+            templates: '*',
+            screenshots: { viewports: '*', options: ['fullPage', 'full_page'] },
+            rateLimit: { requests: 1, windowSeconds: 1 },
+          },
+        },
+        'plan "gold": screenshots.options has an unknown option "full_page" (known: fullPage,',
+      ],
     ];
     for (const [doc, message] of cases) {
       await withFile(JSON.stringify(doc), (file) =>
@@ -183,6 +218,51 @@ describe('plans', () => {
     const none = { ...free, screenshots: false as const };
     expect(thrown(() => assertScreenshotAllowed(none, 'og')).message).toBe(
       'Screenshots are not available on your plan',
+    );
+  });
+
+  it('lets each plan turn on its screenshot options and names the first one it may not', async () => {
+    const plans = loadPlans();
+    const free = plans.get('free')!;
+    expect(() => assertScreenshotAllowed(free, 'og', ['darkMode', 'format', 'scale', 'ttl'])).not.toThrow();
+    for (const option of ['fullPage', 'blockAds', 'blockCookieBanners', 'fresh'] as const) {
+      const err = thrown(() => assertScreenshotAllowed(free, 'og', ['darkMode', option]));
+      expect(isAppError(err, 'forbidden') && err.message).toBe(
+        `Option "${option}" not available on your plan`,
+      );
+    }
+    expect(() =>
+      assertScreenshotAllowed(plans.get('pro')!, 'og', [
+        'fullPage',
+        'blockAds',
+        'blockCookieBanners',
+        'fresh',
+      ]),
+    ).not.toThrow();
+    await withFile(
+      JSON.stringify({
+        pages: {
+          templates: '*',
+          screenshots: { viewports: '*', options: ['fullPage', 'fullPage', 'format'] },
+          rateLimit: { requests: 60, windowSeconds: 60 },
+        },
+        everything: {
+          templates: '*',
+          screenshots: { viewports: '*', options: '*' },
+          rateLimit: { requests: 60, windowSeconds: 60 },
+        },
+      }),
+      (file) => {
+        const loaded = loadPlans(file);
+        const pages = loaded.get('pages')!;
+        expect(pages.screenshots && pages.screenshots.options).toEqual(['fullPage', 'format']);
+        expect(() => assertScreenshotAllowed(pages, 'og', ['fullPage', 'format'])).not.toThrow();
+        expect(thrown(() => assertScreenshotAllowed(pages, 'og', ['fullPage', 'darkMode'])).message).toBe(
+          'Option "darkMode" not available on your plan',
+        );
+        const all = loaded.get('everything')!;
+        expect(all.screenshots && all.screenshots.options).toBe('*');
+      },
     );
   });
 });

@@ -112,7 +112,7 @@ describe('GET /render/template', () => {
     await expectError(
       res,
       400,
-      'Unknown query parameter "subTitle" (did you mean "subtitle"?). Allowed: template, title, subtitle, brand, imageUrl, v',
+      'Unknown query parameter "subTitle" (did you mean "subtitle"?). Allowed: template, title, subtitle, brand, imageUrl, format, quality, v',
     );
   });
 
@@ -142,7 +142,7 @@ describe('GET /render/template', () => {
       payload: { template: 'saas', title: 'V', v: '2' },
     });
     expect(posted.json()).toEqual({
-      error: 'Unknown field "v". Allowed: template, title, subtitle, brand, imageUrl',
+      error: 'Unknown field "v". Allowed: template, title, subtitle, brand, imageUrl, format, quality',
     });
   });
 });
@@ -238,12 +238,12 @@ describe('bad input', () => {
     [
       'typo field',
       { template: 'blog', title: 'a', subTitle: 'b' },
-      'Unknown field "subTitle" (did you mean "subtitle"?). Allowed: template, title, subtitle, brand, imageUrl',
+      'Unknown field "subTitle" (did you mean "subtitle"?). Allowed: template, title, subtitle, brand, imageUrl, format, quality',
     ],
     [
       'unknown field',
       { template: 'blog', title: 'a', color: 'red' },
-      'Unknown field "color". Allowed: template, title, subtitle, brand, imageUrl',
+      'Unknown field "color". Allowed: template, title, subtitle, brand, imageUrl, format, quality',
     ],
     [
       'long title',

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { assertTemplateAllowed } from '../../auth/plans.js';
 import { AppError } from '../../errors.js';
+import { CONTENT_TYPES } from '../../render/format.js';
 import { parseTemplateRequest, type TemplateRequest } from '../../render/template/request.js';
 import type { CardResult, TemplateService } from '../../render/template/service.js';
 import type { UsageRecorder } from '../../usage/recorder.js';
@@ -23,14 +24,19 @@ export function registerTemplateRoutes(
     parse,
     allow: (plan, parsed) => assertTemplateAllowed(plan, parsed.template),
     // imageUrl downloads in flight are limited per account too.
-    resolve: (parsed, opts, auth) => deps.templates.resolve(parsed, { ...opts, account: auth.accountId }),
+    resolve: async (parsed, opts, auth) => {
+      const result = await deps.templates.resolve(parsed, { ...opts, account: auth.accountId });
+      return { ...result, contentType: CONTENT_TYPES[result.format] };
+    },
     usage: 'template',
     // A signed answer is cacheable until its exp only, not for a year.
     cacheControl: (_result, auth) => pngCacheControl(auth, TEMPLATE_MAX_AGE, { immutable: true }),
     // takumi encodes the PNG inside its render call; the phase is named so a reader of the
-    // header does not go looking for a missing encode step.
+    // header does not go looking for a missing encode step (JPEG, WebP, AVIF have their own).
     notes: (result): Record<string, string> =>
-      result.kind === 'png' && result.timings.render !== undefined ? { encode: 'included in render' } : {},
+      result.kind === 'png' && result.format === 'png' && result.timings.render !== undefined
+        ? { encode: 'included in render' }
+        : {},
   });
 
   app.post(

@@ -8,7 +8,7 @@ import type { UsageRecorder } from '../../usage/recorder.js';
 import { pngCacheControl } from '../cache-control.js';
 import { renderHandler } from '../render-pipeline.js';
 import { documentOnly } from '../schemas/common.js';
-import { renderUrl } from '../schemas/render.js';
+import { renderUrl } from '../schemas/render-url.js';
 
 /**
  * GET /render/url (spec §4.2): a PNG of the page's visible viewport, cached for the configured

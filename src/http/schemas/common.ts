@@ -1,6 +1,7 @@
 import type {} from '@fastify/swagger';
 import type { FastifySchema } from 'fastify';
 import { Type } from 'typebox';
+import { CONTENT_TYPES } from '../../render/format.js';
 
 /**
  * Pieces shared by the route schemas. The schemas document the API (OpenAPI at /openapi.json)
@@ -66,11 +67,18 @@ export const RETRY_AFTER = {
   'Retry-After': header('Seconds to wait before retrying.', 1, 'integer'),
 };
 
-/** Headers of a PNG answer. */
+/** The conditional request header of the render routes. */
+export const IF_NONE_MATCH = {
+  'if-none-match': Type.Optional(
+    Type.String({ description: 'An ETag from an earlier answer: 304 without rendering when it matches.' }),
+  ),
+};
+
+/** Headers of an image answer. */
 export function pngHeaders(cacheControl: string, extra: Record<string, unknown> = {}) {
   return {
     ...REQUEST_ID,
-    'Cache-Control': header('How long the PNG may be cached, by browsers and CDNs.', cacheControl),
+    'Cache-Control': header('How long the image may be cached, by browsers and CDNs.', cacheControl),
     ETag: header(
       'Strong validator: send it back in If-None-Match to get 304.',
       '"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b"',
@@ -85,14 +93,17 @@ export function pngHeaders(cacheControl: string, extra: Record<string, unknown> 
   };
 }
 
-/** A 200 PNG answer. */
-export function pngResponse(description: string, headers: object) {
+/** A 200 image answer: PNG by default, or the `format` asked for. */
+export function imageResponse(description: string, headers: object) {
   return {
     description,
     headers,
-    content: {
-      'image/png': { schema: Type.String({ contentMediaType: 'image/png', contentEncoding: 'binary' }) },
-    },
+    content: Object.fromEntries(
+      Object.values(CONTENT_TYPES).map((type) => [
+        type,
+        { schema: Type.String({ contentMediaType: type, contentEncoding: 'binary' }) },
+      ]),
+    ),
   };
 }
 

@@ -1,14 +1,13 @@
 import { Type } from 'typebox';
-import { WAIT_UNTIL } from '../../render/screenshot/capture.js';
-import { NOT_READY_MESSAGE } from '../../render/screenshot/refusals.js';
-import { DEFAULT_WAIT_UNTIL, URL_MAX_LENGTH } from '../../render/screenshot/request.js';
+import { IMAGE_FORMATS } from '../../render/format.js';
 import { FIELDS, TEMPLATE_NAMES } from '../../render/template/request.js';
 import { TEMPLATE_CACHE_CONTROL } from '../cache-control.js';
 import {
   accessErrors,
   errorResponse,
+  IF_NONE_MATCH,
+  imageResponse,
   pngHeaders,
-  pngResponse,
   REQUEST_ID,
   RETRY_AFTER,
   renderSecurity,
@@ -24,6 +23,28 @@ const text = (name: keyof typeof FIELDS, example: string) =>
     description: FIELDS[name].description,
     examples: [example],
   });
+
+/** `format` and `quality`: the image format of the answer, on both render routes. */
+export const OUTPUT_PROPERTIES = {
+  format: Type.Optional(
+    Type.String({
+      enum: [...IMAGE_FORMATS],
+      default: 'png',
+      description:
+        'The image format: png (the default), jpeg, webp or avif. Content-Type follows (image/png, image/jpeg, image/webp, image/avif).',
+      examples: ['webp'],
+    }),
+  ),
+  quality: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 100,
+      description:
+        "Quality of a jpeg, webp or avif (defaults 80, 80 and 50, sharp's own); refused with png. A lower number, a smaller file.",
+      examples: [80],
+    }),
+  ),
+};
 
 /** The card fields, as a JSON body (POST) or query parameters (GET). */
 export const TemplateFields = Type.Object(
@@ -43,6 +64,7 @@ export const TemplateFields = Type.Object(
         examples: ['https://example.com/chair.jpg'],
       }),
     ),
+    ...OUTPUT_PROPERTIES,
   },
   { additionalProperties: false },
 );
@@ -50,11 +72,14 @@ export const TemplateFields = Type.Object(
 const inputErrors = {
   invalid_json: 'Request body is not valid JSON',
   unknown_field:
-    'Unknown field "subTitle" (did you mean "subtitle"?). Allowed: template, title, subtitle, brand, imageUrl',
+    'Unknown field "subTitle" (did you mean "subtitle"?). Allowed: template, title, subtitle, brand, imageUrl, format, quality',
   missing: 'title is required',
   unknown_template: 'template must be one of: blog, product, saas (got "blgo")',
   too_long: 'title must be at most 200 characters (got 201)',
   bad_image_url: 'imageUrl must be an absolute http or https URL',
+  format: 'format must be one of: png, jpeg, webp, avif (got "gif")',
+  quality: 'quality must be a whole number from 1 to 100 (got "0")',
+  quality_png: 'quality applies to jpeg, webp and avif only; leave it out, or add format=jpeg, webp or avif',
 };
 
 function templateResponses(method: 'GET' | 'POST') {
@@ -67,7 +92,10 @@ function templateResponses(method: 'GET' | 'POST') {
     { ...REQUEST_ID, ...RETRY_AFTER },
   );
   return {
-    200: pngResponse('The 1200×630 card.', pngHeaders(TEMPLATE_CACHE_CONTROL)),
+    200: imageResponse(
+      'The 1200×630 card, a PNG unless `format` asked for another.',
+      pngHeaders(TEMPLATE_CACHE_CONTROL),
+    ),
     304: {
       description: 'If-None-Match matched the ETag: nothing was rendered, no body.',
       headers: {
@@ -103,12 +131,6 @@ function templateResponses(method: 'GET' | 'POST') {
     503: busy,
   };
 }
-
-const IF_NONE_MATCH = {
-  'if-none-match': Type.Optional(
-    Type.String({ description: 'An ETag from an earlier answer: 304 without rendering when it matches.' }),
-  ),
-};
 
 const TEMPLATE_DESCRIPTION = `Draws a 1200×630 PNG from a built-in template: \`blog\` (editorial, serif headline), \`product\` (split layout with the product photo) or \`saas\` (dark launch card with the artwork as a browser window).
 
@@ -160,106 +182,4 @@ curl -sS -H "x-api-key: $CARDSHOT_KEY" \\
     { additionalProperties: false },
   ),
   response: templateResponses('GET'),
-};
-
-/** GET /render/url. */
-export const renderUrl = {
-  operationId: 'screenshot',
-  tags: ['Render'],
-  summary: 'Screenshot a web page',
-  description: `A PNG of the visible viewport of a public page, taken by a warm, pooled Chromium in a fresh browser context. Every request the page makes goes through the URL guard. Cached under the normalised URL plus the viewport (\`waitUntil\` is not part of the key). A page that answers 4xx/5xx is rendered, with its status in X-Target-Status, and cached briefly. HEAD answers with the headers only.
-
-\`\`\`bash
-curl -sS -H "x-api-key: $CARDSHOT_KEY" 'http://localhost:3000/render/url?url=https://example.com/&viewport=mobile' -o page.png
-\`\`\``,
-  security: renderSecurity('GET'),
-  headers: Type.Object(IF_NONE_MATCH),
-  querystring: Type.Object(
-    {
-      url: Type.String({
-        format: 'uri',
-        maxLength: URL_MAX_LENGTH,
-        description:
-          'Absolute http(s) URL without user name or password; public addresses, ports 80 and 443.',
-        examples: ['https://example.com/'],
-      }),
-      viewport: Type.Optional(
-        Type.String({
-          default: 'og',
-          description:
-            'og 1200×630, desktop 1280×800, mobile 390×844 at scale 3, or a custom preset the operator configured (CARDSHOT_SCREENSHOT_VIEWPORTS).',
-          examples: ['og', 'desktop', 'mobile'],
-        }),
-      ),
-      waitUntil: Type.Optional(
-        Type.String({
-          enum: [...WAIT_UNTIL],
-          default: DEFAULT_WAIT_UNTIL,
-          description:
-            'When the page counts as loaded: domcontentloaded, load (the default), or networkidle (load plus 500 ms without network activity).',
-        }),
-      ),
-    },
-    { additionalProperties: false },
-  ),
-  response: {
-    200: pngResponse(
-      'The screenshot, exactly (width × scale) × (height × scale) pixels.',
-      pngHeaders('public, max-age=86400, s-maxage=86400', {
-        Age: Type.Integer({ description: 'Seconds since the screenshot was taken (0 when fresh).' }),
-        'X-Target-Status': Type.Integer({
-          description: "The page's own HTTP status after redirects.",
-          examples: [200],
-        }),
-      }),
-    ),
-    304: {
-      description: 'If-None-Match matched: no body.',
-      headers: { ETag: pngHeaders('').ETag, Age: Type.Integer() },
-    },
-    400: errorResponse('The query is not valid, or the URL points to an address that is not allowed.', {
-      missing: 'url is required (an absolute http or https URL)',
-      not_http: 'url must be an absolute http or https URL (for example https://example.com/)',
-      viewport: 'viewport must be one of: og, desktop, mobile (got "tablet")',
-      wait_until: 'waitUntil must be one of: load, domcontentloaded, networkidle (got "idle")',
-      unknown:
-        'Unknown query parameter "waituntil" (did you mean "waitUntil"?). Allowed: url, viewport, waitUntil',
-      refused: 'url points to an address that is not allowed',
-    }),
-    ...accessErrors(
-      {
-        screenshots: 'Screenshots are not available on your plan',
-        viewport: 'Viewport "desktop" is not available on your plan; use og',
-      },
-      {
-        account_share:
-          'Too many screenshots in progress for your account: your plan allows 1 at a time; retry when one has finished',
-      },
-    ),
-    422: errorResponse('The URL answered with something that is not a page.', {
-      download: 'url answered with a file download, not a page',
-      no_page: 'url did not answer with a page to render',
-    }),
-    500: errorResponse('A bug on our side, logged with the request id.', {
-      internal: 'Internal server error',
-    }),
-    502: errorResponse('The page could not be reached or crashed the browser.', {
-      dns: 'Could not resolve the host name example.invalid',
-      refused: 'example.com:8443 refused the connection',
-      tls: 'TLS handshake with example.com failed (ERR_CERT_AUTHORITY_INVALID)',
-      crash: 'The browser crashed while rendering the page; retry later',
-    }),
-    503: errorResponse(
-      'No browser, or every browser slot is busy (Retry-After, except when Chromium is not installed).',
-      {
-        not_installed: 'Screenshots are not available on this server: Chromium is not installed',
-        not_ready: NOT_READY_MESSAGE,
-        busy: 'The screenshot renderer is busy; retry shortly',
-      },
-      { ...REQUEST_ID, ...RETRY_AFTER },
-    ),
-    504: errorResponse('The page did not reach waitUntil in time (CARDSHOT_SCREENSHOT_TIMEOUT_MS).', {
-      timeout: 'The page did not reach "networkidle" within 15 s',
-    }),
-  },
 };

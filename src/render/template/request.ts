@@ -1,5 +1,6 @@
 import { AppError } from '../../errors.js';
 import { editDistance } from '../../lib/edit-distance.js';
+import { DEFAULT_QUALITY, IMAGE_FORMATS, type ImageFormat, type ImageOutput } from '../format.js';
 import { describeCluster, undrawableClusters } from '../text/drawable.js';
 import { TEMPLATES } from './templates/index.js';
 
@@ -37,7 +38,12 @@ export interface TemplateRequest {
   subtitle?: string;
   brand?: string;
   imageUrl?: string;
+  /** JPEG, WebP or AVIF instead of PNG (absent: PNG, the card as it always was). */
+  output?: ImageOutput;
 }
+
+/** The output fields, beside the card's own: the image format and its quality. */
+export const OUTPUT_FIELDS = ['format', 'quality'] as const;
 
 /**
  * Validates a JSON body or a query string object. `extraAllowed` lists parameters another
@@ -70,7 +76,51 @@ export function parseTemplateRequest(
     throw bad('imageUrl must be an absolute http or https URL');
   }
   checkDrawable(out, template as TemplateNameInput);
-  return out as unknown as TemplateRequest;
+  const output = readOutput(record, source);
+  return { ...(out as unknown as TemplateRequest), ...(output ? { output } : {}) };
+}
+
+/**
+ * `format` and `quality`, as the screenshot route takes them: a quality only with a lossy
+ * format; the format's default quality is the same request as none. In a JSON body quality is
+ * a number, in a query string digits.
+ */
+function readOutput(record: Record<string, unknown>, source: 'body' | 'query'): ImageOutput | undefined {
+  const format = record.format;
+  const quality = record.quality;
+  if (source === 'query' && (Array.isArray(format) || Array.isArray(quality))) {
+    throw bad(`${Array.isArray(format) ? 'format' : 'quality'} must be given once`);
+  }
+  const f = format === undefined || format === null || format === '' ? 'png' : format;
+  if (typeof f !== 'string' || !(IMAGE_FORMATS as readonly string[]).includes(f)) {
+    const got = typeof f === 'string' ? JSON.stringify(f.slice(0, 40)) : typeof f;
+    throw bad(`format must be one of: ${IMAGE_FORMATS.join(', ')} (got ${got})`);
+  }
+  const q = readQuality(quality, source);
+  if (q !== undefined && f === 'png') {
+    throw bad('quality applies to jpeg, webp and avif only; leave it out, or add format=jpeg, webp or avif');
+  }
+  if (f === 'png') return undefined;
+  const lossy = f as Exclude<ImageFormat, 'png'>;
+  return q === undefined || q === DEFAULT_QUALITY[lossy] ? { format: lossy } : { format: lossy, quality: q };
+}
+
+function readQuality(raw: unknown, source: 'body' | 'query'): number | undefined {
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  const n =
+    typeof raw === 'number'
+      ? raw
+      : source === 'query' && typeof raw === 'string' && /^\d{1,3}$/.test(raw)
+        ? Number(raw)
+        : Number.NaN;
+  if (!(Number.isInteger(n) && n >= 1 && n <= 100)) {
+    const got =
+      typeof raw === 'string' || typeof raw === 'number'
+        ? JSON.stringify(String(raw).slice(0, 40))
+        : typeof raw;
+    throw bad(`quality must be a whole number from 1 to 100 (got ${got})`);
+  }
+  return n;
 }
 
 /** Unknown keys are refused before any value is read, then the query's `v`. */
@@ -81,7 +131,8 @@ function checkKeys(
 ): void {
   for (const key of Object.keys(record)) {
     if (source === 'query' && key === VERSION_PARAM) continue;
-    if (!Object.hasOwn(FIELDS, key) && !extraAllowed.has(key)) throw bad(unknownFieldMessage(key, source));
+    const known = Object.hasOwn(FIELDS, key) || (OUTPUT_FIELDS as readonly string[]).includes(key);
+    if (!known && !extraAllowed.has(key)) throw bad(unknownFieldMessage(key, source));
   }
   if (source === 'query' && record[VERSION_PARAM] !== undefined) checkVersion(record[VERSION_PARAM]);
 }
@@ -207,7 +258,7 @@ function unknownFieldMessage(key: string, source: 'body' | 'query'): string {
   const near = FIELD_NAMES.find((f) => f.toLowerCase() === key.toLowerCase() || editDistance(f, key) <= 2);
   const hint = near ? ` (did you mean "${near}"?)` : '';
   const what = source === 'body' ? 'field' : 'query parameter';
-  const allowed = source === 'query' ? [...FIELD_NAMES, VERSION_PARAM] : FIELD_NAMES;
+  const allowed = [...FIELD_NAMES, ...OUTPUT_FIELDS, ...(source === 'query' ? [VERSION_PARAM] : [])];
   return `Unknown ${what} ${shown}${hint}. Allowed: ${allowed.join(', ')}`;
 }
 

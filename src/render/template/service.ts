@@ -4,20 +4,21 @@ import type { PngCache } from '../../cache/cache.js';
 import type { SingleFlight } from '../../lib/single-flight.js';
 import { createSingleFlight } from '../../lib/single-flight.js';
 import type { WorkQueue } from '../../lib/work-queue.js';
+import { encodeLossy, type ImageFormat, lossy } from '../format.js';
 import type { ArtworkFetcher } from '../image/artwork.js';
 import type { TemplateRenderer } from './renderer.js';
 import type { TemplateRequest } from './request.js';
 import { TEMPLATES } from './templates/index.js';
 import type { TemplateFields } from './types.js';
 
-/** What a card request resolves to: a PNG (from cache or fresh) or "you already have it". */
+/** What a card request resolves to: an image (from cache or fresh; PNG unless asked) or "you already have it". */
 export type CardResult =
-  | { kind: 'not-modified'; etag: string; timings: Timings }
-  | { kind: 'png'; etag: string; body: Buffer; cache: 'HIT' | 'MISS'; timings: Timings };
+  | { kind: 'not-modified'; etag: string; format: ImageFormat; timings: Timings }
+  | { kind: 'png'; etag: string; format: ImageFormat; body: Buffer; cache: 'HIT' | 'MISS'; timings: Timings };
 
-/** Milliseconds per phase, for Server-Timing. */
+/** Milliseconds per phase, for Server-Timing (`encode` only for JPEG, WebP and AVIF). */
 export type Timings = Partial<
-  Record<'fetch' | 'image' | 'cache' | 'queue' | 'layout' | 'render' | 'wait', number>
+  Record<'fetch' | 'image' | 'cache' | 'queue' | 'layout' | 'render' | 'encode' | 'wait', number>
 >;
 
 export interface TemplateService {
@@ -73,6 +74,8 @@ export function createTemplateService(deps: Deps): TemplateService {
       req.subtitle ?? null,
       def.uses.brand ? (req.brand ?? null) : null,
       artworkHash,
+      // Only when not PNG: a PNG card keeps the ETag (and cache entry) it always had.
+      ...(req.output ? [[req.output.format, req.output.quality ?? null]] : []),
     ];
     const etag = createHash('sha256').update(JSON.stringify(identity)).digest('hex').slice(0, 40);
     return { def, etag, artworkBytes, timings, release };
@@ -100,14 +103,15 @@ export function createTemplateService(deps: Deps): TemplateService {
     { def, etag, artworkBytes, timings }: Omit<Awaited<ReturnType<typeof identify>>, 'release'>,
     opts: { ifNoneMatch?: string },
   ): Promise<CardResult> {
+    const format = req.output?.format ?? 'png';
     if (opts.ifNoneMatch !== undefined && etagMatches(opts.ifNoneMatch, etag)) {
-      return { kind: 'not-modified', etag, timings };
+      return { kind: 'not-modified', etag, format, timings };
     }
 
     const lookupStart = performance.now();
     const hit = await deps.cache.get(etag);
     timings.cache = performance.now() - lookupStart;
-    if (hit) return { kind: 'png', etag, body: hit.body, cache: 'HIT', timings };
+    if (hit) return { kind: 'png', etag, format, body: hit.body, cache: 'HIT', timings };
 
     const joined = performance.now();
     const { value, shared } = await flight.do(etag, async () => {
@@ -129,19 +133,27 @@ export function createTemplateService(deps: Deps): TemplateService {
         const started = performance.now();
         const rendered = await deps.renderer.render(def.name, fields);
         deps.onRender?.(def.name, (performance.now() - started) / 1000);
-        return rendered;
+        // JPEG, WebP and AVIF are made from takumi's PNG by the one encoder both routes share,
+        // in the same slot: encoding is CPU work like the render.
+        const lossyOutput = lossy(req.output);
+        if (!lossyOutput) return { ...rendered, image: rendered.png };
+        const encodeStart = performance.now();
+        const image = await encodeLossy(rendered.png, lossyOutput);
+        t.encode = performance.now() - encodeStart;
+        return { ...rendered, image };
       });
       t.layout = out.timings.layout;
       t.render = out.timings.render;
       // The disk write happens after the response; the memory tier is filled at once.
       deps.cache
-        .set(etag, { body: out.png, etag, storedAt: Date.now(), expiresAt: null })
+        .set(etag, { body: out.image, etag, storedAt: Date.now(), expiresAt: null })
         .catch((err) => deps.log?.warn({ err }, 'cache store failed'));
-      return { body: out.png, timings: t };
+      return { body: out.image, timings: t };
     });
     return {
       kind: 'png',
       etag,
+      format,
       body: value.body,
       cache: 'MISS',
       // A request that joined an identical render already running reports how long it waited

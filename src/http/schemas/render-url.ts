@@ -1,0 +1,218 @@
+/**
+ * The OpenAPI description of GET /render/url and its options (issue 17). Documentation only:
+ * the route validates by hand (render/screenshot/request.ts, options.ts), and its messages are
+ * the examples here.
+ */
+import { Type } from 'typebox';
+import { WAIT_UNTIL } from '../../render/screenshot/capture.js';
+import { DELAY_MAX_MS, TTL_MAX_SECONDS, TTL_MIN_SECONDS } from '../../render/screenshot/options.js';
+import { NOT_READY_MESSAGE } from '../../render/screenshot/refusals.js';
+import { DEFAULT_WAIT_UNTIL, URL_MAX_LENGTH } from '../../render/screenshot/request.js';
+import { HIDE_SELECTORS_MAX, SELECTOR_MAX_LENGTH } from '../../render/screenshot/selectors.js';
+import {
+  accessErrors,
+  errorResponse,
+  IF_NONE_MATCH,
+  imageResponse,
+  pngHeaders,
+  REQUEST_ID,
+  RETRY_AFTER,
+  renderSecurity,
+} from './common.js';
+import { OUTPUT_PROPERTIES } from './render.js';
+
+const flag = (description: string) =>
+  Type.Optional(Type.String({ enum: ['true', 'false', '1', '0'], default: 'false', description }));
+
+const selector = (description: string, example: string) =>
+  Type.Optional(Type.String({ maxLength: SELECTOR_MAX_LENGTH, description, examples: [example] }));
+
+/** The screenshot options as query parameters. */
+const OPTIONS = {
+  fullPage: flag(
+    'The whole page, not just the viewport: it is scrolled through first (lazy images and IntersectionObserver content load), then captured from the top, down to CARDSHOT_SCREENSHOT_MAX_FULL_PAGE_HEIGHT output pixels (16,384). Answers carry X-Page-Height, and X-Full-Page-Truncated: true when cut.',
+  ),
+  selector: selector(
+    'Capture only the first element matching this CSS selector (waited for until the time-out; 422 when none, or when it has no size).',
+    '#pricing',
+  ),
+  waitForSelector: selector(
+    'Wait until the first element matching this CSS selector is visible before capturing (504 when it never is).',
+    '.chart.ready',
+  ),
+  delay: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: DELAY_MAX_MS,
+      default: 0,
+      description:
+        'Milliseconds to wait once the page is ready (after waitUntil, web fonts and waitForSelector).',
+      examples: [500],
+    }),
+  ),
+  darkMode: flag('Emulate prefers-color-scheme: dark.'),
+  hideSelectors: Type.Optional(
+    Type.String({
+      description: `Comma-separated CSS selectors (at most ${HIDE_SELECTORS_MAX}, each at most ${SELECTOR_MAX_LENGTH} characters) hidden with display: none !important before the capture.`,
+      examples: ['#cookie-banner, .newsletter-popup'],
+    }),
+  ),
+  blockAds: flag('Block ads and trackers (plan-gated).'),
+  blockCookieBanners: flag('Refuse consent pop-ups and hide cookie banners (plan-gated).'),
+  scale: Type.Optional(
+    Type.Integer({
+      enum: [1, 2, 3],
+      description:
+        "Device scale factor for any viewport (default: the viewport's own: 3 for mobile, 1 otherwise).",
+      examples: [2],
+    }),
+  ),
+  ...OUTPUT_PROPERTIES,
+  ttl: Type.Optional(
+    Type.Integer({
+      minimum: TTL_MIN_SECONDS,
+      maximum: TTL_MAX_SECONDS,
+      default: 86_400,
+      description:
+        'Seconds this capture may be served from the cache; Cache-Control max-age follows it. An older cached capture is taken again.',
+      examples: [3600],
+    }),
+  ),
+  fresh: flag(
+    'Capture again even when cached (the new capture replaces the cached one); plan-gated, counts as a capture.',
+  ),
+};
+
+/** GET /render/url. */
+export const renderUrl = {
+  operationId: 'screenshot',
+  tags: ['Render'],
+  summary: 'Screenshot a web page',
+  description: `A PNG of the visible viewport of a public page (or, with options, the whole page or one element, in JPEG, WebP or AVIF), taken by a warm, pooled Chromium in a fresh browser context. Every request the page makes goes through the URL guard. Cached under the normalised URL, the viewport, \`waitUntil\` and every option that changes the image. A page that answers 4xx/5xx is rendered, with its status in X-Target-Status, and cached briefly. HEAD answers with the headers only.
+
+\`\`\`bash
+curl -sS -H "x-api-key: $CARDSHOT_KEY" 'http://localhost:3000/render/url?url=https://example.com/&viewport=mobile' -o page.png
+curl -sS -H "x-api-key: $CARDSHOT_KEY" 'http://localhost:3000/render/url?url=https://example.com/&fullPage=true&format=webp&hideSelectors=%23cookie-banner' -o page.webp
+\`\`\``,
+  security: renderSecurity('GET'),
+  headers: Type.Object(IF_NONE_MATCH),
+  querystring: Type.Object(
+    {
+      url: Type.String({
+        format: 'uri',
+        maxLength: URL_MAX_LENGTH,
+        description:
+          'Absolute http(s) URL without user name or password; public addresses, ports 80 and 443.',
+        examples: ['https://example.com/'],
+      }),
+      viewport: Type.Optional(
+        Type.String({
+          default: 'og',
+          description:
+            'og 1200×630, desktop 1280×800, mobile 390×844 at scale 3, or a custom preset the operator configured (CARDSHOT_SCREENSHOT_VIEWPORTS).',
+          examples: ['og', 'desktop', 'mobile'],
+        }),
+      ),
+      waitUntil: Type.Optional(
+        Type.String({
+          enum: [...WAIT_UNTIL],
+          default: DEFAULT_WAIT_UNTIL,
+          description:
+            'When the page counts as loaded: domcontentloaded, load (the default), or networkidle (load plus 500 ms without network activity).',
+        }),
+      ),
+      ...OPTIONS,
+    },
+    { additionalProperties: false },
+  ),
+  response: {
+    200: imageResponse(
+      'The screenshot: the viewport is exactly (width × scale) × (height × scale) pixels; a full page or an element is as wide (or as large) as it is, times scale.',
+      pngHeaders('public, max-age=86400, s-maxage=86400', {
+        Age: Type.Integer({ description: 'Seconds since the screenshot was taken (0 when fresh).' }),
+        'X-Target-Status': Type.Integer({
+          description: "The page's own HTTP status after redirects.",
+          examples: [200],
+        }),
+        'X-Page-Height': Type.Integer({
+          description: "fullPage only: the page's whole height in CSS pixels.",
+          examples: [5230],
+        }),
+        'X-Full-Page-Truncated': Type.String({
+          enum: ['true'],
+          description:
+            'Present when the maximum height (or the format: WebP stops at 16,383) cut the capture.',
+        }),
+      }),
+    ),
+    304: {
+      description: 'If-None-Match matched: no body.',
+      headers: { ETag: pngHeaders('').ETag, Age: Type.Integer() },
+    },
+    400: errorResponse('The query is not valid, or the URL points to an address that is not allowed.', {
+      missing: 'url is required (an absolute http or https URL)',
+      not_http: 'url must be an absolute http or https URL (for example https://example.com/)',
+      viewport: 'viewport must be one of: og, desktop, mobile (got "tablet")',
+      wait_until: 'waitUntil must be one of: load, domcontentloaded, networkidle (got "idle")',
+      unknown:
+        'Unknown query parameter "fullpage" (did you mean "fullPage"?). Allowed: url, viewport, waitUntil, fullPage, selector, waitForSelector, delay, darkMode, hideSelectors, blockAds, blockCookieBanners, scale, format, quality, ttl, fresh',
+      refused: 'url points to an address that is not allowed',
+      boolean: 'fullPage must be true or false (or 1 or 0) (got "yes")',
+      delay: 'delay must be a whole number of milliseconds from 0 to 10000 (got "20000")',
+      scale: 'scale must be 1, 2 or 3 (got "4")',
+      format: 'format must be one of: png, jpeg, webp, avif (got "gif")',
+      quality_png:
+        'quality applies to jpeg, webp and avif only; leave it out, or add format=jpeg, webp or avif',
+      ttl: 'ttl must be a whole number of seconds from 3600 to 2592000 (got "60")',
+      selector: 'selector must be a CSS selector: "a{color:red}" is not one (it contains "{")',
+      hide_selectors: 'hideSelectors must list at most 20 CSS selectors, comma-separated (got 21)',
+      twice: 'fullPage must be given once',
+    }),
+    ...accessErrors(
+      {
+        screenshots: 'Screenshots are not available on your plan',
+        viewport: 'Viewport "desktop" is not available on your plan; use og',
+        option: 'Option "fullPage" not available on your plan',
+      },
+      {
+        account_share:
+          'Too many screenshots in progress for your account: your plan allows 1 at a time; retry when one has finished',
+      },
+    ),
+    422: errorResponse(
+      'The URL answered with something that is not a page, or selector found nothing to capture.',
+      {
+        download: 'url answered with a file download, not a page',
+        no_page: 'url did not answer with a page to render',
+        selector: 'selector "#pricing" matched no element within 15 s',
+        empty: 'selector "#pricing" matched an element with no size (0×0 CSS pixels): it is hidden or empty',
+      },
+    ),
+    500: errorResponse('A bug on our side, logged with the request id.', {
+      internal: 'Internal server error',
+    }),
+    502: errorResponse('The page could not be reached or crashed the browser.', {
+      dns: 'Could not resolve the host name example.invalid',
+      refused: 'example.com:8443 refused the connection',
+      tls: 'TLS handshake with example.com failed (ERR_CERT_AUTHORITY_INVALID)',
+      crash: 'The browser crashed while rendering the page; retry later',
+    }),
+    503: errorResponse(
+      'No browser, or every browser slot is busy (Retry-After, except when Chromium is not installed), or a blocking option this server cannot serve yet.',
+      {
+        not_installed: 'Screenshots are not available on this server: Chromium is not installed',
+        blocking: 'blockAds is not available yet',
+        not_ready: NOT_READY_MESSAGE,
+        busy: 'The screenshot renderer is busy; retry shortly',
+      },
+      { ...REQUEST_ID, ...RETRY_AFTER },
+    ),
+    504: errorResponse(
+      'The page did not reach waitUntil, or show waitForSelector, in time (CARDSHOT_SCREENSHOT_TIMEOUT_MS).',
+      {
+        timeout: 'The page did not reach "networkidle" within 15 s',
+        wait_for_selector: 'waitForSelector ".chart.ready" did not become visible within 15 s',
+      },
+    ),
+  },
+};
