@@ -17,6 +17,7 @@ import sharp from 'sharp';
  * - /opt/photo: a 1200×630 photo-like image (gradients and noise), for format sizes.
  * - /opt/endless: a page that grows by 2000 px whenever its end comes into view.
  * - /opt/turns: red, then green 400 ms after load (for `delay`).
+ * - /opt/counter: red on odd visits, blue on even ones (a page that changes between captures).
  * - /solid/<hex>.png?w=&h=: a solid PNG (default 400×300).
  */
 const page = (body: string, head = '') =>
@@ -87,6 +88,7 @@ const TURNS = page(
 );
 
 let photo: Buffer | undefined;
+let counterVisits = 0;
 
 /** A photo-like 1200×630 JPEG: smooth colour gradients with per-pixel noise, as a camera gives. */
 export async function photoJpeg(): Promise<Buffer> {
@@ -141,6 +143,11 @@ export function optionPage(
     '/opt/endless': ENDLESS,
     '/opt/turns': TURNS,
   };
+  if (u.pathname === '/opt/counter') {
+    counterVisits++;
+    send(page('', `<style>body{background:${counterVisits % 2 === 1 ? '#ff0000' : '#0000ff'}}</style>`));
+    return true;
+  }
   const html = pages[u.pathname];
   if (html) {
     send(html);
