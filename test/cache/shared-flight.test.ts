@@ -75,6 +75,28 @@ describe.skipIf(!redisUrl)('single-flight across nodes (real Redis)', () => {
     expect(a.flight.health().owned + b.flight.health().owned).toBe(1);
   });
 
+  it('does not take a cached entry the caller will not accept (fresh, ttl): it captures and replaces it', async () => {
+    const prefix = uniqueRedisPrefix();
+    const [a, b] = [await node(prefix), await node(prefix)];
+    const deadline = Date.now() + 10_000;
+    const old = producer(0, 'old');
+    await a.flight.run('aged', { deadline, produce: old.produce });
+    // Accepted by default: another node's cached entry stands in for a capture.
+    const again = producer(0, 'new');
+    expect((await b.flight.run('aged', { deadline, produce: again.produce })).entry.etag).toBe('etag-old');
+    expect(again.calls()).toBe(0);
+    const started = Date.now();
+    const fresh = await b.flight.run('aged', {
+      deadline,
+      produce: again.produce,
+      accept: (entry) => entry.storedAt >= started,
+    });
+    expect([fresh.role, fresh.entry.etag, again.calls()]).toEqual(['owner', 'etag-new', 1]);
+    // The shared tier holds the new capture: a node without a copy of its own reads it.
+    const c = await node(prefix);
+    expect((await c.cache.get('aged'))?.etag).toBe('etag-new');
+  });
+
   it('a node that took the lock and died is replaced once its lock expires', async () => {
     const prefix = uniqueRedisPrefix();
     const b = await node(prefix);

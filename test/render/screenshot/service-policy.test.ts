@@ -1,9 +1,11 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createMemoryCache } from '../../../src/cache/memory.js';
 import { AppError } from '../../../src/errors.js';
 import { createWorkQueue } from '../../../src/lib/work-queue.js';
 import { UrlRefusedError } from '../../../src/net/url-guard.js';
 import type { CapturePageFn } from '../../../src/render/screenshot/attempts.js';
+import { screenshotCacheKey } from '../../../src/render/screenshot/cache-key.js';
 import { BrowserCrashError } from '../../../src/render/screenshot/capture-errors.js';
 import type { Lease } from '../../../src/render/screenshot/lease.js';
 import type { BrowserPool, PoolStatus } from '../../../src/render/screenshot/pool.js';
@@ -72,23 +74,25 @@ function setup(
     capture?: ReturnType<typeof fakeCapture>;
     concurrency?: number;
     refuse?: UrlRefusedError;
+    cacheTtlSeconds?: number;
   } = {},
 ) {
   const { pool, state, lease } = fakePool();
   const capture = opts.capture ?? fakeCapture();
   const { log, lines } = capturedLogger();
   const queue = createWorkQueue({ name: 'test', concurrency: opts.concurrency ?? 2, maxWaiting: 4 });
+  const cache = createMemoryCache({ maxBytes: 1e6 });
   const service = createScreenshotService(
     {
       timeoutMs: opts.timeoutMs ?? 2000,
       cacheShared: false,
-      cacheTtlSeconds: 60,
+      cacheTtlSeconds: opts.cacheTtlSeconds ?? 60,
       errorTtlSeconds: 0,
       viewports,
       maxFullPageHeight: 16_384,
     },
     {
-      cache: createMemoryCache({ maxBytes: 1e6 }),
+      cache,
       log,
       guard: {
         check: async () => {
@@ -101,7 +105,7 @@ function setup(
       capturePage: capture.fn,
     },
   );
-  return { service, pool, state, lease, capture, lines, queue };
+  return { service, pool, state, lease, capture, lines, queue, cache };
 }
 
 const failure = (p: Promise<unknown>) =>
@@ -275,5 +279,95 @@ describe('the screenshot service policy', () => {
       browser: { up: true, spares: 1 },
       queue: { active: 0, waiting: 0, concurrency: 2 },
     });
+  });
+});
+
+describe('the screenshot service with options (ttl, fresh, the ETag)', () => {
+  const sha = (body: Buffer) => createHash('sha256').update(body).digest('hex').slice(0, 40);
+
+  it('keeps the ETag of a request without options: the SHA-256 of the image', async () => {
+    const t = setup();
+    const shot = await t.service.resolve(req);
+    expect(shot.kind === 'png' && shot.etag).toBe(sha(Buffer.from('png of https://example.test/')));
+  });
+
+  it('puts the options that shape the image in the ETag, and not ttl or fresh', async () => {
+    const t = setup();
+    const plain = await t.service.resolve(req);
+    const dark = await t.service.resolve({ ...req, options: { darkMode: true } });
+    // The fake draws the same bytes whatever the options: only the options tell them apart.
+    expect(dark.etag).not.toBe(plain.etag);
+    const ttl = await t.service.resolve({ ...req, options: { darkMode: true, ttl: 3600 } });
+    expect([ttl.cache, ttl.etag]).toEqual(['HIT', dark.etag]);
+  });
+
+  it('stores a capture for ttl seconds and serves it with that max-age', async () => {
+    const t = setup();
+    const first = await t.service.resolve({ ...req, options: { ttl: 7200 } });
+    expect(first.maxAge).toBe(7200);
+    const entry = await t.cache.get(screenshotCacheKey(req));
+    expect(entry && (entry.expiresAt! - entry.storedAt) / 1000).toBe(7200);
+    const hit = await t.service.resolve({ ...req, options: { ttl: 3600 } });
+    expect([hit.cache, hit.maxAge]).toEqual(['HIT', 3600]);
+    const plain = await t.service.resolve(req);
+    expect([plain.cache, plain.maxAge]).toEqual(['HIT', 7200]);
+  });
+
+  it("does not serve an entry older than the request's ttl: it captures again and replaces it", async () => {
+    const t = setup();
+    const key = screenshotCacheKey(req);
+    const old = Date.now() - 2 * 3600 * 1000;
+    await t.cache.set(key, {
+      body: Buffer.from('old'),
+      etag: 'old',
+      storedAt: old,
+      expiresAt: old + 86_400_000,
+      meta: { targetStatus: '200' },
+    });
+    expect((await t.service.resolve(req)).etag).toBe('old');
+    const young = await t.service.resolve({ ...req, options: { ttl: 3600 } });
+    expect([young.cache, young.age]).toEqual(['MISS', 0]);
+    expect(t.capture.calls).toHaveLength(1);
+    expect((await t.service.resolve(req)).etag).toBe(young.etag);
+  });
+
+  it('fresh skips the cached entry, captures, and the capture replaces it', async () => {
+    const t = setup();
+    const first = await t.service.resolve(req);
+    const fresh = await t.service.resolve({ ...req, options: { fresh: true } });
+    expect(fresh.cache).toBe('MISS');
+    expect(t.capture.calls).toHaveLength(2);
+    const entry = await t.cache.get(screenshotCacheKey(req));
+    expect(entry!.storedAt).toBeGreaterThanOrEqual(Date.now() - 1000);
+    expect((await t.service.resolve(req)).cache).toBe('HIT');
+    expect(fresh.etag).toBe(first.etag);
+  });
+
+  it('keeps caching off when the operator turned it off, whatever ttl says', async () => {
+    const t = setup({ cacheTtlSeconds: 0 });
+    const shot = await t.service.resolve({ ...req, options: { ttl: 86_400 } });
+    expect(shot.maxAge).toBe(0);
+    await t.service.resolve({ ...req, options: { ttl: 86_400 } });
+    expect(t.capture.calls).toHaveLength(2);
+  });
+
+  it('hands the capture its options and the maximum height', async () => {
+    const seen: unknown[] = [];
+    const capture = fakeCapture();
+    const t = setup({
+      capture: {
+        ...capture,
+        fn: async (lease, input, timings) => {
+          seen.push([input.options, input.maxHeight]);
+          return capture.fn(lease, input, timings);
+        },
+      },
+    });
+    await t.service.resolve(req);
+    await t.service.resolve({ ...req, options: { fullPage: true, output: { format: 'webp' } } });
+    expect(seen).toEqual([
+      [undefined, 16_384],
+      [{ fullPage: true, output: { format: 'webp' } }, 16_384],
+    ]);
   });
 });
