@@ -40,6 +40,20 @@ const ownZombies = () => listProcesses().filter((p) => p.ppid === process.pid &&
 
 const waitFor = (check: () => boolean) => until(check, 10_000);
 
+/**
+ * The options that run our own steps in a hostile page (issue 17): the full-page scroll, waits
+ * for selectors, hiding, a device scale, dark mode, another encoder. A page must not turn any of
+ * them into a hang, a 500 or a leak.
+ */
+const WITH_OPTIONS = {
+  fullPage: 'true',
+  waitForSelector: 'body',
+  hideSelectors: 'iframe',
+  darkMode: 'true',
+  scale: '2',
+  format: 'webp',
+};
+
 describe('without Chromium', () => {
   it('answers 503 with a clear message and keeps serving templates', async () => {
     const t = await startTestApp({ chromiumPath: '/nonexistent/chromium' });
@@ -291,6 +305,18 @@ describe('pages that move to another document after load', () => {
     }
   });
 
+  // The options' steps run in an isolated world that goes with the document: they give way to
+  // the new document like the capture does.
+  it('is captured (200) with every option on whenever it moves, its steps run again on the new document', async () => {
+    for (const url of ['0', '10', '60'].map((after) => `${pages.url}/moves?after=${after}&options`)) {
+      const res = await get(t, { url, ...WITH_OPTIONS, format: 'png', selector: 'body' });
+      expect({ url, status: res.statusCode }).toEqual({ url, status: 200 });
+      // At scale 2: green (the first page) or the split page it moved to, never anything else.
+      const left = (await pixelAt(res.rawPayload, 200, 200)).slice(0, 3).join(',');
+      expect({ url, left }).toEqual({ url, left: expect.stringMatching(/^(0,255,0|255,0,0)$/) });
+    }
+  });
+
   it('504 naming the cause for a page that reloads itself for ever, then serves the next', async () => {
     const started = Date.now();
     const res = await get(t, { url: `${pages.url}/reloads` });
@@ -319,6 +345,20 @@ describe('pages that move to another document after load', () => {
       },
     });
     expect(await statusAfterFailure(t, `${pages.url}/split?after-spin-load`)).toBe(200);
+  });
+
+  it('504 too, with every option on: a blocked page cannot hang the full-page scroll or a selector wait', async () => {
+    const started = Date.now();
+    const res = await get(t, { url: `${pages.url}/spin-after-load?options`, ...WITH_OPTIONS, selector: 'p' });
+    expect({ status: res.statusCode, body: res.json() }).toEqual({
+      status: 504,
+      body: {
+        error:
+          'The page reached "load" but could not be captured within 4 s (a script kept it busy, or loading used up the time)',
+      },
+    });
+    expect(Date.now() - started).toBeLessThan(8000);
+    expect(await statusAfterFailure(t, `${pages.url}/split?after-spin-options`)).toBe(200);
   });
 });
 
@@ -370,6 +410,17 @@ describe('a page that fills memory outside the JavaScript heap', () => {
       t.logs.filter((l) => l.msg === 'a page used more memory than allowed: its renderer was ended').length,
     ).toBeGreaterThan(0);
     expect((await get(t, { url: `${pages.url}/split?after-buffers` })).statusCode).toBe(200);
+  });
+
+  it('is ended the same way with every option on (a full page at scale 2 adds nothing it can hide behind)', async () => {
+    const res = await get(t, { url: `${pages.url}/hog-buffers?options`, ...WITH_OPTIONS });
+    expect({ status: res.statusCode, body: res.json() }).toEqual({
+      status: 502,
+      body: { error: 'The page crashed its browser tab (it may use too much memory)' },
+    });
+    expect(
+      (await get(t, { url: `${pages.url}/split?after-buffers-options`, ...WITH_OPTIONS })).statusCode,
+    ).toBe(200);
   });
 });
 

@@ -332,7 +332,7 @@ describe('GET /render/url: errors', () => {
     [
       'a misspelt parameter',
       { url: 'http://example.com/', waituntil: 'load' },
-      'Unknown query parameter "waituntil" (did you mean "waitUntil"?). Allowed: url, viewport, waitUntil',
+      'Unknown query parameter "waituntil" (did you mean "waitUntil"?). Allowed: url, viewport, waitUntil, fullPage, selector, waitForSelector, delay, darkMode, hideSelectors, blockAds, blockCookieBanners, scale, format, quality, ttl, fresh',
     ],
   ])('400 for %s', async (_label, query, error) => {
     await expectError(await shot(query as Record<string, string>), 400, error);
@@ -442,6 +442,41 @@ describe('GET /render/url: hostile pages', () => {
       expect(await pixelAt(res.rawPayload, 600, 300)).toEqual([0, 0, 255, 255]);
     }
   });
+
+  it.each([
+    ['png', 'image/png'],
+    ['webp', 'image/webp'],
+  ])(
+    'with every option on (%s): dialogs dismissed, popups closed, a fresh context each time',
+    async (format, type) => {
+      const options = {
+        fullPage: 'true',
+        selector: 'body',
+        waitForSelector: 'body',
+        hideSelectors: 'iframe, .none',
+        darkMode: 'true',
+        scale: '2',
+        delay: '20',
+        format,
+      };
+      // WebP is lossy: a flat colour comes back within a step or two of itself.
+      const read = async (image: Buffer, x: number, y: number) => {
+        const png = format === 'png' ? image : await sharp(image).png().toBuffer();
+        return (await pixelAt(png, x, y)).slice(0, 3).map((v) => Math.round(v / 16) * 16);
+      };
+      const dialog = await shot({ url: `${pages.url}/dialog?${format}`, ...options });
+      expect([dialog.statusCode, dialog.headers['content-type']]).toEqual([200, type]);
+      expect(await read(dialog.rawPayload, 1800, 600)).toEqual([0, 0, 256]);
+      const popup = await shot({ url: `${pages.url}/popup?${format}`, ...options });
+      expect(popup.statusCode).toBe(200);
+      expect(await read(popup.rawPayload, 200, 600)).toEqual([256, 0, 0]);
+      for (const visit of [1, 2]) {
+        const res = await shot({ url: `${pages.url}/remember?${format}=${visit}`, ...options });
+        expect(res.statusCode).toBe(200);
+        expect(await read(res.rawPayload, 1200, 600)).toEqual([0, 0, 256]);
+      }
+    },
+  );
 
   it('answers HEAD with the headers only', async () => {
     const res = await t.inject({
