@@ -141,6 +141,14 @@ export function notVisible(selector: string, input: CaptureInput): AppError {
   );
 }
 
+/** The page was ready with less time left than `delay` asks to wait: no capture could follow it. */
+export function delayTooLong(delay: number, input: CaptureInput): AppError {
+  return new AppError(
+    'gateway_timeout',
+    `delay=${delay} ms did not fit in the ${seconds(input)} s time-out: the page took too long to be ready`,
+  );
+}
+
 /** The browser's own parser refused a selector our checks let through (a 400 like any bad value). */
 export function selectorRefused(option: string, selector: string): AppError {
   return new AppError(

@@ -8,7 +8,13 @@ import { pause } from '../../lib/timeout.js';
 import { MAX_SIDE } from '../format.js';
 import type { PageBlocking } from './blocking/index.js';
 import type { CaptureInput } from './capture.js';
-import { notVisible, selectorEmpty, selectorMissing, selectorRefused } from './capture-errors.js';
+import {
+  delayTooLong,
+  notVisible,
+  selectorEmpty,
+  selectorMissing,
+  selectorRefused,
+} from './capture-errors.js';
 import {
   hideSelectors,
   isolatedWorld,
@@ -83,7 +89,12 @@ export async function prepareShot(lease: Lease, input: CaptureInput, state: Opti
     if (seen === 'invalid') throw selectorRefused('waitForSelector', o.waitForSelector);
     if (seen !== 'visible') throw notVisible(o.waitForSelector, input);
   }
-  if (o.delay) await pause(Math.min(o.delay, left(input)));
+  if (o.delay) {
+    // Captured early, the image would not be the one asked for; waiting on to the deadline would
+    // hold the slot for nothing: say so at once.
+    if (o.delay > left(input)) throw delayTooLong(o.delay, input);
+    await pause(o.delay);
+  }
   await state.blocking?.beforeCapture();
   if (o.hideSelectors) {
     const refused = await hideSelectors(lease, world, o.hideSelectors);
