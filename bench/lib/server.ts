@@ -42,6 +42,8 @@ export async function startServer(
   nodeArgs: string[] = [],
   /** A key that already exists in the server's database (another node of the same deployment). */
   existingKey?: string,
+  /** Let the bench plan use every screenshot option (a build from before options refuses the field). */
+  screenshotOptions = false,
 ): Promise<ServerHandle> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'cardshot-bench-'));
   const port = await freePort();
@@ -54,7 +56,12 @@ export async function startServer(
       bench: {
         templates: '*',
         // One account stands for all the load: its share is the whole browser and queue.
-        screenshots: { viewports: '*', concurrency: 64, queue: 10_000 },
+        screenshots: {
+          viewports: '*',
+          concurrency: 64,
+          queue: 10_000,
+          ...(screenshotOptions ? { options: '*' } : {}),
+        },
         rateLimit: { requests: 1_000_000, windowSeconds: 1 },
       },
     }),

@@ -9,6 +9,10 @@ import sharp from 'sharp';
  * font (Inter, woff2), six images (JPEG photos-like gradients and PNG logos), a stylesheet, and
  * a script that builds part of the page after DOMContentLoaded. Every variant of the query string
  * serves the same page, so distinct URLs give cache misses of identical work.
+ *
+ * Two more pages for the options benchmark: `/tall`, the same look 10,000 px tall (sections of
+ * text and photos, every image eager so a plain full-page screenshot draws them too), and
+ * `/photos`, a 1200×630 grid of four photo-like images (gradients with camera-like noise).
  */
 export interface Site {
   url: string;
@@ -53,10 +57,35 @@ async function assets(): Promise<Record<string, { type: string; body: Buffer }>>
     '/app.js': { type: 'text/javascript', body: Buffer.from(SCRIPT) },
   };
   for (let i = 0; i < 3; i++) out[`/photo-${i}.jpg`] = { type: 'image/jpeg', body: await photo(i * 80) };
+  for (let i = 0; i < 4; i++) out[`/noisy-${i}.jpg`] = { type: 'image/jpeg', body: await noisyPhoto(i) };
   for (const [i, c] of ['#4f46e5', '#0ea5e9', '#f97316'].entries()) {
     out[`/logo-${i}.png`] = { type: 'image/png', body: await logo(c) };
   }
   return out;
+}
+
+/** A 600×315 photo-like JPEG: smooth gradients and per-pixel noise, as a camera gives. */
+async function noisyPhoto(seed: number): Promise<Buffer> {
+  const w = 600;
+  const h = 315;
+  const raw = Buffer.alloc(w * h * 3);
+  let state = 1 + seed * 7919;
+  const noise = () => {
+    state = (state * 1103515245 + 12345) & 0x7fffffff;
+    return (state % 40) - 20;
+  };
+  const clamp = (v: number) => Math.max(0, Math.min(255, Math.round(v)));
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const i = (y * w + x) * 3;
+      raw[i] = clamp(128 + 100 * Math.sin(x / (60 + seed * 9) + seed) + noise());
+      raw[i + 1] = clamp(120 + 90 * Math.cos(y / 47 + x / 151) + noise());
+      raw[i + 2] = clamp(110 + 80 * Math.sin((x + y) / (90 + seed * 13)) + noise());
+    }
+  }
+  return sharp(raw, { raw: { width: w, height: h, channels: 3 } })
+    .jpeg({ quality: 90 })
+    .toBuffer();
 }
 
 const CSS = `@font-face{font-family:Inter;font-weight:400;src:url(/inter-400.woff2) format("woff2")}
@@ -88,6 +117,17 @@ const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta n
 <section class="hero"><div><h1>Ship social cards and screenshots in milliseconds</h1><p>One self-hosted service for og:image cards and page screenshots, with a warm browser pool and a cache in front.</p><span class="cta">Start free</span> <img src="/logo-2.png" alt="" style="height:40px;width:auto;box-shadow:none;vertical-align:middle"></div>
 <img src="/photo-0.jpg" alt=""></section><section class="cards"></section></body></html>`;
 
+/** The landing page's look, 10,000 px tall: a header, then 17 sections of 580 px and a footer. */
+const TALL = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>Acme: the long read</title><link rel="stylesheet" href="/style.css"><style>section.s{display:grid;grid-template-columns:1fr 1fr;gap:40px;height:580px;box-sizing:border-box;padding:40px 48px;border-bottom:1px solid #e2e8f0}section.s img{width:100%;height:400px;object-fit:cover;border-radius:16px}footer{height:74px;background:#0f172a}</style></head>
+<body><header style="height:66px"><img src="/logo-0.png" alt="Acme"><nav><a href="#">Product</a><a href="#">Pricing</a><a href="#">Docs</a></nav></header>
+${Array.from({ length: 17 }, (_, i) => `<section class="s"><div><h1>Chapter ${i + 1}: shipping screenshots at scale</h1><p>One self-hosted service for og:image cards and page screenshots, with a warm browser pool and a cache in front. Every request the page makes goes through one guard.</p></div><img src="/photo-${i % 3}.jpg" alt=""></section>`).join('\n')}
+<footer></footer></body></html>`;
+
+/** Four photo-like images filling 1200×630: the page WebP and AVIF are made for. */
+const PHOTOS = `<!doctype html><html><head><meta charset="utf-8"><style>html,body{margin:0}div{display:grid;grid-template-columns:600px 600px;grid-template-rows:315px 315px}img{display:block;width:600px;height:315px}</style></head>
+<body><div>${[0, 1, 2, 3].map((i) => `<img src="/noisy-${i}.jpg" alt="">`).join('')}</div></body></html>`;
+
 /** Starts the benchmark site on 127.0.0.1:0. */
 export async function startSite(): Promise<Site> {
   const files = await assets();
@@ -96,7 +136,10 @@ export async function startSite(): Promise<Site> {
   const server: Server = createServer((req, res) => {
     count++;
     const path = new URL(req.url ?? '/', 'http://site').pathname;
-    const file = path === '/' ? { type: 'text/html; charset=utf-8', body: Buffer.from(PAGE) } : files[path];
+    const pages: Record<string, string> = { '/': PAGE, '/tall': TALL, '/photos': PHOTOS };
+    const html = pages[path];
+    const file =
+      html !== undefined ? { type: 'text/html; charset=utf-8', body: Buffer.from(html) } : files[path];
     if (!file) {
       res.writeHead(404);
       return res.end();
