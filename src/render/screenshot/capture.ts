@@ -1,6 +1,6 @@
 import type { Response } from 'playwright-core';
 import { AppError } from '../../errors.js';
-import { pause, settleWithin, withDeadline } from '../../lib/timeout.js';
+import { pause, withDeadline } from '../../lib/timeout.js';
 import type { ImageFormat } from '../format.js';
 import type { Blocker } from './blocking/index.js';
 import {
@@ -16,9 +16,17 @@ import {
 } from './capture-errors.js';
 import { answeredByProxy, type DocumentTracker, trackDocument } from './document.js';
 import { egressError } from './failures.js';
+import { waitForFonts } from './in-page.js';
 import type { Lease } from './lease.js';
 import type { ShotOptions } from './options.js';
-import { beforeNavigation, type OptionState, prepareShot, type ShotPlan } from './prepare.js';
+import {
+  afterCapture,
+  beforeNavigation,
+  type OptionState,
+  planFacts,
+  prepareShot,
+  type ShotPlan,
+} from './prepare.js';
 import { encode, encodeArea, screenshotArea, screenshotViewport } from './shoot.js';
 
 export const WAIT_UNTIL = ['load', 'domcontentloaded', 'networkidle'] as const;
@@ -63,9 +71,6 @@ export interface CaptureTimings {
   prepare?: number;
 }
 
-/** How long a blocker gets to take itself off a page that is being closed anyway. */
-const DETACH_MS = 1_000;
-
 /** After a page's load stalls (download budget, refused self-navigation), how long it may still take to settle. */
 const STALL_GRACE_MS = 500;
 
@@ -81,7 +86,7 @@ const MAX_LATE_NAVIGATIONS = 3;
 
 /**
  * Loads `input.url` in the lease's fresh page, waits for `waitUntil` and web fonts, and returns
- * the visible viewport as PNG. Throws AppError for anything the client should hear about and
+ * the visible viewport as PNG, or what the options ask for (prepare.ts). Throws AppError for anything the client should hear about and
  * BrowserCrashError when the browser died, so the caller can retry once. The phases are timed
  * into `timings` (the request's own record, reset here: a retried capture counts once).
  */
@@ -108,25 +113,21 @@ export async function capturePage<T extends Partial<CaptureTimings>>(
       ? await encodeArea(shot.raw, shot.plan.size, input.options?.output)
       : await encode(shot.raw, lease);
     t.encode = performance.now() - mark;
-    const { plan } = shot;
+    const format = input.options?.output?.format ?? 'png';
+    const status = shot.response?.status() ?? 200;
     return {
       image,
-      format: input.options?.output?.format ?? 'png',
-      targetStatus: shot.response?.status() ?? 200,
+      format,
+      targetStatus: status,
       finalUrl: shot.finalUrl,
       timings: t,
-      ...(plan?.pageHeight !== undefined ? { pageHeight: plan.pageHeight } : {}),
-      ...(plan?.truncated ? { truncated: true } : {}),
+      ...planFacts(shot.plan),
     };
   } catch (err) {
     throw captureFailure(err, lease, input);
   } finally {
     doc.detach();
-    if (state.blocking)
-      await settleWithin(
-        state.blocking.detach().catch(() => {}),
-        DETACH_MS,
-      );
+    await afterCapture(state);
   }
 }
 
@@ -287,21 +288,4 @@ async function arrival(
 ): Promise<void> {
   if (doc.commits !== step.seen) return;
   await withDeadline(Promise.race([step.moved, lease.gone]), remaining(input), () => timeoutError(input));
-}
-
-async function waitForFonts(lease: Lease, ms: number): Promise<void> {
-  // A string, not a function: this code is type-checked without the DOM library.
-  // A navigation in the meantime destroys the context the promise lived in: nothing to wait for.
-  // Straight over the page's CDP session: Playwright's evaluate took ~12 ms of a capture here
-  // (its main-world bookkeeping), this ~4 ms.
-  // The expression returns nothing, so no value the page controls is copied back to us.
-  const ready = lease.cdp
-    .send('Runtime.evaluate', {
-      expression: '(async () => { await document.fonts.ready; })()',
-      awaitPromise: true,
-      returnByValue: true,
-    })
-    .catch(() => {});
-  // A font that is still loading after the wait is drawn with its fallback, as a visitor would see it.
-  await settleWithin(ready, ms);
 }

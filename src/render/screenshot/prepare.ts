@@ -4,7 +4,7 @@
  * hideSelectors, the full-page scroll and the element; then what to capture. A capture without
  * options never comes here (capture.ts), so the plain path makes no extra round trip.
  */
-import { pause } from '../../lib/timeout.js';
+import { pause, settleWithin } from '../../lib/timeout.js';
 import { MAX_SIDE } from '../format.js';
 import type { PageBlocking } from './blocking/index.js';
 import type { CaptureInput } from './capture.js';
@@ -51,6 +51,9 @@ const CAPTURE_RESERVE_MS = 1_000;
 const SCROLL_BUDGET_MS = 5_000;
 /** How long images asked for by the scroll get to arrive, as web fonts get (capture.ts). */
 const IMAGES_WAIT_MS = 3_000;
+
+/** How long a blocker gets to take itself off a page that is being closed anyway. */
+const DETACH_MS = 1_000;
 
 const left = (input: CaptureInput) => Math.max(0, input.deadline - Date.now() - CAPTURE_RESERVE_MS);
 
@@ -194,4 +197,21 @@ async function elementArea(
     x + width <= vv.pageX + vv.clientWidth &&
     y + height <= vv.pageY + vv.clientHeight;
   return { area: { x, y, width, height, outScale: view.outScale, beyond: !inView }, fullHeight };
+}
+
+/** Takes the blocker off the page, if one was attached (in `finally`; bounded, never throws). */
+export async function afterCapture(state: OptionState): Promise<void> {
+  if (state.blocking)
+    await settleWithin(
+      state.blocking.detach().catch(() => {}),
+      DETACH_MS,
+    );
+}
+
+/** What a plan adds to the capture: the page height and whether it was cut. */
+export function planFacts(plan: ShotPlan | undefined): { pageHeight?: number; truncated?: true } {
+  return {
+    ...(plan?.pageHeight !== undefined ? { pageHeight: plan.pageHeight } : {}),
+    ...(plan?.truncated ? { truncated: true as const } : {}),
+  };
 }
