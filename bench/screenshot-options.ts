@@ -15,6 +15,7 @@
  * Not a test: CI does not run it. All traffic stays on 127.0.0.1.
  */
 import { execFileSync } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Browser, chromium } from 'playwright-core';
@@ -96,6 +97,11 @@ async function rawCapture(browser: Browser, url: string): Promise<Buffer> {
   }
 }
 
+/** The median of `a[i] / b[i]`: each pair ran back to back, under the same load. */
+function pairedRatio(a: number[], b: number[]): number {
+  return summarize(a.map((v, i) => v / b[i]!)).p50;
+}
+
 async function plainVsToday(current: ServerHandle, today: ServerHandle, site: Site) {
   const samples = { current: [] as number[], today: [] as number[] };
   for (let r = 0; r < ROUNDS; r++) {
@@ -108,7 +114,11 @@ async function plainVsToday(current: ServerHandle, today: ServerHandle, site: Si
       }
     }
   }
-  return { current: summarize(samples.current), today: summarize(samples.today) };
+  return {
+    current: summarize(samples.current),
+    today: summarize(samples.today),
+    paired: pairedRatio(samples.current, samples.today),
+  };
 }
 
 async function fullPageVsRaw(current: ServerHandle, browser: Browser, site: Site) {
@@ -129,27 +139,36 @@ async function fullPageVsRaw(current: ServerHandle, browser: Browser, site: Site
       sizes = { cardshot: await dims(ours.body), raw: await dims(raw.body) };
     }
   }
-  return { cardshot: summarize(samples.cardshot), raw: summarize(samples.raw), sizes };
+  return {
+    cardshot: summarize(samples.cardshot),
+    raw: summarize(samples.raw),
+    paired: pairedRatio(samples.cardshot, samples.raw),
+    sizes,
+  };
 }
 
 async function encodes(browser: Browser, site: Site) {
   const out: Array<{ page: string; format: string; p50: number; bytes: number }> = [];
+  const formats = ['png', 'jpeg', 'webp', 'avif'] as const;
   for (const [page, url] of [
     ['landing page', site.url],
     ['photo-heavy page', `${site.url}photos`],
   ] as const) {
+    say(`encode the ${page}`);
     const raw = await rawCapture(browser, url);
-    for (const format of ['png', 'jpeg', 'webp', 'avif'] as const) {
-      say(`encode ${page} as ${format}`);
-      const output = format === 'png' ? undefined : { format };
-      const times: number[] = [];
-      let bytes = 0;
-      for (let i = 0; i < ENCODES; i++) {
+    const times = new Map<string, number[]>(formats.map((f) => [f, []]));
+    const bytes = new Map<string, number>();
+    // Formats in turn within each iteration: the machine's load falls on all of them alike.
+    for (let i = 0; i < ENCODES; i++) {
+      for (const format of formats) {
         const started = performance.now();
-        bytes = (await encodeArea(raw, VIEWPORT, output)).length;
-        times.push(performance.now() - started);
+        const image = await encodeArea(raw, VIEWPORT, format === 'png' ? undefined : { format });
+        times.get(format)!.push(performance.now() - started);
+        bytes.set(format, image.length);
       }
-      out.push({ page, format, p50: summarize(times).p50, bytes });
+    }
+    for (const format of formats) {
+      out.push({ page, format, p50: summarize(times.get(format)!).p50, bytes: bytes.get(format)! });
     }
   }
   return out;
@@ -157,6 +176,7 @@ async function encodes(browser: Browser, site: Site) {
 
 async function main() {
   const started = new Date();
+  const loadAtStart = os.loadavg()[0]!;
   const ref = args.baseline || mergeBase();
   say(`building the baseline (${ref})`);
   const baseline = buildBaseline(root, ref);
@@ -184,6 +204,7 @@ async function main() {
     const webp = await capture(current, `${site.url}photos`, { format: 'webp', quality: '80' });
     report({
       started,
+      load: [loadAtStart, os.loadavg()[0]!],
       commit: baseline.commit,
       plain,
       full,
@@ -200,8 +221,10 @@ async function main() {
 
 type Results = {
   started: Date;
+  /** The 1-minute load average when the run started and when it ended. */
+  load: number[];
   commit: string;
-  plain: { current: ReturnType<typeof summarize>; today: ReturnType<typeof summarize> };
+  plain: Awaited<ReturnType<typeof plainVsToday>>;
   full: Awaited<ReturnType<typeof fullPageVsRaw>>;
   encoded: Awaited<ReturnType<typeof encodes>>;
   http: { png: number; webp: number };
@@ -269,9 +292,9 @@ function report(r: Results) {
   const md = `## Screenshot options (\`bench/screenshot-options.ts\`)
 
 Command: \`npm run bench:screenshot-options\` (\`-- --rounds N --baseline <git ref>\`).
-Run: ${r.started.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machineFacts()}; browser \`${EXECUTABLE}\`.
+Run: ${r.started.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machineFacts()}; browser \`${EXECUTABLE}\`; load average ${r.load.map((l) => l.toFixed(1)).join(' → ')} (start → end of the run).
 
-How it is measured: two servers (\`node dist/src/main.js\` as children, NODE_ENV=production, log level warn), this build and today's (\`git archive\` of commit ${r.commit.slice(0, 7)}, ${args.baseline ? `\`${args.baseline}\`` : 'where this branch left main'}, built beside it), on the landing page of \`bench/lib/site.ts\` with a distinct URL per request (a cache miss each time), requests interleaved one at a time in ${ROUNDS} rounds. Full page: \`/tall\` of the same site (exactly 10,000 px, every image eager so the raw screenshot draws them too), Cardshot over HTTP against raw playwright-core in this process with a warm browser (new context, \`goto\` to load, \`page.screenshot({ fullPage: true })\`, close), interleaved. Encoding: one capture of each page as Chromium sends it to Cardshot (CDP, optimizeForSpeed), encoded ${ENCODES} times per format in this process by the service's own \`encodeArea\` (PNG: the flat-page re-encode policy; JPEG and WebP at 80, AVIF at 50).
+How it is measured: two servers (\`node dist/src/main.js\` as children, NODE_ENV=production, log level warn), this build and today's (\`git archive\` of commit ${r.commit.slice(0, 7)}, ${args.baseline ? `\`${args.baseline}\`` : 'where this branch left main'}, built beside it), on the landing page of \`bench/lib/site.ts\` with a distinct URL per request (a cache miss each time), requests interleaved one at a time in ${ROUNDS} rounds. Full page: \`/tall\` of the same site (exactly 10,000 px, every image eager so the raw screenshot draws them too), Cardshot over HTTP against raw playwright-core in this process with a warm browser (new context, \`goto\` to load, \`page.screenshot({ fullPage: true })\`, close), interleaved. Encoding: one capture of each page as Chromium sends it to Cardshot (CDP, optimizeForSpeed), encoded ${ENCODES} times per format in this process by the service's own \`encodeArea\` (PNG: the flat-page re-encode policy, which keeps Chromium's own PNG for photographic pages, hence 0 ms; JPEG and WebP at 80, AVIF at 50), the formats in turn within each iteration. The machine is shared: absolute times drift with its load (the load average is printed), the ratios much less.
 
 ${markdownTable(plain)}
 

@@ -86,9 +86,15 @@ export async function beforeNavigation(lease: Lease, input: CaptureInput, state:
  */
 export async function prepareShot(lease: Lease, input: CaptureInput, state: OptionState): Promise<ShotPlan> {
   const o = input.options ?? {};
-  const world = await isolatedWorld(lease);
+  // Made only for a step that runs in the page: dark mode, a scale or a format alone need none
+  // (creating one took 5–60 ms here).
+  let made: Promise<number> | undefined;
+  const world = () => {
+    made ??= isolatedWorld(lease);
+    return made;
+  };
   if (o.waitForSelector !== undefined) {
-    const seen = await waitForSelector(lease, world, o.waitForSelector, true, left(input));
+    const seen = await waitForSelector(lease, await world(), o.waitForSelector, true, left(input));
     if (seen === 'invalid') throw selectorRefused('waitForSelector', o.waitForSelector);
     if (seen !== 'visible') throw notVisible(o.waitForSelector, input);
   }
@@ -100,7 +106,7 @@ export async function prepareShot(lease: Lease, input: CaptureInput, state: Opti
   }
   await state.blocking?.beforeCapture();
   if (o.hideSelectors) {
-    const refused = await hideSelectors(lease, world, o.hideSelectors);
+    const refused = await hideSelectors(lease, await world(), o.hideSelectors);
     if (refused[0] !== undefined) throw selectorRefused('hideSelectors', refused[0]);
   }
   const scale = o.scale ?? lease.viewport.scale;
@@ -116,15 +122,15 @@ export async function prepareShot(lease: Lease, input: CaptureInput, state: Opti
   const maxCss = maxHeightCss(input, vv.clientWidth, outScale);
   let pageHeight: number | undefined;
   if (o.fullPage) {
-    await scrollThrough(lease, world, maxCss, Math.min(SCROLL_BUDGET_MS, left(input)));
-    await waitForImages(lease, world, maxCss, Math.min(IMAGES_WAIT_MS, left(input)));
+    await scrollThrough(lease, await world(), maxCss, Math.min(SCROLL_BUDGET_MS, left(input)));
+    await waitForImages(lease, await world(), maxCss, Math.min(IMAGES_WAIT_MS, left(input)));
     const metrics = await lease.cdp.send('Page.getLayoutMetrics');
     pageHeight = Math.max(Math.ceil(metrics.cssContentSize.height), metrics.cssVisualViewport.clientHeight);
   }
   let area: ShotArea;
   let fullHeight = pageHeight;
   if (o.selector !== undefined) {
-    const element = await elementArea(lease, world, o.selector, input, { outScale, maxCss });
+    const element = await elementArea(lease, await world(), o.selector, input, { outScale, maxCss });
     area = element.area;
     fullHeight = element.fullHeight;
   } else if (pageHeight !== undefined) {
