@@ -51,6 +51,16 @@ describe('fullPage', () => {
     expect(pages.hits('/solid/00ff00.png')).toBe(observed + 1);
   });
 
+  it('captures the whole page on a phone that shows it zoomed out, as wide as the screen', async () => {
+    // No meta viewport: laid out 980 px wide and shown at 390/980 of that, times 3.
+    const res = await shot({ url: `${pages.url}/opt/lazy?mobile`, viewport: 'mobile', fullPage: 'true' });
+    expect(res.statusCode).toBe(200);
+    expect(pngSize(res.rawPayload)).toEqual({ width: 1170, height: Math.round(4000 * (390 / 980) * 3) });
+    expect(res.headers['x-page-height']).toBe('4000');
+    expect(await pixelAt(res.rawPayload, 200, 1950)).toEqual(RED);
+    expect(await pixelAt(res.rawPayload, 200, 4000)).toEqual(GREEN);
+  });
+
   it('cuts a page that grows as it is scrolled at the maximum height, and says so', async () => {
     const res = await shot({ url: `${pages.url}/opt/endless`, fullPage: '1' });
     expect(res.statusCode).toBe(200);

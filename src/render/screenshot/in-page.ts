@@ -104,13 +104,22 @@ export async function hideSelectors(
 
 const SCROLL = `async function (maxCss, budgetMs) {
   const root = document.scrollingElement || document.documentElement;
-  const frame = () => new Promise((done) => { requestAnimationFrame(() => done()); setTimeout(done, 100); });
+  const frame = () => new Promise((done) => {
+    const late = setTimeout(done, 100);
+    requestAnimationFrame(() => setTimeout(() => { clearTimeout(late); done(); }, 0));
+  });
   const started = performance.now();
   const step = Math.max(100, innerHeight);
   let y = 0;
   while (performance.now() - started < budgetMs) {
     const end = Math.min(root.scrollHeight, maxCss);
-    if (y + innerHeight >= end) break;
+    if (y + innerHeight >= end) {
+      // At the end: an observer may still be adding to the page (infinite scroll). One more
+      // frame for it, and the end is believed only if the page did not grow.
+      await frame();
+      if (Math.min(root.scrollHeight, maxCss) > end) continue;
+      break;
+    }
     y = Math.min(y + step, end);
     scrollTo({ top: y, left: 0, behavior: 'instant' });
     await frame();
@@ -124,7 +133,9 @@ const SCROLL = `async function (maxCss, budgetMs) {
  * Scrolls through the page one viewport at a time, a frame each (IntersectionObserver reports
  * after the frame is drawn, and a lazy image is asked for when it comes near the viewport), down
  * to `maxCss` or the end, then back to the top. Pages that grow as they are scrolled stop at
- * `maxCss`; a slow page stops at `budgetMs`.
+ * `maxCss`; a slow page stops at `budgetMs`. Each step waits past the frame's rendering (a task
+ * after requestAnimationFrame): a position set in a frame callback and replaced in the next was
+ * never drawn, and a one-step page (a phone's zoomed-out view) never showed its lazy image.
  */
 export async function scrollThrough(
   lease: Lease,
