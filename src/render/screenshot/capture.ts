@@ -95,7 +95,9 @@ export async function capturePage<T extends Partial<CaptureTimings>>(
   input: CaptureInput,
   timings: T = {} as T,
 ): Promise<Capture & { timings: T & CaptureTimings }> {
-  const t = Object.assign(timings, { navigate: 0, fonts: 0, capture: 0, encode: 0 });
+  // With options, `prepare` is listed where it happens (Server-Timing keeps this order).
+  const prepare = input.options ? { prepare: 0 } : {};
+  const t = Object.assign(timings, { navigate: 0, fonts: 0, ...prepare, capture: 0, encode: 0 });
   const doc = trackDocument(lease.page, lease.egress.token);
   const state: OptionState = {};
   try {
