@@ -254,6 +254,7 @@ function report(r: Results) {
       `${(r.plain.current.mean / r.plain.today.mean).toFixed(3)}×`,
       '',
     ],
+    ['median of the paired ratios (back-to-back requests)', '', `${r.plain.paired.toFixed(3)}×`, '', ''],
   ];
   const full: Table = [
     ['full page of a 10,000 px page', 'n', 'p50 ms', 'mean ms', 'image'],
@@ -278,6 +279,7 @@ function report(r: Results) {
       `${(r.full.cardshot.mean / r.full.raw.mean).toFixed(2)}×`,
       '',
     ],
+    ['median of the paired ratios', '', `${r.full.paired.toFixed(2)}×`, '', ''],
   ];
   const enc: Table = [['1200×630 capture', 'format', 'encode p50 ms', 'KB', 'size vs PNG']];
   for (const e of r.encoded) {
