@@ -150,8 +150,8 @@ function chromiumPath() {
 }
 
 // Debian builds both from its chromium source. The headless shell is the default browser (see
-// chromiumPath in src/config/schema.ts for why); the full browser is the alternative, and what
-// the service falls back to when the default is missing.
+// chromiumPath in src/render/screenshot/settings.ts for why); the full browser is the
+// alternative, and what the service falls back to when the default is missing.
 const HEADLESS_SHELL = '/usr/lib/chromium/chromium-headless-shell';
 const FULL_BROWSER = '/usr/bin/chromium';
 const DEBIAN_PACKAGE = {

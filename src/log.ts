@@ -1,6 +1,6 @@
 import pino, { type Logger } from 'pino';
-import type { Config } from './config/schema.js';
 import { stdoutDestination } from './lib/log-destination.js';
+import type { Config } from './settings.js';
 
 /**
  * Structured logs: JSON in production or when piped, readable lines in a terminal. API keys

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { ConfigError } from './config/load.js';
-import { describePathError, errnoCode } from './config/os-error.js';
-import type { Config } from './config/schema.js';
 import { isAppError } from './errors.js';
+import { describePathError, errnoCode } from './lib/os-error.js';
+import type { Config } from './settings.js';
 
 /**
  * Exit statuses of a start that cannot go on (sysexits.h), so that a supervisor or a script can

@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError } from '../config/load.js';
-import type { Config } from '../config/schema.js';
+import type { Config } from '../settings.js';
 import { inspectDatabase } from '../storage/open.js';
 
 /**

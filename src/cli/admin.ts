@@ -1,10 +1,10 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { type AccountsModule, openAccounts } from '../accounts/open.js';
 import { sendKeyNotices } from '../auth/key-notices.js';
-import { ConfigError, loadConfig } from '../config/load.js';
-import type { Config } from '../config/schema.js';
+import { ConfigError } from '../config/load.js';
 import { isAppError } from '../errors.js';
 import { createLogger } from '../log.js';
+import { type Config, loadConfig } from '../settings.js';
 import { EX_UNAVAILABLE } from '../start-error.js';
 import { describeStorageError } from '../storage/errors.js';
 

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../config/schema.js';
+import type { Config } from '../settings.js';
 
 /**
  * Only our own files: no inline script or style (so an injected tag or attribute does

@@ -1,6 +1,6 @@
 import type { ServerSecrets } from '../auth/secret.js';
-import type { Config } from '../config/schema.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
+import type { Config } from '../settings.js';
 import { addressBucket } from './client-address.js';
 
 /** One sign-in attempt, as the limits see it. */

@@ -5,7 +5,6 @@ import { mkdir, statfs, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
-import type { Config } from '../config/schema.js';
 import {
   CHROMIUM_FLAGS,
   chromiumExecutable,
@@ -16,6 +15,7 @@ import {
 import { startWithSandboxFallback } from '../render/screenshot/sandbox.js';
 import { createTemplateRenderer } from '../render/template/renderer.js';
 import { listFontFiles } from '../render/text/fonts.js';
+import type { Config } from '../settings.js';
 import { type Finding, firstLine, formatMiB } from './finding.js';
 
 // Checks of this machine: Chromium, the fonts, the data dir.

@@ -1,5 +1,5 @@
-import type { Config } from '../config/schema.js';
 import { createUrlGuard, UrlRefusedError } from '../net/url-guard.js';
+import type { Config } from '../settings.js';
 import type { Finding } from './finding.js';
 
 // Checks of what can reach Cardshot and what Cardshot can reach.

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { loadPlans } from '../auth/plans.js';
 import { deriveSecrets } from '../auth/secret.js';
-import type { Config } from '../config/schema.js';
+import type { Config } from '../settings.js';
 import { describeDatabase, inspectDatabase } from '../storage/open.js';
 import { type Finding, firstLine, maskUrl } from './finding.js';
 

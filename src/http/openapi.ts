@@ -3,7 +3,7 @@ import path from 'node:path';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../config/schema.js';
+import type { Config } from '../settings.js';
 import { CARDSHOT_VERSION, packageRoot } from '../version.js';
 import { finishOpenApiDocument } from './openapi-finish.js';
 import { ErrorBody, SECURITY_SCHEMES } from './schemas/common.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/load.js';
-import type { Config } from '../config/schema.js';
+import type { Config } from '../settings.js';
 import { guardStore } from './breaker.js';
 import { postgresConnectFailure, sqliteOpenFailure } from './connect-error.js';
 import { createKyselyStore, migrate } from './kysely-store.js';

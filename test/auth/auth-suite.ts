@@ -2,7 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey } from '../../src/auth/keys.js';
 import { signUrl } from '../../src/auth/signing.js';
-import type { SettingKey } from '../../src/config/schema.js';
+import type { SettingKey } from '../../src/settings.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { type FakeClock, fakeClock } from '../helpers/clock.js';
 

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { openAccounts } from '../../src/accounts/open.js';
-import { loadConfig } from '../../src/config/load.js';
+import { loadConfig } from '../../src/settings.js';
 import { capturedLogger } from '../helpers/logs.js';
 import { dropSchema, postgresTestUrl, uniqueSchema } from '../helpers/services.js';
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AccountsModule, openAccounts } from '../../src/accounts/open.js';
-import { loadConfig } from '../../src/config/load.js';
+import { loadConfig } from '../../src/settings.js';
 import { type NginxHandle, nginxAvailable, startNginx } from '../helpers/nginx.js';
 import { type NodeProcess, startNodeProcess } from '../helpers/node-process.js';
 import { type PageServer, startPageServer } from '../helpers/pages.js';

@@ -4,10 +4,9 @@ import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { CreatedKey } from '../../src/accounts/manager.js';
 import { createApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config/load.js';
-import type { Config, SettingKey } from '../../src/config/schema.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { createModules, type Modules } from '../../src/modules.js';
+import { type Config, loadConfig, type SettingKey } from '../../src/settings.js';
 import type { Account, Store } from '../../src/storage/store.js';
 import { capturedLogger } from './logs.js';
 

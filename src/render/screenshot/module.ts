@@ -5,10 +5,10 @@
 import type { Logger } from 'pino';
 import type { PngCache } from '../../cache/cache.js';
 import type { SharedFlight } from '../../cache/shared-flight.js';
-import type { Config } from '../../config/schema.js';
 import { createWorkQueue } from '../../lib/work-queue.js';
 import { createEgressProxy } from '../../net/proxy.js';
 import { createUrlGuard, type UrlGuard } from '../../net/url-guard.js';
+import type { Config } from '../../settings.js';
 import { chromiumExecutable } from './browser.js';
 import { createBrowserPool } from './pool.js';
 import { createScreenshotService, type ScreenshotService } from './service.js';
