@@ -4,14 +4,16 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { loadPlans } from '../auth/plans.js';
 import { deriveSecrets } from '../auth/secret.js';
-import type { Config } from '../settings.js';
+import type { AuthConfig } from '../auth/settings.js';
+import type { RedisConfig } from '../redis/settings.js';
 import { describeDatabase, inspectDatabase } from '../storage/open.js';
+import type { StorageConfig } from '../storage/settings.js';
 import { type Finding, firstLine, maskUrl } from './finding.js';
 
 // Checks of what Cardshot keeps and talks to: plans, database, secret, Redis.
 
 /** The plans file (when set) parses: a bad one stops the server at start. */
-export function checkPlans(config: Pick<Config, 'plansFile'>): Finding {
+export function checkPlans(config: Pick<AuthConfig, 'plansFile'>): Finding {
   try {
     const plans = loadPlans(config.plansFile);
     const names = [...plans.keys()].join(', ');
@@ -32,7 +34,7 @@ export function checkPlans(config: Pick<Config, 'plansFile'>): Finding {
 
 /** The database answers and is migrated; the secret is usable and is the one the database knows. */
 export async function checkDatabaseAndSecret(
-  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databaseSchema' | 'secret'>,
+  config: Pick<StorageConfig, 'databaseUrl' | 'dataDir' | 'databaseSchema'> & Pick<AuthConfig, 'secret'>,
 ): Promise<Finding[]> {
   const out: Finding[] = [];
   const where = describeDatabase(config);
@@ -84,7 +86,7 @@ export async function checkDatabaseAndSecret(
 }
 
 async function checkSecret(
-  config: Pick<Config, 'secret' | 'dataDir'>,
+  config: Pick<AuthConfig, 'secret'> & Pick<StorageConfig, 'dataDir'>,
   dbFingerprint: string | undefined,
 ): Promise<Finding> {
   const name = 'secret';
@@ -139,7 +141,7 @@ async function checkSecret(
 }
 
 /** When REDIS_URL is set: Redis answers PING, and how fast. */
-export async function checkRedis(config: Pick<Config, 'redisUrl'>): Promise<Finding> {
+export async function checkRedis(config: Pick<RedisConfig, 'redisUrl'>): Promise<Finding> {
   if (config.redisUrl === '') {
     return {
       name: 'redis',

@@ -7,11 +7,12 @@ import type { PngCache } from '../../cache/cache.js';
 import type { SharedFlight } from '../../cache/shared-flight.js';
 import { createWorkQueue } from '../../lib/work-queue.js';
 import { createEgressProxy } from '../../net/proxy.js';
+import type { NetConfig } from '../../net/settings.js';
 import { createUrlGuard, type UrlGuard } from '../../net/url-guard.js';
-import type { Config } from '../../settings.js';
 import { chromiumExecutable } from './browser.js';
 import { createBrowserPool } from './pool.js';
 import { createScreenshotService, type ScreenshotService } from './service.js';
+import type { ScreenshotConfig } from './settings.js';
 import { DEFAULT_VIEWPORT, viewportCatalogue } from './viewports.js';
 
 export interface ScreenshotModuleDeps {
@@ -28,7 +29,10 @@ export interface ScreenshotModuleDeps {
 }
 
 /** Creates the screenshot service and the parts it runs on; nothing is launched yet. */
-export function createScreenshotModule(config: Config, deps: ScreenshotModuleDeps): ScreenshotService {
+export function createScreenshotModule(
+  config: ScreenshotConfig & NetConfig,
+  deps: ScreenshotModuleDeps,
+): ScreenshotService {
   const { log } = deps;
   const viewports = viewportCatalogue(config.screenshotViewports);
   // The same policy as imageUrl fetches: one allow-list setting for both.
