@@ -26,6 +26,7 @@ import { screenshotQueueMetrics } from './render/screenshot/metrics.js';
 import { createScreenshotModule } from './render/screenshot/module.js';
 import { liveGroupMembers } from './render/screenshot/processes.js';
 import type { ScreenshotService } from './render/screenshot/service.js';
+import { TEMPLATE_NAMES } from './render/template/registry.js';
 import { createTemplateRenderer, type TemplateRenderer } from './render/template/renderer.js';
 import { createTemplateService, type TemplateService } from './render/template/service.js';
 import type { Config } from './settings.js';
@@ -89,7 +90,7 @@ export async function createModules(
   const metrics = createMetrics({ version: CARDSHOT_VERSION, enabled: config.metricsToken !== '' });
   const health = createHealth();
   try {
-    const accounts = await openAccounts(config, log, clock);
+    const accounts = await openAccounts(config, log, { templates: TEMPLATE_NAMES, ...clock });
     started.push({ name: 'database', close: () => accounts.close() });
     health.register('database', {
       critical: true,

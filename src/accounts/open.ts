@@ -32,9 +32,9 @@ export interface AccountsModule {
 export async function openAccounts(
   config: AccountsConfig & Pick<AuthConfig, 'plansFile' | 'secret'> & StorageConfig,
   log: Logger,
-  opts: { clock?: Clock } = {},
+  opts: { templates: readonly string[]; clock?: Clock },
 ): Promise<AccountsModule> {
-  const plans = loadPlans(config.plansFile);
+  const plans = loadPlans(opts.templates, config.plansFile);
   const { secret } = await loadServerSecret(config);
   const secrets = deriveSecrets(secret);
   const store = await openStore(config, (err) => log.warn({ err }, 'database connection lost'), log);

@@ -6,6 +6,7 @@ import { loadPlans } from '../auth/plans.js';
 import { deriveSecrets } from '../auth/secret.js';
 import type { AuthConfig } from '../auth/settings.js';
 import type { RedisConfig } from '../redis/settings.js';
+import { TEMPLATE_NAMES } from '../render/template/registry.js';
 import { describeDatabase, inspectDatabase } from '../storage/open.js';
 import type { StorageConfig } from '../storage/settings.js';
 import { type Finding, firstLine, maskUrl } from './finding.js';
@@ -15,7 +16,7 @@ import { type Finding, firstLine, maskUrl } from './finding.js';
 /** The plans file (when set) parses: a bad one stops the server at start. */
 export function checkPlans(config: Pick<AuthConfig, 'plansFile'>): Finding {
   try {
-    const plans = loadPlans(config.plansFile);
+    const plans = loadPlans(TEMPLATE_NAMES, config.plansFile);
     const names = [...plans.keys()].join(', ');
     return {
       name: 'plans',

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { assertScreenshotAllowed, assertTemplateAllowed, loadPlans } from '../../src/auth/plans.js';
 import { parseDuration, parseExpiry } from '../../src/cli/admin.js';
 import { isAppError } from '../../src/errors.js';
+import { TEMPLATE_NAMES } from '../../src/render/template/registry.js';
 
 async function withFile(content: string, fn: (file: string) => void) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'cardshot-plans-'));
@@ -28,7 +29,7 @@ const thrown = (fn: () => void) => {
 
 describe('plans', () => {
   it('has the documented defaults', () => {
-    const plans = loadPlans();
+    const plans = loadPlans(TEMPLATE_NAMES);
     expect(plans.get('free')).toEqual({
       name: 'free',
       templates: ['blog'],
@@ -65,7 +66,7 @@ describe('plans', () => {
         },
       }),
       (file) => {
-        const plans = loadPlans(file);
+        const plans = loadPlans(TEMPLATE_NAMES, file);
         expect(plans.get('team')?.screenshots).toEqual({ viewports: '*', concurrency: 3, queue: 6 });
         expect(plans.get('solo')?.screenshots).toEqual({ viewports: ['og'], concurrency: 4, queue: 0 });
         expect(plans.get('enterprise')?.screenshots).toEqual({ viewports: '*', concurrency: 4, queue: 8 });
@@ -93,7 +94,7 @@ describe('plans', () => {
         },
       }),
       (file) => {
-        const plans = loadPlans(file);
+        const plans = loadPlans(TEMPLATE_NAMES, file);
         expect([...plans.keys()]).toEqual(['free', 'pro', 'team']);
         expect(plans.get('free')?.screenshots).toBe(false);
         expect(plans.get('team')?.rateLimit.windowSeconds).toBe(3600);
@@ -161,16 +162,37 @@ describe('plans', () => {
     ];
     for (const [doc, message] of cases) {
       await withFile(JSON.stringify(doc), (file) =>
-        expect(thrown(() => loadPlans(file)).message).toContain(message),
+        expect(thrown(() => loadPlans(TEMPLATE_NAMES, file)).message).toContain(message),
       );
     }
     await withFile('{', (file) =>
-      expect(thrown(() => loadPlans(file)).message).toContain('CARDSHOT_PLANS_FILE: cannot read'),
+      expect(thrown(() => loadPlans(TEMPLATE_NAMES, file)).message).toContain(
+        'CARDSHOT_PLANS_FILE: cannot read',
+      ),
     );
   });
 
+  it('knows the templates it is given: a registry with one more template lets a plan name it', async () => {
+    const doc = {
+      brand: {
+        templates: ['blog', 'poster'],
+        screenshots: false,
+        rateLimit: { requests: 5, windowSeconds: 60 },
+      },
+    };
+    await withFile(JSON.stringify(doc), (file) => {
+      expect(loadPlans([...TEMPLATE_NAMES, 'poster'], file).get('brand')?.templates).toEqual([
+        'blog',
+        'poster',
+      ]);
+      expect(thrown(() => loadPlans(TEMPLATE_NAMES, file)).message).toBe(
+        `${file}: plan "brand": unknown template "poster" (known: blog, product, saas)`,
+      );
+    });
+  });
+
   it('checks templates and screenshot viewports with clear 403 messages', () => {
-    const plans = loadPlans();
+    const plans = loadPlans(TEMPLATE_NAMES);
     const free = plans.get('free')!;
     expect(() => assertTemplateAllowed(free, 'blog')).not.toThrow();
     const t = thrown(() => assertTemplateAllowed(free, 'saas'));

@@ -3,6 +3,7 @@ import type { AuthContext } from '../../src/auth/authenticate.js';
 import { loadPlans } from '../../src/auth/plans.js';
 import { signUrl } from '../../src/auth/signing.js';
 import { pngCacheControl } from '../../src/http/cache-control.js';
+import { TEMPLATE_NAMES } from '../../src/render/template/registry.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { chromiumAvailable } from '../helpers/browser.js';
 import { type PageServer, startPageServer } from '../helpers/pages.js';
@@ -86,7 +87,7 @@ describe('signed URLs are not cacheable past their exp', () => {
 });
 
 describe('pngCacheControl', () => {
-  const plan = loadPlans().get('pro')!;
+  const plan = loadPlans(TEMPLATE_NAMES).get('pro')!;
   const base: AuthContext = { accountId: 'acc_x', keyId: 'key_x', plan, via: 'signature' };
   it('counts Age against the freshness that is left, and never goes below 0', () => {
     const now = 1_000_000_000_000;

@@ -2,7 +2,8 @@ import { Type } from 'typebox';
 import { WAIT_UNTIL } from '../../render/screenshot/capture.js';
 import { NOT_READY_MESSAGE } from '../../render/screenshot/refusals.js';
 import { DEFAULT_WAIT_UNTIL, URL_MAX_LENGTH } from '../../render/screenshot/request.js';
-import { FIELDS, TEMPLATE_NAMES } from '../../render/template/request.js';
+import { TEMPLATE_NAMES } from '../../render/template/registry.js';
+import { FIELDS } from '../../render/template/request.js';
 import { TEMPLATE_CACHE_CONTROL } from '../cache-control.js';
 import {
   accessErrors,

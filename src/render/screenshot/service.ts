@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { type CacheEntry, lifetimeSeconds, type PngCache } from '../../cache/cache.js';
+import { etagMatches } from '../../cache/etag.js';
 import type { SharedFlight } from '../../cache/shared-flight.js';
 import { AppError, clientClosed, isAppError } from '../../errors.js';
 import { createSingleFlight } from '../../lib/single-flight.js';
 import type { WorkQueue } from '../../lib/work-queue.js';
 import { type UrlGuard, UrlRefusedError } from '../../net/url-guard.js';
-import { etagMatches } from '../template/service.js';
 import { type CapturePageFn, captureWithRetry } from './attempts.js';
 import { screenshotCacheKey } from './cache-key.js';
 import { capturePage } from './capture.js';

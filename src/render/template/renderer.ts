@@ -1,7 +1,7 @@
 import { Renderer } from '@takumi-rs/core';
 import { warmCoverage } from '../text/coverage.js';
 import { FALLBACK_FAMILIES, FONTS_VERSION, registerFonts } from '../text/fonts.js';
-import { TEMPLATES } from './templates/index.js';
+import { TEMPLATES } from './registry.js';
 import { CARD_HEIGHT, CARD_WIDTH, type TemplateFields, type TemplateName } from './types.js';
 
 /**
