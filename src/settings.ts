@@ -21,6 +21,7 @@ import { templateSettings } from './render/template/settings.js';
 import { storageSettings } from './storage/settings.js';
 import { usageSettings } from './usage/settings.js';
 
+/** Every setting of every area, in the order of the README table. */
 export const settings = assembleSettings(
   serverSettings,
   storageSettings,
