@@ -35,7 +35,8 @@ export const TAKUMI_VERSION = '2.16.3';
  * 4: Korean breaks at spaces, long words shrink before breaking, tidy ellipses, letter initials;
  * 5: measured Greek, Cyrillic, Tamil, Khmer and Arabic widths, Thai-like word breaks, Hangul kept
  * whole beside Han, subtitles cut by the fitter; 6: balanced subtitles, short words and numbers
- * kept with their neighbour; 7: width tables exactly as measured (no hand-set pins).
+ * kept with their neighbour; 7: width tables exactly as measured (no hand-set pins), per-script
+ * averages fitted per face by `npm run fonts:measure`.
  */
 const RENDERER_REVISION = 7;
 

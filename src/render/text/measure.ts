@@ -4,13 +4,15 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Renderer } from '@takumi-rs/core';
 import { FALLBACK_FAMILIES, FAMILY, registerFonts } from './fonts.js';
 import { fontStack } from './script.js';
+import { fitScriptWidths, type ScriptWidths, scriptWidthsModule } from './script-widths.js';
 import type { FaceKey } from './text-metrics.js';
 import { FACES, type Widths, type WidthTables, widthsModule } from './widths-format.js';
 
 /**
  * Measures advance widths with takumi's own layout (`measure`) from the registered font files, in
- * thousandths of an em: `npm run fonts:measure` rewrites widths.generated.ts with them, and a test
- * checks the committed file against them, so a font or takumi upgrade is one command. A mark
+ * thousandths of an em: `npm run fonts:measure` rewrites widths.generated.ts with them (and
+ * script-widths.generated.ts with the per-script averages fitted in script-widths.ts), and a test
+ * checks the committed files against them, so a font or takumi upgrade is one command. A mark
  * counts as the advance it adds after a base letter; what draws nothing (controls, format
  * characters, unassigned code points) counts 0; a code point no registered font has counts the
  * missing-glyph box takumi draws. Nothing is set by hand: 323 hand-measured widths once overrode
@@ -81,11 +83,17 @@ export const SCRIPTS: readonly TableSpec[] = [
 const NOTHING = /[\p{Cc}\p{Cf}\p{Cn}\p{Default_Ignorable_Code_Point}]/u;
 const MARK = /\p{M}/u;
 
-/** Measures every table (with `engine`, or a renderer of its own with the service's fonts). */
-export async function measureTables(engine?: Renderer): Promise<WidthTables> {
-  const renderer = engine ?? new Renderer();
-  if (!engine) await registerFonts(renderer);
-  const width = async (text: string, [family, weight]: Font) => {
+/** The service's fonts in a renderer of their own, unless `engine` already has them. */
+async function withFonts(engine?: Renderer): Promise<Renderer> {
+  if (engine) return engine;
+  const renderer = new Renderer();
+  await registerFonts(renderer);
+  return renderer;
+}
+
+/** Width in thousandths of an em of `text` on one line, as takumi lays it out in `font`. */
+function widthIn(renderer: Renderer) {
+  return async (text: string, [family, weight]: Font) => {
     const measured = await renderer.measure(
       {
         type: 'text',
@@ -96,6 +104,11 @@ export async function measureTables(engine?: Renderer): Promise<WidthTables> {
     );
     return measured.width;
   };
+}
+
+/** Measures every table (with `engine`, or a renderer of its own with the service's fonts). */
+export async function measureTables(engine?: Renderer): Promise<WidthTables> {
+  const width = widthIn(await withFonts(engine));
   const advance = async (cp: number, spec: TableSpec, font: Font) => {
     const ch = String.fromCodePoint(cp);
     if (NOTHING.test(ch)) return 0;
@@ -128,13 +141,51 @@ function repoRoot(): string {
   return dir;
 }
 
+/** The size and line height the per-script averages are checked at, as text-fit.test.ts does. */
+const CHECK_SIZE = 56;
+const CHECK_LINE_HEIGHT = 1.25;
+
+/**
+ * The per-script averages, fitted to headlines as each face draws them (the design face first,
+ * as templates draw text; script-widths.ts).
+ */
+export async function measureScriptWidths(engine?: Renderer): Promise<ScriptWidths> {
+  const renderer = await withFonts(engine);
+  const width = widthIn(renderer);
+  return fitScriptWidths({
+    width: async (text, face) => (await width(text, DESIGN[face])) / EM,
+    lines: async (text, face, em) => {
+      const [family, weight] = DESIGN[face];
+      const style = { fontFamily: fontStack(text, family), fontSize: CHECK_SIZE, fontWeight: weight };
+      const measured = await renderer.measure(
+        {
+          type: 'text',
+          text,
+          style: {
+            ...style,
+            width: em * CHECK_SIZE,
+            lineHeight: CHECK_LINE_HEIGHT,
+            overflowWrap: 'anywhere',
+          },
+        },
+        { fontFamilies: [...FALLBACK_FAMILIES] },
+      );
+      return Math.round(measured.height / (CHECK_SIZE * CHECK_LINE_HEIGHT));
+    },
+  });
+}
+
 /** Where the generated tables live, from the source or the compiled module alike. */
 export const GENERATED_PATH = join(repoRoot(), 'src', 'render', 'text', 'widths.generated.ts');
+export const SCRIPT_WIDTHS_PATH = join(repoRoot(), 'src', 'render', 'text', 'script-widths.generated.ts');
 
-/** Rewrites widths.generated.ts. */
+/** Rewrites widths.generated.ts and script-widths.generated.ts. */
 async function main(): Promise<void> {
-  writeFileSync(GENERATED_PATH, widthsModule(await measureTables()));
+  const engine = await withFonts();
+  writeFileSync(GENERATED_PATH, widthsModule(await measureTables(engine)));
   console.log(`wrote ${GENERATED_PATH}`);
+  writeFileSync(SCRIPT_WIDTHS_PATH, scriptWidthsModule(await measureScriptWidths(engine)));
+  console.log(`wrote ${SCRIPT_WIDTHS_PATH}`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();
