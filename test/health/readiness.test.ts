@@ -25,8 +25,8 @@ describe.skipIf(!chromiumAvailable())('readiness with Chromium stopped', () => {
   });
 
   it('SIGSTOPped browser: degraded, naming the stopped pid; ok again after SIGCONT', async () => {
-    await t.modules.screenshots.pool.warm();
-    const pid = t.modules.screenshots.pool.status().pid!;
+    await t.modules.screenshots.warm();
+    const pid = t.modules.screenshots.status().browser.pid!;
     expect(pid).toBeGreaterThan(0);
     expect((await readyz(t)).body.checks.browser.status).toBe('ok');
     process.kill(pid, 'SIGSTOP');

@@ -32,7 +32,7 @@ async function darkShare(png: Buffer): Promise<number> {
 
 /** The executable of the app's running browser, from /proc (what really ran, wrappers resolved). */
 const browserBinary = (app: TestApp) =>
-  readlinkSync(`/proc/${app.modules.screenshots.pool.status().pid}/exe`);
+  readlinkSync(`/proc/${app.modules.screenshots.status().browser.pid}/exe`);
 
 beforeAll(async () => {
   pages = await startPageServer();
@@ -139,7 +139,7 @@ describe('GET /render/url: the PNG', () => {
   });
 
   it("runs Debian's headless shell by default", async () => {
-    await t.modules.screenshots.pool.warm();
+    await t.modules.screenshots.warm();
     expect(browserBinary(t)).toBe(realpathSync(String(settings.chromiumPath.default)));
   });
 

@@ -14,7 +14,7 @@ import type { NetConfig } from '../../net/settings.js';
 import { createUrlGuard, type UrlGuard } from '../../net/url-guard.js';
 import { chromiumExecutable } from './browser.js';
 import { screenshotQueueMetrics } from './metrics.js';
-import { createBrowserPool } from './pool.js';
+import { type BrowserPool, createBrowserPool } from './pool.js';
 import { liveGroupMembers } from './processes.js';
 import { createScreenshotService } from './service.js';
 import type { ScreenshotConfig } from './settings.js';
@@ -32,6 +32,19 @@ export interface ScreenshotModuleDeps {
   /** Called for every capture refused because the queue is full (metrics). */
   onBusy?: () => void;
   shared?: SharedFlight;
+}
+
+/** Each module's browser pool: kept out of the service's API, which reports it through `status()`. */
+const pools = new WeakMap<ScreenshotService, BrowserPool>();
+
+/**
+ * The browser pool behind a module, for tests that lease a context, or list or kill the
+ * browser's processes themselves; the service's own API (`status()`, `warm()`) covers the rest.
+ */
+export function browserPoolOf(service: ScreenshotService): BrowserPool {
+  const pool = pools.get(service);
+  if (!pool) throw new Error('not a screenshot module made by createScreenshotArea');
+  return pool;
 }
 
 /** Creates the screenshot service and the parts it runs on; nothing is launched yet. */
@@ -84,6 +97,7 @@ export function createScreenshotArea(
       { ...serviceDeps, log, ...screenshotQueueMetrics(registry), guard, pool, queue },
     );
     const screenshots: ScreenshotService = { ...service, close: () => parts.close() };
+    pools.set(screenshots, pool);
     return {
       service: screenshots,
       checks: {

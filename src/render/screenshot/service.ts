@@ -157,7 +157,6 @@ export function createScreenshotService(
 
   return {
     viewports,
-    pool,
 
     async capture(req, owner) {
       if (!pool.available()) throw notInstalled();

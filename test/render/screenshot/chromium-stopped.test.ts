@@ -26,7 +26,7 @@ const get = (query: Record<string, string>) =>
 describe('Chromium stopped (SIGSTOP) in the middle of a capture', () => {
   it('the capture ends at its deadline with 503/504, cards keep answering, readiness degrades, and SIGCONT recovers', async () => {
     expect((await get({ url: `${pages.url}/split?warm` })).statusCode).toBe(200);
-    const pid = t.modules.screenshots.pool.status().pid!;
+    const pid = t.modules.screenshots.status().browser.pid!;
     const group = liveGroupMembers(pid).map((p) => p.pid);
     const arrived = pages.nextRequest('/hold');
     const started = Date.now();
