@@ -1,3 +1,5 @@
+// @module-tag chromium
+// @module-tag process
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,3 +1,4 @@
+// @module-tag chromium
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserPoolOf } from '../../src/render/screenshot/module.js';

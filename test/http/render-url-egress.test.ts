@@ -1,3 +1,4 @@
+// @module-tag chromium
 import { createSocket } from 'node:dgram';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

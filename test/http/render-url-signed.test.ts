@@ -70,6 +70,7 @@ describe('signed URLs are not cacheable past their exp', () => {
 
   it.skipIf(!chromiumAvailable())(
     'GET /render/url: the same, also when served from the cache',
+    { tags: ['chromium'], timeout: 60_000 },
     async () => {
       const path = `/render/url?${new URLSearchParams({ url: `${pages.url}/split?signed=1` })}`;
       const first = await t.inject({ method: 'GET', url: signed(path, 600), auth: false });
@@ -82,7 +83,6 @@ describe('signed URLs are not cacheable past their exp', () => {
       const keyed = await t.inject({ method: 'GET', url: path });
       expect(keyed.headers['cache-control']).toBe('public, max-age=86400, s-maxage=86400');
     },
-    60_000,
   );
 });
 

@@ -1,3 +1,4 @@
+// @module-tag chromium
 import { readlinkSync, realpathSync } from 'node:fs';
 import { type AddressInfo, createServer, type Server } from 'node:net';
 import sharp from 'sharp';

@@ -1,3 +1,4 @@
+// @module-tag chromium
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { liveGroupMembers } from '../../../src/render/screenshot/processes.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
