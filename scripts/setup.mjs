@@ -302,6 +302,23 @@ function ensurePromtool() {
   }
 }
 
+/**
+ * The blocking engines behind blockAds and blockCookieBanners, built once from the filter lists in
+ * node_modules into dist/blocking (a few seconds); afterwards one node start that reads their
+ * manifest. A failure leaves those two options answering 503, never the service down.
+ */
+function ensureBlockingLists() {
+  const builder = path.join(root, 'dist', 'src', 'render', 'screenshot', 'blocking', 'build.js');
+  if (!existsSync(builder)) return;
+  try {
+    run(process.execPath, [builder, '--if-stale', ...(quiet ? ['--quiet'] : [])]);
+  } catch (err) {
+    say(
+      `warning: building the blocking lists failed (${err.status != null ? `exit ${err.status}` : err.message}); blockAds and blockCookieBanners answer 503`,
+    );
+  }
+}
+
 function ensureDataDir() {
   const dir = path.resolve(root, process.env.CARDSHOT_DATA_DIR || 'data');
   // Owner-only: it holds the database, the server secret and the first-run key file.
@@ -312,6 +329,7 @@ try {
   checkNode();
   ensureDependencies();
   ensureBuild();
+  ensureBlockingLists();
   ensureDataDir();
   ensureChromium();
   ensureChromiumUser();

@@ -148,15 +148,24 @@ export async function ensureLists(
   return buildLists(outDir, listsDir);
 }
 
+/** `build.js [dir] [--if-stale] [--quiet]`: builds into `dir` (default dist/blocking). */
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const outDir = args.find((a) => !a.startsWith('--')) ?? defaultListsDir();
-  const say = (msg: string) => process.stderr.write(`[setup] ${msg}\n`);
+  const quiet = args.includes('--quiet');
+  const say = (msg: string) => {
+    if (!quiet) process.stderr.write(`[setup] ${msg}\n`);
+  };
   const started = performance.now();
-  const manifest = args.includes('--if-stale')
-    ? await ensureLists(outDir, say)
-    : await buildLists(outDir, packageDir(LISTS_PACKAGE) ?? '');
-  if (manifest && !args.includes('--quiet') && performance.now() - started > 1000) {
+  let manifest: ListsManifest | undefined;
+  if (args.includes('--if-stale')) {
+    manifest = await ensureLists(outDir, say);
+  } else {
+    const listsDir = packageDir(LISTS_PACKAGE);
+    if (!listsDir) throw new Error(`${LISTS_PACKAGE} is not installed (npm install)`);
+    manifest = await buildLists(outDir, listsDir);
+  }
+  if (manifest && performance.now() - started > 1000) {
     const sizes = Object.entries(manifest.engines).map(([k, e]) => `${k} ${(e.bytes / 1e6).toFixed(1)} MB`);
     say(`blocking engines built in ${Math.round(performance.now() - started)} ms (${sizes.join(', ')})`);
   }

@@ -71,8 +71,8 @@ interface InstanceState {
   since: number;
 }
 
-/** How long the second search may take before its silence means "nothing here". */
-const SEARCH_GRACE_MS = 250;
+/** How long a search may take before its silence means "nothing here" (one takes ~100 ms here). */
+const SEARCH_GRACE_MS = 300;
 
 type Message = {
   type?: unknown;
@@ -94,9 +94,10 @@ export interface ConsentRefusal {
 
 /**
  * True when the page has nothing left to wait for: no frame is in the middle of refusing, and
- * the top document finished or searched twice without a find (its first two searches run ~0.5 s
- * apart after DOMContentLoaded, the second with the generic-banner heuristics; later ones only
- * follow DOM changes, for up to a minute, and are not waited for).
+ * the top document finished, or searched (once DOMContentLoaded) without a find. Its later
+ * searches (every 0.5 s while the DOM changes, for up to a minute) are not waited for: a banner
+ * not in the page yet is not in the screenshot either, and one that is there gets hidden by the
+ * cookie-notice list right after. Waiting for the second search cost a banner-free page ~1 s.
  */
 export function settled(
   states: Iterable<InstanceState>,
@@ -106,7 +107,7 @@ export function settled(
   for (const s of states) if (WORKING.has(s.lifecycle)) return false;
   if (!main) return false;
   if (FINISHED.has(main.lifecycle)) return true;
-  return main.lifecycle === 'started' && main.attempts >= 2 && now - main.since >= SEARCH_GRACE_MS;
+  return main.lifecycle === 'started' && main.attempts >= 1 && now - main.since >= SEARCH_GRACE_MS;
 }
 
 /** Starts refusing consent pop-ups in `page` (before it navigates). */

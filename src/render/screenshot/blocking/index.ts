@@ -53,8 +53,13 @@ export function defaultBlockingConfig(): BlockingConfig {
   return { listsDir: defaultListsDir(), consentWaitMs: 1500 };
 }
 
-/** Time `beforeCapture` leaves for the capture itself before the request's deadline. */
-const CAPTURE_RESERVE_MS = 1000;
+/**
+ * Time `beforeCapture` leaves for the capture itself before the request's deadline: the consent
+ * wait stops 1 s before it, the element hiding (which the options promise, and takes ~20-50 ms)
+ * may run until 0.5 s before it.
+ */
+const CONSENT_RESERVE_MS = 1000;
+const HIDING_RESERVE_MS = 500;
 /** Longest the element-hiding pass may take over all frames. */
 const HIDING_MS = 1000;
 /** Early hiding passes per page (one per top-level document, a page that keeps moving gets no more). */
@@ -194,17 +199,17 @@ async function attachToPage(
     earlyPasses.push(hideElements([page.mainFrame()], early, make, network.blocked, HIDING_MS));
   };
   page.on('domcontentloaded', onParsed);
-  const left = () => (opts.deadline ?? Number.POSITIVE_INFINITY) - Date.now() - CAPTURE_RESERVE_MS;
+  const left = (reserve: number) => (opts.deadline ?? Number.POSITIVE_INFINITY) - Date.now() - reserve;
   let hiddenFrames = 0;
   return {
     async beforeCapture() {
-      if (refusal) await refusal.settle(Math.min(parts.consentWaitMs, left()));
+      if (refusal) await refusal.settle(Math.min(parts.consentWaitMs, left(CONSENT_RESERVE_MS)));
       hiddenFrames = await hideElements(
         page.frames(),
         engines,
         make,
         network.blocked,
-        Math.min(HIDING_MS, left()),
+        Math.min(HIDING_MS, left(HIDING_RESERVE_MS)),
       );
     },
     async detach() {
