@@ -135,27 +135,30 @@ describe('when a page is done with its consent pop-up', () => {
   });
 
   it('waits while the top document has not searched yet, or a frame is refusing', () => {
-    expect(settled([], undefined, 10_000)).toBe(false);
+    expect(settled([], undefined, 0, 10_000)).toBe(false);
     for (const busy of ['loading', 'waitingForInitResponse', 'initialized', 'started']) {
       // Just started its first search, or not even that.
       const main = at(busy, busy === 'started' ? 1 : 0, 10_000);
-      expect(settled([main], main, 10_000), busy).toBe(false);
+      expect(settled([main], main, 0, 10_000), busy).toBe(false);
     }
     const main = at('nothingDetected');
     for (const working of ['cmpDetected', 'openPopupDetected', 'runningOptOut']) {
-      expect(settled([main, at(working, 1, 0, false)], main, 10_000), working).toBe(false);
+      expect(settled([main, at(working, 1, 0, false)], main, 0, 10_000), working).toBe(false);
     }
   });
 
-  it('is done when the top document finished, or searched and found nothing for 300 ms', () => {
+  it('is done when the top document finished, or began its search and went quiet for 150 ms', () => {
     for (const done of ['nothingDetected', 'done', 'optOutSucceeded', 'optOutFailed']) {
       const main = at(done);
-      expect(settled([main, at('started', 1, 0, false)], main, 10_000), done).toBe(true);
+      expect(settled([main, at('started', 1, 0, false)], main, 9_999, 10_000), done).toBe(true);
     }
     const searching = at('started', 1, 10_000);
-    expect(settled([searching], searching, 10_200)).toBe(false);
-    expect(settled([searching], searching, 10_300)).toBe(true);
-    expect(settled([searching], { ...searching, attempts: 0 }, 20_000)).toBe(false);
+    expect(settled([searching], searching, 0, 10_100)).toBe(false);
+    expect(settled([searching], searching, 0, 10_150)).toBe(true);
+    // Still answering its script checks: not quiet yet.
+    expect(settled([searching], searching, 10_100, 10_200)).toBe(false);
+    expect(settled([searching], searching, 10_100, 10_250)).toBe(true);
+    expect(settled([searching], { ...searching, attempts: 0 }, 0, 20_000)).toBe(false);
   });
 });
 
