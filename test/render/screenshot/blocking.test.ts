@@ -237,23 +237,34 @@ describe.skipIf(!chromiumAvailable())(
       }
     });
 
-    it("runs only the package's own snippets: code a page sends through the binding is never evaluated", async () => {
+    it("runs only the package's own snippets, and answers a page that floods the binding a bounded number of times", async () => {
       const ctx = await browser.open();
       try {
         const blocking = await blocker.attach(ctx.page, COOKIES);
         await ctx.page.goto(site.url('/clean'), { waitUntil: 'load' });
-        const answers = await ctx.page.evaluate(`(async () => {
-        const got = [];
-        window.autoconsentReceiveMessage = (m) => { if (m.id === 'a' || m.id === 'b') got.push(m); };
-        await window.autoconsentSendMessage({ type: 'eval', id: 'a', code: 'document.title = "pwned"; true' });
-        await window.autoconsentSendMessage({ type: 'eval', id: 'b', snippetId: 'constructor', code: 'document.title = "pwned"' });
-        return got;
-      })()`);
+        await blocking.beforeCapture();
+        const got = (await ctx.page.evaluate(`(async () => {
+          const got = [];
+          window.autoconsentReceiveMessage = (m) => { got.push(m); };
+          const send = window.autoconsentSendMessage;
+          await send({ type: 'eval', id: 'a', code: 'document.title = "pwned"; true' });
+          await send({ type: 'eval', id: 'b', snippetId: 'constructor', code: 'document.title = "pwned"' });
+          await Promise.all(Array.from({ length: 100 }, () => send({ type: 'init', url: location.href })));
+          await Promise.all(Array.from({ length: 500 }, (_, i) => send({ type: 'eval', id: 'x' + i, snippetId: 'EVAL_0' })));
+          return got;
+        })()`)) as Array<{ type: string; id?: string; result?: unknown }>;
         expect(await ctx.page.title()).toBe('news');
-        expect(answers).toEqual([
+        expect(got.filter((m) => m.id === 'a' || m.id === 'b')).toEqual([
           { type: 'evalResp', id: 'a', result: false },
           { type: 'evalResp', id: 'b', result: false },
         ]);
+        // The page's own document had its one init already: 29 more at most, then nothing.
+        expect(got.filter((m) => m.type === 'initResp').length).toBe(29);
+        const answered =
+          got.filter((m) => m.type === 'evalResp').length + got.filter((m) => m.type === 'initResp').length;
+        // Every message counts against 400 (the script's own reports and searches too).
+        expect(answered).toBeGreaterThan(300);
+        expect(answered).toBeLessThan(400);
         await blocking.detach();
       } finally {
         await closeCapture(ctx);

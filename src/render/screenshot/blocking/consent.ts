@@ -47,7 +47,7 @@ const CONFIG = {
 
 /** Messages answered per page; a page that calls the binding more is ignored from then on. */
 const MAX_MESSAGES = 400;
-/** Frames (documents) that get the rules; each is up to ~250 KB of rules to hand over. */
+/** Documents (frames) that get the rules: ~65 KB of them for a top document, ~3 KB for a frame. */
 const MAX_INSTANCES = 30;
 
 /** Lifecycle states after which a frame has nothing more to do. */
@@ -123,6 +123,7 @@ export async function refuseConsent(page: Page, kit: ConsentKit): Promise<Consen
   let mainInstance: InstanceState | undefined;
   const refused: string[] = [];
   let answered = 0;
+  let inits = 0;
   let lastMessageAt = 0;
   let detached = false;
   let changed: () => void = () => {};
@@ -168,6 +169,8 @@ export async function refuseConsent(page: Page, kit: ConsentKit): Promise<Consen
     answered++;
     switch (msg.type) {
       case 'init':
+        // One per document; a page asking again and again only makes us filter and send rules.
+        if (++inits > MAX_INSTANCES) break;
         await reply(frame, {
           type: 'initResp',
           config: CONFIG,
