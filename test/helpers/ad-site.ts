@@ -12,7 +12,7 @@ import sharp from 'sharp';
  * Colours are flat so tests read pixels: the page is white, its own content blue (#0000ff), every
  * ad red (#ff0000), every cookie banner green (#00ff00).
  *
- * Pages (on www.news.test): /article (ads of every kind), /clean (the same page with nothing an
+ * Pages (on www.news.test): /article (ads of every kind, one of them in the site's own frame), /clean (the same page with nothing an
  * ad list blocks), /strict (an ad slot styled by the site's stylesheet, under a CSP that forbids
  * inline styles), /consent/onetrust, /consent/cookiebot (faithful minimal consent managers
  * whose "reject" buttons report to /consent-record?<which>), /consent/generic (a plain cookie
@@ -39,6 +39,7 @@ export const AD_REQUESTS = [
 export const OWN_REQUESTS = [
   { host: SITE, path: '/static/photo.png' },
   { host: SITE, path: '/static/app.js' },
+  { host: SITE, path: '/frame' },
 ] as const;
 
 /** Hosts whose slow ad images /slow-ads spreads over (all blocked by AdGuard Base). */
@@ -69,7 +70,8 @@ function article(port: number, withAds: boolean): string {
 <script src="${at('sb.scorecardresearch.com', '/beacon.js')}"></script>
 <div id="ad_banner" style="position:absolute;left:400px;top:240px;width:300px;height:100px;background:${RED}"></div>
 <ins class="adsbygoogle" data-ad-client="ca-pub-1234" data-ad-slot="5678" style="display:block;position:absolute;left:0;top:360px;width:300px;height:100px;background:${RED}"></ins>
-<div class="banner-ad" style="position:absolute;left:400px;top:360px;width:300px;height:100px;background:${RED}"></div>`
+<div class="banner-ad" style="position:absolute;left:400px;top:360px;width:300px;height:100px;background:${RED}"></div>
+<iframe id="own-frame" src="/frame" width="300" height="100" style="position:absolute;left:400px;top:480px;border:0"></iframe>`
     : '';
   return page(
     `<img id="photo" src="/static/photo.png" width="300" height="100" style="position:absolute;left:0;top:0">
@@ -193,6 +195,14 @@ export async function startAdSite(): Promise<AdSite> {
     const routes: Record<string, () => void> = {
       '/article': () => send(article(port, true), 'text/html'),
       '/clean': () => send(article(port, false), 'text/html'),
+      // The site's own frame (a widget), with an ad slot at its top and its content below.
+      '/frame': () =>
+        send(
+          page(
+            `<div id="ad_banner" style="height:50px;background:${RED}"></div><div style="height:50px;background:${BLUE}"></div>`,
+          ),
+          'text/html',
+        ),
       '/strict': () => send(STRICT, 'text/html', { 'content-security-policy': STRICT_CSP }),
       '/static/site.css': () => send(STRICT_CSS, 'text/css'),
       '/consent/onetrust': () => send(ONETRUST, 'text/html'),

@@ -95,8 +95,10 @@ describe.skipIf(!chromiumAvailable())(
       const { png, color } = await capture('/article');
       for (const r of [...AD_REQUESTS, ...OWN_REQUESTS])
         expect(site.hits(r.host, r.path), `${r.host}${r.path}`).toBe(1);
-      // The ad script painted over the content; every ad slot is red.
+      // The ad script painted over the content; every ad slot is red, in the page's own frame too.
       expect(color(550, 50)).toEqual(RED);
+      expect(color(550, 500)).toEqual(RED);
+      expect(color(550, 550)).toEqual(BLUE);
       for (const [x, y] of [
         [150, 170],
         [550, 170],
@@ -120,6 +122,9 @@ describe.skipIf(!chromiumAvailable())(
       expect(appLoaded).toBe(true);
       expect(color(150, 50)).toEqual(BLUE); // the page's own image
       expect(color(550, 50)).toEqual(BLUE); // its content, with no ad script painting over it
+      // The slot in the site's own frame is hidden there, the frame's content moves up into its place.
+      expect(color(550, 500)).toEqual(BLUE);
+      expect(color(550, 560)).toEqual(WHITE);
       // Blocked image and frame collapsed (no broken-image box, no "blocked" page), and the
       // #ad_banner, ins.adsbygoogle and .banner-ad slots hidden by the list's element rules.
       for (const [x, y] of [
