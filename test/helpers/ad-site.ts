@@ -16,7 +16,7 @@ import sharp from 'sharp';
  * ad list blocks), /strict (an ad slot styled by the site's stylesheet, under a CSP that forbids
  * inline styles), /consent/onetrust, /consent/cookiebot (faithful minimal consent managers
  * whose "reject" buttons report to /consent-record?<which>), /consent/generic (a plain cookie
- * notice no consent manager runs), /slow-ads?n=40&delay=300 (n ad images from ad hosts, each
+ * notice no consent manager runs), /own-images?n=100 (n of its own images), /slow-ads?n=40&delay=300 (n ad images from ad hosts, each
  * answered after `delay` ms, beside the page's own content).
  */
 export const SITE = 'www.news.test';
@@ -129,6 +129,15 @@ const STRICT_CSS = `html,body{margin:0;background:#fff} .photo{position:absolute
 #ad_banner{position:absolute;left:0;top:120px;width:300px;height:100px;background:${RED}}`;
 const STRICT_CSP = "default-src 'self'; style-src 'self'; script-src 'self'";
 
+/** `n` of the page's own images (distinct URLs, nothing an ad list blocks): what interception costs. */
+function ownImages(n: number): string {
+  const imgs = Array.from(
+    { length: n },
+    (_, i) => `<img src="/static/photo.png?i=${i}" width="30" height="10">`,
+  );
+  return page(`<div id="content" style="height:200px;background:${BLUE}"></div><div>${imgs.join('')}</div>`);
+}
+
 function slowAds(port: number, n: number, delay: number): string {
   const imgs = Array.from({ length: n }, (_, i) => {
     const host = SLOW_AD_HOSTS[i % SLOW_AD_HOSTS.length]!;
@@ -213,6 +222,7 @@ export async function startAdSite(): Promise<AdSite> {
           slowAds(port, Number(u.searchParams.get('n') ?? 40), Number(u.searchParams.get('delay') ?? 300)),
           'text/html',
         ),
+      '/own-images': () => send(ownImages(Number(u.searchParams.get('n') ?? 100)), 'text/html'),
       '/static/photo.png': () => send(bluePng, 'image/png'),
       '/static/app.js': () => send('window.appLoaded = true;', 'text/javascript'),
       '/ads/banners/leaderboard.png': () => send(redPng, 'image/png'),
