@@ -1,8 +1,9 @@
+import { runInNewContext } from 'node:vm';
 import type { Request as FilterRequest, FiltersEngine, RequestType } from '@ghostery/adblocker';
 import type { Frame, Request } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureLists } from '../../../src/render/screenshot/blocking/build.js';
-import { settled } from '../../../src/render/screenshot/blocking/consent.js';
+import { settled, snippetExpression } from '../../../src/render/screenshot/blocking/consent.js';
 import { rulesFor, splitStyles } from '../../../src/render/screenshot/blocking/cosmetics.js';
 import { defaultBlockingConfig } from '../../../src/render/screenshot/blocking/index.js';
 import { type ListsManifest, loadEngine } from '../../../src/render/screenshot/blocking/lists.js';
@@ -159,6 +160,33 @@ describe('when a page is done with its consent pop-up', () => {
     expect(settled([searching], searching, 10_100, 10_200)).toBe(false);
     expect(settled([searching], searching, 10_100, 10_250)).toBe(true);
     expect(settled([searching], { ...searching, attempts: 0 }, 0, 20_000)).toBe(false);
+  });
+});
+
+describe("the consent rules' snippets", () => {
+  const snippets = { EVAL_COOKIEBOT_1: () => !!(globalThis as { Cookiebot?: unknown }).Cookiebot };
+
+  it('runs a snippet the package has, by its id, as a boolean that a throw turns into false', () => {
+    const expression = snippetExpression(snippets, 'EVAL_COOKIEBOT_1');
+    expect(expression).toContain('Cookiebot');
+    // In a fresh context with no Cookiebot: the snippet throws nothing and answers false.
+    expect(runInNewContext(expression!, {})).toBe(false);
+    expect(runInNewContext(expression!, { Cookiebot: {} })).toBe(true);
+  });
+
+  it('never turns anything else a message names into code', () => {
+    for (const id of [
+      'EVAL_UNKNOWN',
+      'constructor',
+      '__proto__',
+      'toString',
+      'hasOwnProperty',
+      42,
+      undefined,
+      null,
+    ]) {
+      expect(snippetExpression(snippets, id), String(id)).toBeUndefined();
+    }
   });
 });
 

@@ -1,16 +1,17 @@
 /**
  * Refusing consent pop-ups with DuckDuckGo's autoconsent: its content script (shipped in the
- * package, the Playwright build their own test runner injects) runs in every frame of the page,
- * finds the consent manager by the package's rules, and clicks its "reject" path. The content
- * script talks to us through one binding; we answer with the rules and run the package's own
- * main-world snippets when a rule asks for one.
+ * package) runs in every frame of the page, in a world of its own (consent-channel.ts), finds the
+ * consent manager by the package's rules and clicks its "reject" path. We answer its messages
+ * with the rules, and run the package's own snippets in the page's world when a rule asks for one
+ * (a consent manager's script API, such as `Cookiebot.withdraw()`).
  *
- * The binding is callable by the page too, so nothing a message says is trusted: only the
- * package's snippets run (looked up by id, never the code in the message), every answer is a
- * boolean, and a page gets a bounded number of messages answered.
+ * Only autoconsent can send us messages, and it only acts on the page's DOM; still nothing a
+ * message says is run (snippets are looked up by id in the package), and a page's documents get
+ * bounded numbers of answers, rule sets and snippet runs.
  */
-import type { Frame, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { pause } from '../../../lib/timeout.js';
+import { type ConsentChannel, type ConsentMessage, openConsentChannel } from './consent-channel.js';
 
 /** What the package provides, loaded once per process on first use. */
 export interface ConsentKit {
@@ -45,8 +46,13 @@ const CONFIG = {
   },
 };
 
-/** Messages answered per page; a page that calls the binding more is ignored from then on. */
-const MAX_MESSAGES = 400;
+/**
+ * Messages read per page, and snippet runs among them (each a round trip to the page). A page
+ * with a consent manager makes autoconsent send ~20-40 messages and a few snippet requests; a
+ * page that keeps it busy (frames without end) gets no more answers past these.
+ */
+const MAX_MESSAGES = 200;
+const MAX_SNIPPETS = 50;
 /** Documents (frames) that get the rules: ~65 KB of them for a top document, ~3 KB for a frame. */
 const MAX_INSTANCES = 30;
 
@@ -93,7 +99,8 @@ export interface ConsentRefusal {
   settle(ms: number): Promise<void>;
   /** Names of the consent managers refused so far. */
   readonly refused: readonly string[];
-  detach(): void;
+  /** Takes the binding and the content script off the page, and drops its state. */
+  detach(): Promise<void>;
 }
 
 /**
@@ -117,6 +124,18 @@ export function settled(
   return main.lifecycle === 'started' && main.attempts >= 1 && quiet >= SEARCH_QUIET_MS;
 }
 
+/**
+ * The expression that runs the package's snippet `id` in the page's world, or undefined for an
+ * id the package does not have: code sent in a message is never run, only the package's own.
+ */
+export function snippetExpression(snippets: ConsentKit['snippets'], id: unknown): string | undefined {
+  if (typeof id !== 'string' || !Object.hasOwn(snippets, id)) return undefined;
+  const snippet = snippets[id];
+  if (typeof snippet !== 'function') return undefined;
+  // A snippet that throws (the page has no such consent manager) means "no".
+  return `(() => { try { return !!(${snippet.toString()})(); } catch { return false; } })()`;
+}
+
 /** Starts refusing consent pop-ups in `page` (before it navigates). */
 export async function refuseConsent(page: Page, kit: ConsentKit): Promise<ConsentRefusal> {
   const instances = new Map<string, InstanceState>();
@@ -124,29 +143,12 @@ export async function refuseConsent(page: Page, kit: ConsentKit): Promise<Consen
   const refused: string[] = [];
   let answered = 0;
   let inits = 0;
+  let snippets = 0;
   let lastMessageAt = 0;
   let detached = false;
   let changed: () => void = () => {};
 
-  // Handed over as JSON text: Playwright's own argument encoding took ~200 ms (and held up the
-  // page's DOMContentLoaded) for the ~65 KB of rules a top document gets; JSON.parse, ~1 ms.
-  const reply = (frame: Frame, message: unknown) =>
-    frame
-      .evaluate((json) => {
-        const g = globalThis as { autoconsentReceiveMessage?: (m: unknown) => unknown };
-        return g.autoconsentReceiveMessage?.(JSON.parse(json));
-      }, JSON.stringify(message))
-      .catch(() => {});
-
-  const runSnippet = async (frame: Frame, id: unknown): Promise<boolean> => {
-    const snippet = typeof id === 'string' && Object.hasOwn(kit.snippets, id) ? kit.snippets[id] : undefined;
-    if (!snippet) return false;
-    // The package's own function, as its source; a throwing snippet means "no".
-    const source = `(() => { try { return !!(${snippet.toString()})(); } catch { return false; } })()`;
-    return (await frame.evaluate(source).catch(() => false)) === true;
-  };
-
-  const report = (msg: Message) => {
+  const report = (msg: Message, top: boolean) => {
     if (typeof msg.instanceId !== 'string' || typeof msg.state !== 'object' || msg.state === null) return;
     const state = msg.state as { lifecycle?: unknown; findCmpAttempts?: unknown };
     const known = instances.get(msg.instanceId);
@@ -155,48 +157,51 @@ export async function refuseConsent(page: Page, kit: ConsentKit): Promise<Consen
     const attempts = Number(state.findCmpAttempts) || 0;
     const same = known?.lifecycle === lifecycle && known.attempts === attempts;
     const next: InstanceState = {
-      mainFrame: msg.mainFrame === true,
+      mainFrame: top,
       lifecycle,
       attempts,
       since: same ? known.since : Date.now(),
     };
     instances.set(msg.instanceId, next);
-    if (next.mainFrame) mainInstance = next;
+    if (top) mainInstance = next;
   };
 
-  const onMessage = async ({ frame }: { frame: Frame }, msg: Message) => {
-    if (detached || answered >= MAX_MESSAGES || typeof msg !== 'object' || msg === null) return;
-    answered++;
+  const runSnippet = async (contextId: number, msg: Message) => {
+    const expression = snippetExpression(kit.snippets, msg.snippetId);
+    const result = expression ? await channel.evaluateInPage(contextId, expression) : false;
+    channel.send(contextId, { type: 'evalResp', id: String(msg.id), result });
+  };
+
+  const onMessage = (contextId: number, { message, top, url }: ConsentMessage) => {
+    const msg = message as Message;
+    if (detached || typeof msg !== 'object' || msg === null || ++answered > MAX_MESSAGES) return;
     switch (msg.type) {
       case 'init':
-        // One per document; a page asking again and again only makes us filter and send rules.
-        if (++inits > MAX_INSTANCES) break;
-        await reply(frame, {
-          type: 'initResp',
-          config: CONFIG,
-          rules: kit.rulesFor(frame.url(), frame.parentFrame() === null),
-        });
+        // One per document.
+        if (++inits <= MAX_INSTANCES) {
+          channel.send(contextId, {
+            type: 'initResp',
+            config: CONFIG,
+            rules: kit.rulesFor(String(url), top === true),
+          });
+        }
         break;
       case 'eval':
-        await reply(frame, {
-          type: 'evalResp',
-          id: String(msg.id),
-          result: await runSnippet(frame, msg.snippetId),
-        });
+        if (++snippets <= MAX_SNIPPETS) void runSnippet(contextId, msg);
         break;
       case 'autoconsentDone':
         if (refused.length < 10) refused.push(String((msg as { cmp?: unknown }).cmp).slice(0, 100));
         break;
       case 'report':
-        report(msg);
+        report(msg, top === true);
         break;
     }
     lastMessageAt = Date.now();
     changed();
   };
 
-  await page.exposeBinding('autoconsentSendMessage', onMessage);
-  await page.addInitScript(kit.script);
+  // Messages only come once the page navigates, after this returns.
+  const channel: ConsentChannel = await openConsentChannel(page, kit.script, onMessage);
 
   return {
     refused,
@@ -213,10 +218,11 @@ export async function refuseConsent(page: Page, kit: ConsentKit): Promise<Consen
         ]);
       }
     },
-    detach() {
+    async detach() {
       detached = true;
       instances.clear();
       changed();
+      await channel.close();
     },
   };
 }

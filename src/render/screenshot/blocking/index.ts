@@ -218,7 +218,7 @@ async function attachToPage(
     },
     async detach() {
       page.off('domcontentloaded', onParsed);
-      refusal?.detach();
+      await refusal?.detach();
       const blocked = network.count;
       await network.detach();
       await Promise.allSettled(earlyPasses);
