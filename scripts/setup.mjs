@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // One idempotent set-up for `npm start`, `npm test` and `npx cardshot`: dependencies from the
-// lockfile, the TypeScript build, the data directory, and Debian's Chromium with the fonts pages
+// lockfile, the TypeScript build, the ad and cookie-banner blocking engines (built from the
+// filter lists in node_modules), the data directory, and Debian's Chromium with the fonts pages
 // need (for GET /render/url): its headless shell, which Cardshot drives, and its full browser. Each step is skipped when already done,
 // so a second run costs well under a second. Plain JavaScript: it runs before anything is built.
 import { execFileSync } from 'node:child_process';
