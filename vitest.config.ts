@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -16,10 +18,50 @@ const TIMING = [
 ];
 const timingPhase = process.env.CARDSHOT_TEST_PHASE === 'timing';
 
+/**
+ * What a test needs beyond this process. A file says it with `// @module-tag chromium` (or
+ * `process`) at its top, a single test with `{ tags: ['chromium'] }`. `npm test` runs them all;
+ * `npm run test:unit` (CARDSHOT_TEST_PHASE=unit) runs the rest, and test/helpers/no-processes.ts
+ * makes any process started there fail, naming the tag to add.
+ */
+const TAGS = [
+  {
+    name: 'chromium',
+    description: 'launches Chromium: a screenshot, the dashboard in a browser, the doctor',
+  },
+  {
+    name: 'process',
+    description:
+      'starts a process: the built server, the CLI, nginx, redis-server, a helper binary, a child node',
+  },
+];
+const unitPhase = process.env.CARDSHOT_TEST_PHASE === 'unit';
+
+/** Test files with neither module tag, so test:unit never even loads the others. */
+function unitFiles(): string[] {
+  const root = fileURLToPath(new URL('.', import.meta.url));
+  return readdirSync(`${root}test`, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.test.ts'))
+    .map((file) => `test/${file}`)
+    .filter((file) => !TIMING.includes(file))
+    .filter((file) => !/@module-tag\s+(chromium|process)\b/.test(readFileSync(`${root}${file}`, 'utf8')));
+}
+
 export default defineConfig({
   test: {
-    include: timingPhase ? TIMING : ['test/**/*.test.ts'],
+    include: timingPhase ? TIMING : unitPhase ? unitFiles() : ['test/**/*.test.ts'],
     exclude: timingPhase ? [] : TIMING,
+    tags: TAGS,
+    ...(unitPhase
+      ? {
+          tagsFilter: ['!chromium && !process'],
+          setupFiles: ['test/helpers/no-processes.ts'],
+          // One module graph per worker instead of one per file: importing the app afresh for
+          // each of ~75 files was 134 of the run's 139 s of imports. Every unit file passes so;
+          // one that leaves global state behind (fake timers, listeners) would show it here first.
+          isolate: false,
+        }
+      : {}),
     // Renders and fixture servers share 2 cores; a few files at once keeps timings honest.
     maxWorkers: timingPhase ? 1 : 2,
     fileParallelism: !timingPhase,

@@ -17,9 +17,10 @@ import { generateKey } from '../src/auth/keys.js';
 import { loadPlans } from '../src/auth/plans.js';
 import { deriveSecrets } from '../src/auth/secret.js';
 import { signUrl } from '../src/auth/signing.js';
-import { loadConfig } from '../src/config/load.js';
 import { createMemoryLimiter } from '../src/ratelimit/memory.js';
 import { createRedisLimiter } from '../src/ratelimit/redis.js';
+import { TEMPLATE_NAMES } from '../src/render/template/registry.js';
+import { loadConfig } from '../src/settings.js';
 import type { Store } from '../src/storage/store.js';
 import { machineFacts, markdownTable, type Table, textTable, writeSection } from './lib/report.js';
 import { summarize } from './lib/stats.js';
@@ -145,7 +146,7 @@ async function main() {
   const auth = createAuthenticator({
     store,
     secrets,
-    plans: loadPlans(),
+    plans: loadPlans(TEMPLATE_NAMES),
     log: pino({ level: 'silent' }),
     cacheMs: 60_000,
   });

@@ -18,7 +18,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Browser, chromium } from 'playwright-core';
-import { settings } from '../src/config/schema.js';
+import { settings } from '../src/settings.js';
 import { chromiumOf } from './lib/chromium.js';
 import { type LoadResult, mergeLoads, runLoad } from './lib/load.js';
 import { machineFacts, markdownTable, type Table, textTable, writeSection } from './lib/report.js';

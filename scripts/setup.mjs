@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // One idempotent set-up for `npm start`, `npm test` and `npx cardshot`: dependencies from the
-// lockfile, the TypeScript build, the data directory, and Debian's Chromium with the fonts pages
+// lockfile, the TypeScript build, the ad and cookie-banner blocking engines (built from the
+// filter lists in node_modules), the data directory, and Debian's Chromium with the fonts pages
 // need (for GET /render/url): its headless shell, which Cardshot drives, and its full browser. Each step is skipped when already done,
 // so a second run costs well under a second. Plain JavaScript: it runs before anything is built.
 import { execFileSync } from 'node:child_process';
@@ -150,8 +151,8 @@ function chromiumPath() {
 }
 
 // Debian builds both from its chromium source. The headless shell is the default browser (see
-// chromiumPath in src/config/schema.ts for why); the full browser is the alternative, and what
-// the service falls back to when the default is missing.
+// chromiumPath in src/render/screenshot/settings.ts for why); the full browser is the
+// alternative, and what the service falls back to when the default is missing.
 const HEADLESS_SHELL = '/usr/lib/chromium/chromium-headless-shell';
 const FULL_BROWSER = '/usr/bin/chromium';
 const DEBIAN_PACKAGE = {
@@ -302,6 +303,23 @@ function ensurePromtool() {
   }
 }
 
+/**
+ * The blocking engines behind blockAds and blockCookieBanners, built once from the filter lists in
+ * node_modules into dist/blocking (a few seconds); afterwards one node start that reads their
+ * manifest. A failure leaves those two options answering 503, never the service down.
+ */
+function ensureBlockingLists() {
+  const builder = path.join(root, 'dist', 'src', 'render', 'screenshot', 'blocking', 'build.js');
+  if (!existsSync(builder)) return;
+  try {
+    run(process.execPath, [builder, '--if-stale', ...(quiet ? ['--quiet'] : [])]);
+  } catch (err) {
+    say(
+      `warning: building the blocking lists failed (${err.status != null ? `exit ${err.status}` : err.message}); blockAds and blockCookieBanners answer 503`,
+    );
+  }
+}
+
 function ensureDataDir() {
   const dir = path.resolve(root, process.env.CARDSHOT_DATA_DIR || 'data');
   // Owner-only: it holds the database, the server secret and the first-run key file.
@@ -312,6 +330,7 @@ try {
   checkNode();
   ensureDependencies();
   ensureBuild();
+  ensureBlockingLists();
   ensureDataDir();
   ensureChromium();
   ensureChromiumUser();

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Rewrites the README's configuration table from the settings schema (run `npm run docs:config`).
 import { readFileSync, writeFileSync } from 'node:fs';
-import { configTableMarkdown } from '../dist/src/config/docs.js';
+import { configTableMarkdown } from '../dist/src/settings.js';
 
 const START = '<!-- config-table:start -->';
 const END = '<!-- config-table:end -->';

@@ -8,8 +8,7 @@ import Fastify, {
 import type { Logger } from 'pino';
 import type { AccountsModule } from './accounts/open.js';
 import type { Authenticator } from './auth/authenticate.js';
-import type { Config } from './config/schema.js';
-import { readTrustProxy } from './config/trust-proxy.js';
+import type { DashboardDeps } from './dashboard/context.js';
 import { registerDashboard } from './dashboard/index.js';
 import type { Sessions } from './dashboard/sessions.js';
 import { AppError } from './errors.js';
@@ -31,6 +30,8 @@ import { registerHealthRoutes } from './http/routes/health.js';
 import { registerMetricsRoute } from './http/routes/metrics.js';
 import { registerTemplateRoutes } from './http/routes/render-template.js';
 import { registerScreenshotRoutes } from './http/routes/render-url.js';
+import type { HttpConfig } from './http/settings.js';
+import { readTrustProxy } from './http/trust-proxy.js';
 import type { Clock } from './lib/clock.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
@@ -39,7 +40,8 @@ import type { TemplateService } from './render/template/service.js';
 import type { UsageRecorder } from './usage/recorder.js';
 
 export interface AppDeps {
-  config: Config;
+  /** The server's settings, and what the dashboard it mounts reads. */
+  config: HttpConfig & DashboardDeps['config'];
   log: Logger;
   templates: TemplateService;
   screenshots: ScreenshotService;

@@ -1,5 +1,5 @@
 import pino, { type Logger } from 'pino';
-import type { Config } from './config/schema.js';
+import type { HttpConfig } from './http/settings.js';
 import { stdoutDestination } from './lib/log-destination.js';
 
 /**
@@ -8,7 +8,7 @@ import { stdoutDestination } from './lib/log-destination.js';
  * are redacted before logging (http/redact.ts).
  */
 export function createLogger(
-  config: Pick<Config, 'logLevel' | 'nodeEnv'> & Partial<Pick<Config, 'logFormat'>>,
+  config: Pick<HttpConfig, 'logLevel' | 'nodeEnv'> & Partial<Pick<HttpConfig, 'logFormat'>>,
   destination?: pino.DestinationStream,
 ): Logger {
   const options: pino.LoggerOptions = {
@@ -46,7 +46,7 @@ export function createLogger(
 
 /** Pretty only when asked, or (auto) on a terminal outside production: log collectors get JSON. */
 export function logFormat(
-  config: Pick<Config, 'nodeEnv'> & Partial<Pick<Config, 'logFormat'>>,
+  config: Pick<HttpConfig, 'nodeEnv'> & Partial<Pick<HttpConfig, 'logFormat'>>,
   isTTY: boolean,
 ): 'json' | 'pretty' {
   const format = config.logFormat ?? 'auto';

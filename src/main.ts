@@ -10,13 +10,12 @@ import {
 } from './accounts/first-run.js';
 import { recordListeningOrigin } from './accounts/origin.js';
 import { createApp } from './app.js';
-import { loadConfig } from './config/load.js';
-import type { Config } from './config/schema.js';
-import { describeUnknownVariables, findUnknownVariables } from './config/unknown-env.js';
+import { describeUnknownVariables } from './config/unknown-env.js';
 import { startWatchdog } from './lib/watchdog.js';
 import { createLogger } from './log.js';
 import { createModules } from './modules.js';
 import { killGroup, listProcesses } from './render/screenshot/processes.js';
+import { type Config, findUnknownVariables, loadConfig } from './settings.js';
 import { describeListenFailure, describeStartFailure, type StartFailure } from './start-error.js';
 
 async function main(): Promise<void> {

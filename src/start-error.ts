@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { ConfigError } from './config/load.js';
-import { describePathError, errnoCode } from './config/os-error.js';
-import type { Config } from './config/schema.js';
 import { isAppError } from './errors.js';
+import { describePathError, errnoCode } from './lib/os-error.js';
+import type { StorageConfig } from './storage/settings.js';
 
 /**
  * Exit statuses of a start that cannot go on (sysexits.h), so that a supervisor or a script can
@@ -26,7 +26,7 @@ export interface StartFailure {
  */
 export function describeStartFailure(
   err: unknown,
-  config?: Pick<Config, 'dataDir'>,
+  config?: Pick<StorageConfig, 'dataDir'>,
 ): StartFailure | undefined {
   if (err instanceof ConfigError) return configFailure(err.message);
   if (isAppError(err, 'unavailable')) {

@@ -1,13 +1,15 @@
 import type { Logger } from 'pino';
 import { loadPlans, type Plans } from '../auth/plans.js';
 import { deriveSecrets, loadServerSecret, type ServerSecrets } from '../auth/secret.js';
+import type { AuthConfig } from '../auth/settings.js';
 import { ConfigError } from '../config/load.js';
-import type { Config } from '../config/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { openStore } from '../storage/open.js';
+import type { StorageConfig } from '../storage/settings.js';
 import type { Store } from '../storage/store.js';
 import { type Credentials, createCredentials } from './credentials.js';
 import { type AccountManager, createAccountManager } from './manager.js';
+import type { AccountsConfig } from './settings.js';
 
 /** The store, the server secret, the plans and the account manager: what the CLI needs, no renderer. */
 export interface AccountsModule {
@@ -28,11 +30,11 @@ export interface AccountsModule {
  * refuse every existing key, so it refuses to start instead.
  */
 export async function openAccounts(
-  config: Config,
+  config: AccountsConfig & Pick<AuthConfig, 'plansFile' | 'secret'> & StorageConfig,
   log: Logger,
-  opts: { clock?: Clock } = {},
+  opts: { templates: readonly string[]; clock?: Clock },
 ): Promise<AccountsModule> {
-  const plans = loadPlans(config.plansFile);
+  const plans = loadPlans(opts.templates, config.plansFile);
   const { secret } = await loadServerSecret(config);
   const secrets = deriveSecrets(secret);
   const store = await openStore(config, (err) => log.warn({ err }, 'database connection lost'), log);

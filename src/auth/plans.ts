@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { ConfigError } from '../config/load.js';
 import { AppError } from '../errors.js';
 import { FREE_OPTIONS, OPTION_NAMES, type OptionName } from '../render/screenshot/option-names.js';
-import { TEMPLATE_NAMES } from '../render/template/request.js';
 
 /** What an account may do: which templates, which screenshot viewports, how many requests. */
 export interface Plan {
@@ -54,8 +53,12 @@ const PLAN_NAME = /^[a-z][a-z0-9_-]{0,39}$/;
 const MAX_REQUESTS = 1_000_000;
 const MAX_WINDOW = 86_400;
 
-/** The built-in plans, with the plans of `file` (when given) merged over them by name. */
-export function loadPlans(file = ''): Plans {
+/**
+ * The built-in plans, with the plans of `file` (when given) merged over them by name. A plan may
+ * name only `templates` (the registry's names, given by the composition root: plans know no
+ * template of their own).
+ */
+export function loadPlans(templates: readonly string[], file = ''): Plans {
   const plans = new Map(DEFAULT_PLANS.map((p) => [p.name, p]));
   if (file === '') return plans;
   let parsed: unknown;
@@ -64,17 +67,17 @@ export function loadPlans(file = ''): Plans {
   } catch (err) {
     throw new ConfigError(`CARDSHOT_PLANS_FILE: cannot read ${file}: ${(err as Error).message}`);
   }
-  for (const plan of parsePlansJson(parsed, file)) plans.set(plan.name, plan);
+  for (const plan of parsePlansJson(parsed, templates, file)) plans.set(plan.name, plan);
   return plans;
 }
 
 /** Validates a plans document (`{ "<name>": { templates, screenshots, rateLimit } }`). */
-export function parsePlansJson(doc: unknown, where = 'plans file'): Plan[] {
+export function parsePlansJson(doc: unknown, templates: readonly string[], where = 'plans file'): Plan[] {
   if (!isObject(doc)) throw new ConfigError(`${where} must hold a JSON object of plans by name`);
-  return Object.entries(doc).map(([name, raw]) => parsePlan(name, raw, where));
+  return Object.entries(doc).map(([name, raw]) => parsePlan(name, raw, templates, where));
 }
 
-function parsePlan(name: string, raw: unknown, where: string): Plan {
+function parsePlan(name: string, raw: unknown, known: readonly string[], where: string): Plan {
   const at = `${where}: plan "${name}"`;
   if (!PLAN_NAME.test(name)) {
     throw new ConfigError(`${at}: names are lower-case letters, digits, - and _ (at most 40)`);
@@ -90,9 +93,9 @@ function parsePlan(name: string, raw: unknown, where: string): Plan {
     if (!Array.isArray(templates) || templates.some((t) => typeof t !== 'string')) {
       throw new ConfigError(`${at}: templates must be "*" or a list of template names`);
     }
-    const unknown = templates.find((t) => !(TEMPLATE_NAMES as readonly string[]).includes(t));
+    const unknown = templates.find((t) => !known.includes(t));
     if (unknown !== undefined) {
-      throw new ConfigError(`${at}: unknown template "${unknown}" (known: ${TEMPLATE_NAMES.join(', ')})`);
+      throw new ConfigError(`${at}: unknown template "${unknown}" (known: ${known.join(', ')})`);
     }
   }
   // A plan that does not say how many captures it may run inherits the built-in plan of its

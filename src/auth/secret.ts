@@ -2,8 +2,9 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError } from '../config/load.js';
-import type { Config } from '../config/schema.js';
 import { inspectDatabase } from '../storage/open.js';
+import type { StorageConfig } from '../storage/settings.js';
+import type { AuthConfig } from './settings.js';
 
 /**
  * Everything derived from the one server secret. Sub-keys are separated by purpose so that a
@@ -51,7 +52,7 @@ export function deriveSecrets(secret: string): ServerSecrets {
  * database already set up with a secret never gets a new one: the start is refused instead.
  */
 export async function loadServerSecret(
-  config: Pick<Config, 'secret' | 'dataDir' | 'databaseUrl' | 'databaseSchema'>,
+  config: Pick<AuthConfig, 'secret'> & Pick<StorageConfig, 'dataDir' | 'databaseUrl' | 'databaseSchema'>,
 ): Promise<{ secret: string; source: 'env' | 'file'; created: boolean }> {
   if (config.secret !== '') {
     if (config.secret.length < MIN_LENGTH) {

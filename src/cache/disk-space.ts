@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { access, stat, statfs } from 'node:fs/promises';
 import path from 'node:path';
-import { describeOsError, errnoCode } from '../config/os-error.js';
+import { describeOsError, errnoCode } from '../lib/os-error.js';
 
 // The disk cache's questions about the disk itself (how much room is left, why a write
 // failed) live here, so disk.ts stays about the index and the write queue.

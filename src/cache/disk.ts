@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { errnoCode } from '../config/os-error.js';
+import { errnoCode } from '../lib/os-error.js';
 import { assertCacheKey, type CacheEntry, isExpired, type PngCache } from './cache.js';
 import { decodeEntry as decode, encodeEntry as encode } from './codec.js';
 import { explainWriteError, freeBytes, mib } from './disk-space.js';

@@ -1,10 +1,11 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { type AccountsModule, openAccounts } from '../accounts/open.js';
 import { sendKeyNotices } from '../auth/key-notices.js';
-import { ConfigError, loadConfig } from '../config/load.js';
-import type { Config } from '../config/schema.js';
+import { ConfigError } from '../config/load.js';
 import { isAppError } from '../errors.js';
 import { createLogger } from '../log.js';
+import { TEMPLATE_NAMES } from '../render/template/registry.js';
+import { type Config, loadConfig } from '../settings.js';
 import { EX_UNAVAILABLE } from '../start-error.js';
 import { describeStorageError } from '../storage/errors.js';
 
@@ -38,7 +39,9 @@ export async function withAccounts(
   let mod: AccountsModule | undefined;
   try {
     const config = loadConfig({ logLevel: 'warn' });
-    mod = await openAccounts(config, createLogger(config, process.stderr as never));
+    mod = await openAccounts(config, createLogger(config, process.stderr as never), {
+      templates: TEMPLATE_NAMES,
+    });
     const changed: Array<string | undefined> = [];
     mod.onKeyChanged((keyId) => changed.push(keyId));
     const code = await body(mod, config);

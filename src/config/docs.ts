@@ -1,18 +1,15 @@
-import { envName, type Setting, type SettingKey, settings } from './schema.js';
-
-const MiB = 1024 * 1024;
+import { envNameOf, MiB, type Setting, type SettingsGroup } from './setting.js';
 
 /** The configuration table for the README, generated from the schema so the two cannot drift. */
-export function configTableMarkdown(): string {
-  const rows = (Object.keys(settings) as SettingKey[]).map((key) => {
-    const s = settings[key] as Setting;
-    return `| \`${envName(key)}\` | ${formatDefault(key, s)} | ${s.description} |`;
-  });
+export function configTableMarkdown(schema: SettingsGroup): string {
+  const rows = Object.entries(schema).map(
+    ([key, s]) => `| \`${envNameOf(key, s)}\` | ${formatDefault(key, s)} | ${s.description} |`,
+  );
   return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
 }
 
-function formatDefault(key: SettingKey, s: Setting): string {
-  if (key === 'renderConcurrency' || key === 'screenshotConcurrency') return 'number of cores';
+function formatDefault(key: string, s: Setting): string {
+  if (s.defaultDoc !== undefined) return s.defaultDoc;
   switch (s.kind) {
     case 'list':
       return s.default.length ? `\`${s.default.join(',')}\`` : '(empty)';

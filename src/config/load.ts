@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { type Config, envName, type Setting, type SettingKey, settings } from './schema.js';
+import { type ConfigOf, envNameOf, type Setting, type SettingsGroup } from './setting.js';
 
 /** A configuration value that does not fit its setting; stops the start with a clear message. */
 export class ConfigError extends Error {
@@ -11,57 +11,71 @@ type Source = Record<string, string | undefined>;
 /** Where a setting's effective value came from. */
 export type ConfigSource = 'default' | 'file' | 'env' | 'override';
 
+/** Values to set above every other source, by setting key (tests, the CLI). */
+export type Overrides<S extends SettingsGroup> = Partial<Record<keyof S, unknown>>;
+
 /** The effective configuration with the origin of every value (for `npx cardshot config`). */
-export interface ExplainedConfig {
-  config: Config;
-  sources: Readonly<Record<SettingKey, ConfigSource>>;
+export interface ExplainedConfig<S extends SettingsGroup> {
+  config: ConfigOf<S>;
+  sources: Readonly<Record<keyof S, ConfigSource>>;
   /** The config file that was read, or null when there was none. */
   file: string | null;
 }
 
 /**
- * Builds the frozen configuration: defaults < config file (CARDSHOT_CONFIG or
+ * Builds the frozen configuration of `schema`: defaults < config file (CARDSHOT_CONFIG or
  * ./cardshot.config.json when present) < environment < explicit overrides (tests, CLI).
  * This is the only place that reads `process.env`.
  */
-export function loadConfig(
-  overrides: Partial<Record<SettingKey, unknown>> = {},
+export function loadSettings<S extends SettingsGroup>(
+  schema: S,
+  overrides: Overrides<S> = {},
   env: Source = process.env,
-): Config {
-  return explainConfig(overrides, env).config;
+): ConfigOf<S> {
+  return explainSettings(schema, overrides, env).config;
 }
 
-/** Like `loadConfig`, and says where each value came from. */
-export function explainConfig(
-  overrides: Partial<Record<SettingKey, unknown>> = {},
+/** Like `loadSettings`, and says where each value came from. */
+export function explainSettings<S extends SettingsGroup>(
+  schema: S,
+  overrides: Overrides<S> = {},
   env: Source = process.env,
-): ExplainedConfig {
-  const { values: file, path: filePath } = readConfigFile(env.CARDSHOT_CONFIG);
+): ExplainedConfig<S> {
+  const { values: file, path: filePath } = readConfigFile(schema, env.CARDSHOT_CONFIG);
   const out: Record<string, unknown> = {};
-  const sources = {} as Record<SettingKey, ConfigSource>;
-  for (const key of Object.keys(settings) as SettingKey[]) {
-    const name = envName(key);
-    let value: unknown = settings[key].default;
+  const sources: Record<string, ConfigSource> = {};
+  const given: Partial<Record<string, unknown>> = overrides;
+  for (const [key, setting] of Object.entries(schema)) {
+    const name = envNameOf(key, setting);
+    let value: unknown = setting.default;
     let source: ConfigSource = 'default';
     if (file[key] !== undefined) {
-      value = parseValue(key, file[key], `${key} in the config file`);
+      value = parseValue(setting, file[key], `${key} in the config file`);
       source = 'file';
     }
     if (env[name] !== undefined && env[name] !== '') {
-      value = parseValue(key, env[name], name);
+      value = parseValue(setting, env[name], name);
       source = 'env';
     }
-    if (overrides[key] !== undefined) {
-      value = parseValue(key, overrides[key], key);
+    if (given[key] !== undefined) {
+      value = parseValue(setting, given[key], key);
       source = 'override';
     }
     out[key] = value;
     sources[key] = source;
   }
-  return { config: Object.freeze(out) as Config, sources: Object.freeze(sources), file: filePath };
+  // Every key of the schema was parsed by its own setting above, which is what ConfigOf<S> says.
+  return {
+    config: Object.freeze(out) as ConfigOf<S>,
+    sources: Object.freeze(sources) as Record<keyof S, ConfigSource>,
+    file: filePath,
+  };
 }
 
-function readConfigFile(explicit: string | undefined): {
+function readConfigFile(
+  schema: SettingsGroup,
+  explicit: string | undefined,
+): {
   values: Record<string, unknown>;
   path: string | null;
 } {
@@ -85,13 +99,12 @@ function readConfigFile(explicit: string | undefined): {
     throw new ConfigError(`${path} must hold a JSON object`);
   }
   for (const key of Object.keys(parsed)) {
-    if (!Object.hasOwn(settings, key)) throw new ConfigError(`${path}: unknown setting "${key}"`);
+    if (!Object.hasOwn(schema, key)) throw new ConfigError(`${path}: unknown setting "${key}"`);
   }
   return { values: parsed as Record<string, unknown>, path };
 }
 
-function parseValue(key: SettingKey, raw: unknown, where: string): unknown {
-  const s = settings[key] as Setting;
+function parseValue(s: Setting, raw: unknown, where: string): unknown {
   switch (s.kind) {
     case 'int': {
       const n = typeof raw === 'number' ? raw : Number(String(raw).trim().replace(/_/g, ''));

@@ -1,5 +1,5 @@
 import { editDistance } from '../lib/edit-distance.js';
-import { envName, type SettingKey, settings } from './schema.js';
+import { envNameOf, type SettingsGroup } from './setting.js';
 
 /**
  * CARDSHOT_* names that are not settings but are still Cardshot's: the config file's path (read
@@ -21,14 +21,15 @@ export interface UnknownVariable {
 }
 
 /**
- * The CARDSHOT_* variables in `env` that no setting reads. A config file refuses an unknown key,
- * but the environment is shared with other programs that may use the same prefix, so these are
- * reported (logged at start, listed by doctor) rather than refused.
+ * The CARDSHOT_* variables in `env` that no setting of `schema` reads. A config file refuses an
+ * unknown key, but the environment is shared with other programs that may use the same prefix,
+ * so these are reported (logged at start, listed by doctor) rather than refused.
  */
 export function findUnknownVariables(
+  schema: SettingsGroup,
   env: Record<string, string | undefined> = process.env,
 ): UnknownVariable[] {
-  const names = (Object.keys(settings) as SettingKey[]).map(envName);
+  const names = Object.entries(schema).map(([key, setting]) => envNameOf(key, setting));
   const known = new Set([...names, ...NOT_SETTINGS]);
   const meant = [...names, 'CARDSHOT_CONFIG'];
   return Object.keys(env)

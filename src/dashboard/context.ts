@@ -2,12 +2,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccountsModule } from '../accounts/open.js';
 import { configuredOrigin, originFor } from '../accounts/origin.js';
-import type { Config } from '../config/schema.js';
+import type { HttpConfig } from '../http/settings.js';
 import type { Clock } from '../lib/clock.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
+import type { StorageConfig } from '../storage/settings.js';
 import type { UsageRecorder } from '../usage/recorder.js';
 import type { Html } from './html.js';
 import type { ActiveSession, Sessions } from './sessions.js';
+import type { DashboardConfig } from './settings.js';
 
 /** What a dashboard route may be: an asset, a public page (sign-in), a signed-in page, or a JSON call. */
 export type DashboardRouteKind = 'asset' | 'public' | 'page' | 'api';
@@ -37,7 +39,8 @@ export interface DashboardState {
 
 /** The modules the dashboard reads and changes. */
 export interface DashboardDeps {
-  config: Config;
+  /** Its own settings, and the address, body limit and data dir it shares with the server. */
+  config: DashboardConfig & Pick<HttpConfig, 'publicUrl' | 'bodyLimitBytes'> & Pick<StorageConfig, 'dataDir'>;
   log: Logger;
   accounts: AccountsModule;
   sessions: Sessions;
@@ -68,7 +71,7 @@ export function seeOther(reply: FastifyReply, location: string): FastifyReply {
  * command): CARDSHOT_PUBLIC_URL, else the address and port this connection really arrived at.
  * Never the Host header: any client chooses it, and it would land in a shell command.
  */
-export function baseUrl(req: FastifyRequest, config: Pick<Config, 'publicUrl'>): string {
+export function baseUrl(req: FastifyRequest, config: Pick<HttpConfig, 'publicUrl'>): string {
   const configured = configuredOrigin(config.publicUrl);
   if (configured !== '') return configured;
   const protocol = req.protocol === 'https' ? 'https' : 'http';

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../config/schema.js';
+import type { HttpConfig } from '../http/settings.js';
 
 /**
  * Only our own files: no inline script or style (so an injected tag or attribute does
@@ -40,7 +40,7 @@ export function setSecurityHeaders(reply: FastifyReply, secure: boolean, asset: 
 }
 
 /** True when the browser reached us over https. */
-export function isSecure(req: FastifyRequest, config: Pick<Config, 'publicUrl'>): boolean {
+export function isSecure(req: FastifyRequest, config: Pick<HttpConfig, 'publicUrl'>): boolean {
   return req.protocol === 'https' || config.publicUrl.startsWith('https://');
 }
 
@@ -91,7 +91,7 @@ export function clearCookie(reply: FastifyReply, kind: CookieKind, secure: boole
  * from (Origin, or else Referer), it must be this site. A request with neither still needs
  * its CSRF token; browsers send Origin on every cross-site POST.
  */
-export function sameOrigin(req: FastifyRequest, config: Pick<Config, 'publicUrl'>): boolean {
+export function sameOrigin(req: FastifyRequest, config: Pick<HttpConfig, 'publicUrl'>): boolean {
   const allowed = new Set([`${req.protocol}://${req.host}`]);
   if (config.publicUrl !== '') {
     try {

@@ -1,7 +1,7 @@
 import type { ServerSecrets } from '../auth/secret.js';
-import type { Config } from '../config/schema.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
 import { addressBucket } from './client-address.js';
+import type { DashboardConfig } from './settings.js';
 
 /** One sign-in attempt, as the limits see it. */
 export interface SignInAttempt {
@@ -19,7 +19,7 @@ export interface SignInRefusal {
   resetMs: number;
 }
 
-type Limits = Pick<Config, 'signInLimitPerEmail' | 'signInLimitPerIp' | 'signInWindowSeconds'>;
+type Limits = Pick<DashboardConfig, 'signInLimitPerEmail' | 'signInLimitPerIp' | 'signInWindowSeconds'>;
 
 /**
  * Counts one attempt against its budgets, before the password is checked, so parallel guesses

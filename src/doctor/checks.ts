@@ -1,4 +1,4 @@
-import type { Config } from '../config/schema.js';
+import type { Config } from '../settings.js';
 import { checkEnvironment } from './environment.js';
 import { type Finding, firstLine } from './finding.js';
 import { checkChromium, checkDataDir, checkSystemFonts, checkTemplateFonts } from './machine.js';

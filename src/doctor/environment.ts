@@ -1,4 +1,5 @@
-import { describeUnknownVariables, findUnknownVariables } from '../config/unknown-env.js';
+import { describeUnknownVariables } from '../config/unknown-env.js';
+import { findUnknownVariables } from '../settings.js';
 import type { Finding } from './finding.js';
 
 /** CARDSHOT_* variables that set nothing: a misspelt setting is otherwise silently ignored. */

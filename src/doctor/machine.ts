@@ -5,7 +5,7 @@ import { mkdir, statfs, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
-import type { Config } from '../config/schema.js';
+import type { CacheConfig } from '../cache/settings.js';
 import {
   CHROMIUM_FLAGS,
   chromiumExecutable,
@@ -14,8 +14,10 @@ import {
   type SandboxSetting,
 } from '../render/screenshot/browser.js';
 import { startWithSandboxFallback } from '../render/screenshot/sandbox.js';
+import type { ScreenshotConfig } from '../render/screenshot/settings.js';
 import { createTemplateRenderer } from '../render/template/renderer.js';
 import { listFontFiles } from '../render/text/fonts.js';
+import type { StorageConfig } from '../storage/settings.js';
 import { type Finding, firstLine, formatMiB } from './finding.js';
 
 // Checks of this machine: Chromium, the fonts, the data dir.
@@ -36,7 +38,7 @@ const MiB = 1024 * 1024;
 
 /** Found, which version, and starts headless with the flags the service uses. */
 export async function checkChromium(
-  config: Pick<Config, 'chromiumPath' | 'chromiumSandbox' | 'chromiumUser'>,
+  config: Pick<ScreenshotConfig, 'chromiumPath' | 'chromiumSandbox' | 'chromiumUser'>,
 ): Promise<Finding> {
   const name = 'chromium';
   const { path: exe, fellBack } = chromiumExecutable(config.chromiumPath);
@@ -158,7 +160,9 @@ export function checkSystemFonts(): Finding {
 }
 
 /** The data dir exists (or can be made), is writable, and has room for the disk cache. */
-export async function checkDataDir(config: Pick<Config, 'dataDir' | 'cacheDiskBytes'>): Promise<Finding> {
+export async function checkDataDir(
+  config: Pick<StorageConfig, 'dataDir'> & Pick<CacheConfig, 'cacheDiskBytes'>,
+): Promise<Finding> {
   const name = 'data dir';
   const dir = path.resolve(config.dataDir);
   const fix = `make ${dir} a directory the service's user can write (CARDSHOT_DATA_DIR), on a persistent volume`;

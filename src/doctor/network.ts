@@ -1,4 +1,5 @@
-import type { Config } from '../config/schema.js';
+import type { HttpConfig } from '../http/settings.js';
+import type { NetConfig } from '../net/settings.js';
 import { createUrlGuard, UrlRefusedError } from '../net/url-guard.js';
 import type { Finding } from './finding.js';
 
@@ -35,7 +36,7 @@ const INTERNAL_PORTS = new Set([22, 23, 25, 2375, 2379, 3306, 5432, 6379, 9200, 
 
 /** The guard refuses loopback and the metadata endpoint, and the allow-list opens nothing dangerous. */
 export async function checkUrlGuard(
-  config: Pick<Config, 'allowPrivateHosts' | 'port' | 'nodeEnv'>,
+  config: Pick<NetConfig, 'allowPrivateHosts'> & Pick<HttpConfig, 'port' | 'nodeEnv'>,
 ): Promise<Finding> {
   const name = 'url guard';
   const guard = createUrlGuard({ allowPrivateHosts: config.allowPrivateHosts });
@@ -101,7 +102,7 @@ export async function checkUrlGuard(
 
 /** What is exposed to whoever reaches the port. */
 export function checkExposure(
-  config: Pick<Config, 'host' | 'metricsToken' | 'nodeEnv' | 'publicUrl'>,
+  config: Pick<HttpConfig, 'host' | 'metricsToken' | 'nodeEnv' | 'publicUrl'>,
 ): Finding {
   const open = config.host === '0.0.0.0' || config.host === '::';
   const notes = [

@@ -4,16 +4,19 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { loadPlans } from '../auth/plans.js';
 import { deriveSecrets } from '../auth/secret.js';
-import type { Config } from '../config/schema.js';
+import type { AuthConfig } from '../auth/settings.js';
+import type { RedisConfig } from '../redis/settings.js';
+import { TEMPLATE_NAMES } from '../render/template/registry.js';
 import { describeDatabase, inspectDatabase } from '../storage/open.js';
+import type { StorageConfig } from '../storage/settings.js';
 import { type Finding, firstLine, maskUrl } from './finding.js';
 
 // Checks of what Cardshot keeps and talks to: plans, database, secret, Redis.
 
 /** The plans file (when set) parses: a bad one stops the server at start. */
-export function checkPlans(config: Pick<Config, 'plansFile'>): Finding {
+export function checkPlans(config: Pick<AuthConfig, 'plansFile'>): Finding {
   try {
-    const plans = loadPlans(config.plansFile);
+    const plans = loadPlans(TEMPLATE_NAMES, config.plansFile);
     const names = [...plans.keys()].join(', ');
     return {
       name: 'plans',
@@ -32,7 +35,7 @@ export function checkPlans(config: Pick<Config, 'plansFile'>): Finding {
 
 /** The database answers and is migrated; the secret is usable and is the one the database knows. */
 export async function checkDatabaseAndSecret(
-  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databaseSchema' | 'secret'>,
+  config: Pick<StorageConfig, 'databaseUrl' | 'dataDir' | 'databaseSchema'> & Pick<AuthConfig, 'secret'>,
 ): Promise<Finding[]> {
   const out: Finding[] = [];
   const where = describeDatabase(config);
@@ -84,7 +87,7 @@ export async function checkDatabaseAndSecret(
 }
 
 async function checkSecret(
-  config: Pick<Config, 'secret' | 'dataDir'>,
+  config: Pick<AuthConfig, 'secret'> & Pick<StorageConfig, 'dataDir'>,
   dbFingerprint: string | undefined,
 ): Promise<Finding> {
   const name = 'secret';
@@ -139,7 +142,7 @@ async function checkSecret(
 }
 
 /** When REDIS_URL is set: Redis answers PING, and how fast. */
-export async function checkRedis(config: Pick<Config, 'redisUrl'>): Promise<Finding> {
+export async function checkRedis(config: Pick<RedisConfig, 'redisUrl'>): Promise<Finding> {
   if (config.redisUrl === '') {
     return {
       name: 'redis',

@@ -1,7 +1,7 @@
 import { constants, existsSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { freeBytes } from '../cache/disk-space.js';
-import { describeOsError, errnoCode } from '../config/os-error.js';
+import { describeOsError, errnoCode } from '../lib/os-error.js';
 
 const MiB = 1024 * 1024;
 

@@ -3,10 +3,10 @@ import path from 'node:path';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../config/schema.js';
 import { CARDSHOT_VERSION, packageRoot } from '../version.js';
 import { finishOpenApiDocument } from './openapi-finish.js';
 import { ErrorBody, SECURITY_SCHEMES } from './schemas/common.js';
+import type { HttpConfig } from './settings.js';
 
 /**
  * The docs pages: swagger-ui's bundle is served from the installed package (no CDN); it needs
@@ -39,7 +39,10 @@ Every \`/render/…\` request authenticates in one of three ways: the \`x-api-ke
  * Collects the route schemas into an OpenAPI 3.1 document (GET /openapi.json) and serves the
  * interactive docs (GET /docs). Must be registered before the routes it describes.
  */
-export function registerOpenApi(app: FastifyInstance, config: Pick<Config, 'apiDocs' | 'publicUrl'>): void {
+export function registerOpenApi(
+  app: FastifyInstance,
+  config: Pick<HttpConfig, 'apiDocs' | 'publicUrl'>,
+): void {
   app.addSchema(ErrorBody);
   app.register(fastifySwagger, {
     openapi: {

@@ -1,8 +1,8 @@
 import { statfsSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../config/load.js';
-import { describeOsError, describePathError, errnoCode, UNREACHABLE } from '../config/os-error.js';
 import { AppError } from '../errors.js';
+import { describeOsError, describePathError, errnoCode, UNREACHABLE } from '../lib/os-error.js';
 
 /**
  * What a failed connection to the database means, as an error that names the setting:

@@ -1,4 +1,4 @@
-import { describeOsError, describePathError, errnoCode } from '../config/os-error.js';
+import { describeOsError, describePathError, errnoCode } from '../lib/os-error.js';
 
 /**
  * Plain words for a database or file-system failure that has a cause outside Cardshot (a full

@@ -3,18 +3,18 @@ import path from 'node:path';
 import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/load.js';
-import type { Config } from '../config/schema.js';
 import { guardStore } from './breaker.js';
 import { postgresConnectFailure, sqliteOpenFailure } from './connect-error.js';
 import { createKyselyStore, migrate } from './kysely-store.js';
 import { migrationProvider } from './migrations/index.js';
 import { openPostgres } from './postgres.js';
+import type { StorageConfig } from './settings.js';
 import { openSqlite } from './sqlite.js';
 import type { Store } from './store.js';
 import type { Tables } from './tables.js';
 
 /** Where the store lives, from DATABASE_URL (empty: the SQLite file in the data dir). */
-export function describeDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>): {
+export function describeDatabase(config: Pick<StorageConfig, 'databaseUrl' | 'dataDir'>): {
   kind: Store['kind'];
   location: string;
 } {
@@ -29,8 +29,8 @@ export function describeDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>
 
 /** Opens the configured database, migrates it to the latest schema, and returns the store. */
 export async function openStore(
-  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databaseSchema'> &
-    Partial<Pick<Config, 'databaseTimeoutMs'>>,
+  config: Pick<StorageConfig, 'databaseUrl' | 'dataDir' | 'databaseSchema'> &
+    Partial<Pick<StorageConfig, 'databaseTimeoutMs'>>,
   onIdleError?: (err: Error) => void,
   log?: Logger,
 ): Promise<Store> {
@@ -62,7 +62,7 @@ export async function openStore(
  */
 async function connect(
   where: ReturnType<typeof describeDatabase>,
-  config: Pick<Config, 'databaseUrl' | 'databaseSchema'>,
+  config: Pick<StorageConfig, 'databaseUrl' | 'databaseSchema'>,
   onIdleError?: (err: Error) => void,
   prepare?: (db: Kysely<Tables>) => Promise<void>,
 ): Promise<Kysely<Tables>> {
@@ -96,7 +96,7 @@ export interface DatabaseReport {
 
 /** Connects, pings and compares the applied migrations with this version's, changing nothing. */
 export async function inspectDatabase(
-  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databaseSchema'>,
+  config: Pick<StorageConfig, 'databaseUrl' | 'dataDir' | 'databaseSchema'>,
 ): Promise<DatabaseReport> {
   const where = describeDatabase(config);
   if (where.kind === 'sqlite' && !existsSync(where.location)) {

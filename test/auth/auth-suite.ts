@@ -2,7 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey } from '../../src/auth/keys.js';
 import { signUrl } from '../../src/auth/signing.js';
-import type { SettingKey } from '../../src/config/schema.js';
+import type { SettingKey } from '../../src/settings.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { type FakeClock, fakeClock } from '../helpers/clock.js';
 
@@ -11,6 +11,8 @@ export interface ProtectedRoute {
   name: string;
   method: 'GET' | 'POST';
   path: string;
+  /** What the route needs beyond this process (vitest.config.ts), e.g. `chromium` for screenshots. */
+  tags?: string[];
   /**
    * Prepares what a valid request needs (fixture servers, settings) and returns its query and
    * body. Called once, before the app starts.
@@ -30,7 +32,7 @@ const UNAUTHORIZED = { error: 'Missing or invalid API key' };
  * one line: `describeAuthSuite({ name, method, path, setup })`.
  */
 export function describeAuthSuite(route: ProtectedRoute): void {
-  describe(`authentication on ${route.name}`, () => {
+  describe(`authentication on ${route.name}`, { tags: route.tags ?? [] }, () => {
     let t: TestApp;
     let clock: FakeClock;
     let query: Record<string, string> = {};

@@ -22,6 +22,7 @@ describeAuthSuite({
   name: 'GET /render/url',
   method: 'GET',
   path: '/render/url',
+  tags: ['chromium'],
   setup: async () => {
     const pages = await startPageServer();
     return {

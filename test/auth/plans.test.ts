@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { assertScreenshotAllowed, assertTemplateAllowed, loadPlans } from '../../src/auth/plans.js';
 import { parseDuration, parseExpiry } from '../../src/cli/admin.js';
 import { isAppError } from '../../src/errors.js';
+import { TEMPLATE_NAMES } from '../../src/render/template/registry.js';
 
 /** What the built-in free plan, and a plans-file plan that names none, may turn on. */
 const FREE = [
@@ -41,7 +42,7 @@ const thrown = (fn: () => void) => {
 
 describe('plans', () => {
   it('has the documented defaults', () => {
-    const plans = loadPlans();
+    const plans = loadPlans(TEMPLATE_NAMES);
     expect(plans.get('free')).toEqual({
       name: 'free',
       templates: ['blog'],
@@ -83,7 +84,7 @@ describe('plans', () => {
         },
       }),
       (file) => {
-        const plans = loadPlans(file);
+        const plans = loadPlans(TEMPLATE_NAMES, file);
         const share = (concurrency: number, queue: number) => ({ concurrency, queue, options: FREE });
         expect(plans.get('team')?.screenshots).toEqual({ viewports: '*', ...share(3, 6) });
         expect(plans.get('solo')?.screenshots).toEqual({ viewports: ['og'], ...share(4, 0) });
@@ -108,7 +109,7 @@ describe('plans', () => {
         },
       }),
       (file) => {
-        const plans = loadPlans(file);
+        const plans = loadPlans(TEMPLATE_NAMES, file);
         expect([...plans.keys()]).toEqual(['free', 'pro', 'team']);
         expect(plans.get('free')?.screenshots).toBe(false);
         expect(plans.get('team')?.rateLimit.windowSeconds).toBe(3600);
@@ -196,16 +197,37 @@ describe('plans', () => {
     ];
     for (const [doc, message] of cases) {
       await withFile(JSON.stringify(doc), (file) =>
-        expect(thrown(() => loadPlans(file)).message).toContain(message),
+        expect(thrown(() => loadPlans(TEMPLATE_NAMES, file)).message).toContain(message),
       );
     }
     await withFile('{', (file) =>
-      expect(thrown(() => loadPlans(file)).message).toContain('CARDSHOT_PLANS_FILE: cannot read'),
+      expect(thrown(() => loadPlans(TEMPLATE_NAMES, file)).message).toContain(
+        'CARDSHOT_PLANS_FILE: cannot read',
+      ),
     );
   });
 
+  it('knows the templates it is given: a registry with one more template lets a plan name it', async () => {
+    const doc = {
+      brand: {
+        templates: ['blog', 'poster'],
+        screenshots: false,
+        rateLimit: { requests: 5, windowSeconds: 60 },
+      },
+    };
+    await withFile(JSON.stringify(doc), (file) => {
+      expect(loadPlans([...TEMPLATE_NAMES, 'poster'], file).get('brand')?.templates).toEqual([
+        'blog',
+        'poster',
+      ]);
+      expect(thrown(() => loadPlans(TEMPLATE_NAMES, file)).message).toBe(
+        `${file}: plan "brand": unknown template "poster" (known: blog, product, saas)`,
+      );
+    });
+  });
+
   it('checks templates and screenshot viewports with clear 403 messages', () => {
-    const plans = loadPlans();
+    const plans = loadPlans(TEMPLATE_NAMES);
     const free = plans.get('free')!;
     expect(() => assertTemplateAllowed(free, 'blog')).not.toThrow();
     const t = thrown(() => assertTemplateAllowed(free, 'saas'));
@@ -222,7 +244,7 @@ describe('plans', () => {
   });
 
   it('lets each plan turn on its screenshot options and names the first one it may not', async () => {
-    const plans = loadPlans();
+    const plans = loadPlans(TEMPLATE_NAMES);
     const free = plans.get('free')!;
     expect(() => assertScreenshotAllowed(free, 'og', ['darkMode', 'format', 'scale', 'ttl'])).not.toThrow();
     for (const option of ['fullPage', 'blockAds', 'blockCookieBanners', 'fresh'] as const) {
@@ -253,15 +275,15 @@ describe('plans', () => {
         },
       }),
       (file) => {
-        const loaded = loadPlans(file);
+        const loaded = loadPlans(TEMPLATE_NAMES, file);
         const pages = loaded.get('pages')!;
-        expect(pages.screenshots && pages.screenshots.options).toEqual(['fullPage', 'format']);
+        expect(pages.screenshots ? pages.screenshots.options : 'none').toEqual(['fullPage', 'format']);
         expect(() => assertScreenshotAllowed(pages, 'og', ['fullPage', 'format'])).not.toThrow();
         expect(thrown(() => assertScreenshotAllowed(pages, 'og', ['fullPage', 'darkMode'])).message).toBe(
           'Option "darkMode" not available on your plan',
         );
         const all = loaded.get('everything')!;
-        expect(all.screenshots && all.screenshots.options).toBe('*');
+        expect(all.screenshots ? all.screenshots.options : 'none').toBe('*');
       },
     );
   });

@@ -4,6 +4,7 @@ import { createAuthenticator } from '../../src/auth/authenticate.js';
 import { generateKey } from '../../src/auth/keys.js';
 import { loadPlans } from '../../src/auth/plans.js';
 import { deriveSecrets } from '../../src/auth/secret.js';
+import { TEMPLATE_NAMES } from '../../src/render/template/registry.js';
 import type { Account, ApiKeyRecord, Store } from '../../src/storage/store.js';
 
 // A revocation notice can arrive while a look-up of the same key is still on its way back
@@ -41,7 +42,7 @@ it('a look-up that was running when its key was revoked does not put the old row
   const auth = createAuthenticator({
     store,
     secrets,
-    plans: loadPlans(),
+    plans: loadPlans(TEMPLATE_NAMES),
     log: pino({ level: 'silent' }),
     cacheMs: 60_000,
   });

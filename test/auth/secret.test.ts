@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { openAccounts } from '../../src/accounts/open.js';
-import { loadConfig } from '../../src/config/load.js';
+import { TEMPLATE_NAMES } from '../../src/render/template/registry.js';
+import { loadConfig } from '../../src/settings.js';
 import { capturedLogger } from '../helpers/logs.js';
 import { dropSchema, postgresTestUrl, uniqueSchema } from '../helpers/services.js';
 
@@ -42,7 +43,7 @@ if (pgUrl) {
 async function start(dir: string, db: Record<string, string>): Promise<string> {
   const config = loadConfig({ dataDir: dir, nodeEnv: 'test', ...db }, {});
   try {
-    const mod = await openAccounts(config, capturedLogger().log);
+    const mod = await openAccounts(config, capturedLogger().log, { templates: TEMPLATE_NAMES });
     await mod.close();
     return 'started';
   } catch (err) {

@@ -75,7 +75,8 @@ const implementations: Array<[string, (maxBytes: number) => Promise<PngCache>]> 
 
 // One contract, every implementation (design.md §8).
 for (const [name, make] of implementations) {
-  describe(`PNG cache contract: ${name}`, () => {
+  // The Redis tier starts its own redis-server (see redisTier).
+  describe(`PNG cache contract: ${name}`, { tags: name === 'redis' ? ['process'] : [] }, () => {
     it('returns what was stored, byte for byte, with its metadata', async () => {
       const c = await make(1 << 20);
       const e = entry(1000, 7);
@@ -230,28 +231,32 @@ describe('tiered cache', () => {
   });
 });
 
-describe.skipIf(!redisServerAvailable())('tiered cache with Redis (the scale-out order)', () => {
-  it('a node that never saw an entry reads it from Redis and keeps it in its memory and disk', async () => {
-    const shared = await redisTier(1 << 20);
-    const nodeA = createTieredCache([
-      { name: 'memory', cache: createMemoryCache({ maxBytes: 1 << 20 }) },
-      { name: 'disk', cache: createDiskCache({ dir: await tmp(), maxBytes: 1 << 20 }) },
-      { name: 'redis', cache: shared },
-    ]);
-    const memoryB = createMemoryCache({ maxBytes: 1 << 20 });
-    const diskB = createDiskCache({ dir: await tmp(), maxBytes: 1 << 20 });
-    const nodeB = createTieredCache([
-      { name: 'memory', cache: memoryB },
-      { name: 'disk', cache: diskB },
-      { name: 'redis', cache: shared },
-    ]);
-    await nodeA.set('across', entry(2000, 9));
-    expect((await nodeB.get('across'))?.body.equals(entry(2000, 9).body)).toBe(true);
-    expect((await memoryB.get('across'))?.etag).toBe('e9');
-    await diskB.close(); // flushes the write made behind the answer
-    expect(diskB.stats().disk).toMatchObject({ entries: 1 });
-    await nodeA.close();
-    await memoryB.close();
-    await shared.close();
-  });
-});
+describe.skipIf(!redisServerAvailable())(
+  'tiered cache with Redis (the scale-out order)',
+  { tags: ['process'] },
+  () => {
+    it('a node that never saw an entry reads it from Redis and keeps it in its memory and disk', async () => {
+      const shared = await redisTier(1 << 20);
+      const nodeA = createTieredCache([
+        { name: 'memory', cache: createMemoryCache({ maxBytes: 1 << 20 }) },
+        { name: 'disk', cache: createDiskCache({ dir: await tmp(), maxBytes: 1 << 20 }) },
+        { name: 'redis', cache: shared },
+      ]);
+      const memoryB = createMemoryCache({ maxBytes: 1 << 20 });
+      const diskB = createDiskCache({ dir: await tmp(), maxBytes: 1 << 20 });
+      const nodeB = createTieredCache([
+        { name: 'memory', cache: memoryB },
+        { name: 'disk', cache: diskB },
+        { name: 'redis', cache: shared },
+      ]);
+      await nodeA.set('across', entry(2000, 9));
+      expect((await nodeB.get('across'))?.body.equals(entry(2000, 9).body)).toBe(true);
+      expect((await memoryB.get('across'))?.etag).toBe('e9');
+      await diskB.close(); // flushes the write made behind the answer
+      expect(diskB.stats().disk).toMatchObject({ entries: 1 });
+      await nodeA.close();
+      await memoryB.close();
+      await shared.close();
+    });
+  },
+);

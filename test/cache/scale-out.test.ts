@@ -5,7 +5,8 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AccountsModule, openAccounts } from '../../src/accounts/open.js';
-import { loadConfig } from '../../src/config/load.js';
+import { TEMPLATE_NAMES } from '../../src/render/template/registry.js';
+import { loadConfig } from '../../src/settings.js';
 import { type NginxHandle, nginxAvailable, startNginx } from '../helpers/nginx.js';
 import { type NodeProcess, startNodeProcess } from '../helpers/node-process.js';
 import { type PageServer, startPageServer } from '../helpers/pages.js';
@@ -98,6 +99,7 @@ beforeAll(async () => {
   admin = await openAccounts(
     loadConfig({ logLevel: 'silent' }, { ...env, DATABASE_URL: pgUrl!, REDIS_URL: '' }),
     pino({ level: 'silent' }),
+    { templates: TEMPLATE_NAMES },
   );
   nginx = await startNginx(root, [a.port, b.port]);
   await Promise.all([a.waitFor(/"msg":"screenshots ready"/), b.waitFor(/"msg":"screenshots ready"/)]);

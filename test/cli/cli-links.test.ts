@@ -1,3 +1,4 @@
+// @module-tag process
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { describeUnknownVariables, findUnknownVariables } from '../../src/config/unknown-env.js';
+import { describeUnknownVariables } from '../../src/config/unknown-env.js';
+import { findUnknownVariables } from '../../src/settings.js';
 
 describe('unknown CARDSHOT_* variables', () => {
   it('a misspelt setting is found, with the setting it probably meant', () => {

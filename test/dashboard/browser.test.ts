@@ -1,3 +1,4 @@
+// @module-tag chromium
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import os from 'node:os';

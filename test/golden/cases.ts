@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
-import { TEMPLATE_NAMES, TEMPLATES } from '../../src/render/template/templates/index.js';
+import { TEMPLATE_NAMES, TEMPLATES } from '../../src/render/template/registry.js';
 import type { Artwork, TemplateFields, TemplateName } from '../../src/render/template/types.js';
 
 /** The cases every template is drawn with; each has a golden image test/golden/<template>-<case>.png. */

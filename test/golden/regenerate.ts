@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { TEMPLATE_NAMES, TEMPLATES } from '../../src/render/template/registry.js';
 import { createTemplateRenderer, type TemplateRenderer } from '../../src/render/template/renderer.js';
-import { TEMPLATE_NAMES, TEMPLATES } from '../../src/render/template/templates/index.js';
 import { caseFields, goldenCases, goldenPath, repoRoot } from './cases.js';
 import { SHOWCASE_COPY, showcaseArtwork } from './showcase.js';
 

@@ -124,7 +124,9 @@ describe('/healthz and /readyz', () => {
 });
 
 describe('/readyz and the browser', () => {
-  it('stays ready but degraded, naming the problem, when Chromium is missing or will not start', async () => {
+  it('stays ready but degraded, naming the problem, when Chromium is missing or will not start', {
+    tags: ['process'],
+  }, async () => {
     const missing = await startTestApp({ chromiumPath: '/nonexistent/chromium' });
     try {
       const res = await missing.inject({ method: 'GET', url: '/readyz', auth: false });
@@ -235,7 +237,9 @@ describe('/metrics', () => {
     expect(sample(ok.body, 'cardshot_build_info')).toBe(1);
   });
 
-  it('passes `promtool check metrics` (names, types and suffixes as Prometheus wants them)', async () => {
+  it('passes `promtool check metrics` (names, types and suffixes as Prometheus wants them)', {
+    tags: ['process'],
+  }, async () => {
     if (!existsSync(PROMTOOL)) {
       if (process.env.CI === 'true') throw new Error(`${PROMTOOL} is missing: npm test's set-up fetches it`);
       return;
@@ -336,6 +340,7 @@ describe('/metrics', () => {
 
   it.skipIf(!chromiumAvailable())(
     'reports screenshot captures, the browser pool and queue depths',
+    { tags: ['chromium'], timeout: 90_000 },
     async () => {
       const pages = await startPageServer();
       const shots = await startTestApp({
@@ -379,7 +384,6 @@ describe('/metrics', () => {
         await pages.close();
       }
     },
-    90_000,
   );
 
   async function freshKey() {

@@ -1,3 +1,5 @@
+// @module-tag chromium
+// @module-tag process
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,8 +27,8 @@ describe.skipIf(!chromiumAvailable())('readiness with Chromium stopped', () => {
   });
 
   it('SIGSTOPped browser: degraded, naming the stopped pid; ok again after SIGCONT', async () => {
-    await t.modules.screenshots.pool.warm();
-    const pid = t.modules.screenshots.pool.status().pid!;
+    await t.modules.screenshots.warm();
+    const pid = t.modules.screenshots.status().browser.pid!;
     expect(pid).toBeGreaterThan(0);
     expect((await readyz(t)).body.checks.browser.status).toBe('ok');
     process.kill(pid, 'SIGSTOP');

@@ -4,10 +4,10 @@ import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { CreatedKey } from '../../src/accounts/manager.js';
 import { createApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config/load.js';
-import type { Config, SettingKey } from '../../src/config/schema.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { createModules, type Modules } from '../../src/modules.js';
+import type { UrlGuard } from '../../src/net/url-guard.js';
+import { type Config, loadConfig, type SettingKey } from '../../src/settings.js';
 import type { Account, Store } from '../../src/storage/store.js';
 import { capturedLogger } from './logs.js';
 
@@ -42,12 +42,21 @@ export interface TestApp {
  */
 export async function startTestApp(
   overrides: Partial<Record<SettingKey, unknown>> = {},
-  opts: { clock?: Clock; plan?: string; beforeReady?: (app: FastifyInstance) => void } = {},
+  opts: {
+    clock?: Clock;
+    plan?: string;
+    beforeReady?: (app: FastifyInstance) => void;
+    /** The screenshots' URL guard (a resolver that maps fixture host names to 127.0.0.1). */
+    screenshotGuard?: UrlGuard;
+  } = {},
 ): Promise<TestApp> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'cardshot-test-'));
   const config = loadConfig({ dataDir, logLevel: 'info', nodeEnv: 'test', ...overrides }, {});
   const { log, lines: logs } = capturedLogger(config);
-  const modules = await createModules(config, log, opts.clock ? { clock: opts.clock } : {});
+  const modules = await createModules(config, log, {
+    ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.screenshotGuard ? { screenshotGuard: opts.screenshotGuard } : {}),
+  });
   const account = await modules.accounts.accounts.createAccount({
     name: 'Test account',
     email: `test-${path.basename(dataDir)}@example.com`,

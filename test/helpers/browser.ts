@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { type Browser, chromium } from 'playwright-core';
-import { settings } from '../../src/config/schema.js';
+import { settings } from '../../src/settings.js';
 
 /**
  * The service's default browser (Debian's headless shell), or CARDSHOT_CHROMIUM_PATH. Browser

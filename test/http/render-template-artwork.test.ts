@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEMPLATES } from '../../src/render/template/templates/index.js';
+import { TEMPLATES } from '../../src/render/template/registry.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { expectError } from '../helpers/errors.js';
 import { pngSize } from '../helpers/png.js';

@@ -1,5 +1,7 @@
+// @module-tag chromium
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserPoolOf } from '../../src/render/screenshot/module.js';
 import { listProcesses, liveGroupMembers, residentBytes } from '../../src/render/screenshot/processes.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { expectError } from '../helpers/errors.js';
@@ -106,7 +108,7 @@ describe('a Chromium that will not start', () => {
       expect(first.headers['retry-after']).toBe('5');
       const second = await get(t, { url: `${pages.url}/split?nostart=2` });
       expect(second.statusCode).toBe(503);
-      expect(t.modules.screenshots.pool.status().launches).toBe(0);
+      expect(t.modules.screenshots.status().browser.launches).toBe(0);
       expect(t.logs.filter((l) => l.msg === 'browser launch failed')).toHaveLength(1);
     } finally {
       await t.close();
@@ -372,14 +374,14 @@ describe('spare contexts for another viewport', () => {
   });
 
   it('settle on the viewport asked for: the next mobile request finds a spare ready', async () => {
-    const pool = t.modules.screenshots.pool;
+    const browser = () => t.modules.screenshots.status().browser;
     expect((await get(t, { url: `${pages.url}/split?og` })).statusCode).toBe(200);
-    await waitFor(() => pool.status().spares === 2);
+    await waitFor(() => browser().spares === 2);
     expect((await get(t, { url: `${pages.url}/split?m1`, viewport: 'mobile' })).statusCode).toBe(200);
     // The evicted og spares used to refill themselves by evicting the new mobile ones, for ever.
-    await waitFor(() => pool.status().spares === 2);
+    await waitFor(() => browser().spares === 2);
     await new Promise((r) => setTimeout(r, 500));
-    expect(pool.status().spares).toBe(2);
+    expect(browser().spares).toBe(2);
     const next = await get(t, { url: `${pages.url}/split?m2`, viewport: 'mobile' });
     expect(next.statusCode).toBe(200);
     expect(next.headers['server-timing']).toMatch(/context;dur=0\.0/);
@@ -436,7 +438,7 @@ describe("a page whose Blobs fill the browser's own process", () => {
   });
 
   it('has its pages ended past the browser limit: 502, no Chromium process over 1.6 GiB, then 200', async () => {
-    const pool = t.modules.screenshots.pool;
+    const pool = browserPoolOf(t.modules.screenshots);
     expect((await get(t, { url: `${pages.url}/split?before-blobs` })).statusCode).toBe(200);
     // Every Chromium process and this one, sampled while the capture runs.
     let chromiumPeak = 0;
@@ -480,24 +482,25 @@ describe('crashes, recycling and shutdown', () => {
   afterAll(async () => {
     await t?.close();
   });
-  const pool = () => t.modules.screenshots.pool;
+  const browser = () => t.modules.screenshots.status().browser;
+  const processes = () => browserPoolOf(t.modules.screenshots).processes();
 
   it('keeps the process count flat over many captures', async () => {
     expect((await get(t, { url: `${pages.url}/split?warm` })).statusCode).toBe(200);
-    await waitFor(() => pool().status().spares === 2);
+    await waitFor(() => browser().spares === 2);
     await new Promise((r) => setTimeout(r, 300));
-    const before = pool().processes().length;
+    const before = processes().length;
     for (let i = 0; i < 8; i++) {
       expect((await get(t, { url: `${pages.url}/split?flat=${i}` })).statusCode).toBe(200);
     }
-    await waitFor(() => pool().status().spares === 2);
+    await waitFor(() => browser().spares === 2);
     await new Promise((r) => setTimeout(r, 300));
-    expect(pool().processes().length).toBe(before);
+    expect(processes().length).toBe(before);
     expect(ownZombies()).toEqual([]);
   });
 
   it('retries once on a fresh browser when the browser is killed mid-request', async () => {
-    const old = pool().status();
+    const old = browser();
     expect(old.pid).toBeGreaterThan(0);
     const arrived = pages.nextRequest('/hold');
     const pending = get(t, { url: `${pages.url}/hold?ms=800&crash=1` });
@@ -507,7 +510,7 @@ describe('crashes, recycling and shutdown', () => {
     expect(res.statusCode).toBe(200);
     expect(pngSize(res.rawPayload)).toEqual({ width: 1200, height: 630 });
     expect(t.logs.some((l) => l.msg === 'browser crashed during a capture; retrying once')).toBe(true);
-    expect(pool().status().generation).toBeGreaterThan(old.generation);
+    expect(browser().generation).toBeGreaterThan(old.generation);
     // Nothing of the killed browser keeps running.
     await waitFor(() => liveGroupMembers(old.pid!).length === 0);
   });
@@ -516,11 +519,11 @@ describe('crashes, recycling and shutdown', () => {
     const first = pages.nextRequest('/hold');
     const pending = get(t, { url: `${pages.url}/hold?ms=800&crash=2` });
     await first;
-    const killed = [pool().status().pid!];
+    const killed = [browser().pid!];
     const second = pages.nextRequest('/hold');
     process.kill(killed[0]!, 'SIGKILL');
     await second;
-    killed.push(pool().status().pid!);
+    killed.push(browser().pid!);
     expect(killed[1]).not.toBe(killed[0]);
     process.kill(killed[1]!, 'SIGKILL');
     const res = await pending;
@@ -544,22 +547,22 @@ describe('crashes, recycling and shutdown', () => {
   });
 
   it('replaces the browser after browserRecycleAfter captures and ends the old one', async () => {
-    const old = pool().status();
+    const old = browser();
     for (let i = old.jobs; i <= 12; i++) {
       expect((await get(t, { url: `${pages.url}/split?recycle=${i}` })).statusCode).toBe(200);
     }
-    expect(pool().status().generation).toBeGreaterThan(old.generation);
+    expect(browser().generation).toBeGreaterThan(old.generation);
     await waitFor(() => liveGroupMembers(old.pid!).length === 0);
     expect(t.logs.some((l) => l.msg === 'recycling browser')).toBe(true);
   });
 
   it('starts the replacement of a recycled browser before the next request, which pays no launch', async () => {
-    const old = pool().status();
+    const old = browser();
     for (let i = old.jobs; i < 12; i++) {
       expect((await get(t, { url: `${pages.url}/split?again=${i}` })).statusCode).toBe(200);
     }
     // The 12th capture retired its browser; with no request in between, a new one comes up with a spare.
-    await waitFor(() => pool().status().generation > old.generation && pool().status().spares > 0);
+    await waitFor(() => browser().generation > old.generation && browser().spares > 0);
     const next = await get(t, { url: `${pages.url}/split?after-recycle` });
     expect(next.statusCode).toBe(200);
     expect(next.headers['server-timing']).not.toMatch(/launch;/);
@@ -569,7 +572,7 @@ describe('crashes, recycling and shutdown', () => {
   it('leaves no Chromium process behind on close, and a clean close logs no warning', async () => {
     // Closed right after a capture: its context is closing and its replacement spare is being made.
     expect((await get(t, { url: `${pages.url}/split?last` })).statusCode).toBe(200);
-    const pid = pool().status().pid!;
+    const pid = browser().pid!;
     expect(liveGroupMembers(pid).length).toBeGreaterThan(0);
     const mark = t.logs.length;
     await t.close();

@@ -1,11 +1,13 @@
+// @module-tag chromium
 import { createSocket } from 'node:dgram';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { settings } from '../../src/config/schema.js';
 import { CHROMIUM_FLAGS } from '../../src/render/screenshot/browser.js';
+import { browserPoolOf } from '../../src/render/screenshot/module.js';
+import { settings } from '../../src/settings.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { ATTACKS, type PageServer, startPageServer } from '../helpers/pages.js';
 import { type CanaryServer, startCanaryServer } from '../helpers/servers.js';
@@ -318,7 +320,7 @@ describe('the egress proxy takes only its own browser contexts', () => {
           url: `/render/url?${new URLSearchParams({ url: `${pages.url}/split?creds` })}`,
         });
       expect((await shot()).statusCode).toBe(200);
-      const pool = t.modules.screenshots.pool;
+      const pool = browserPoolOf(t.modules.screenshots);
       const lease = await pool.acquire(t.modules.screenshots.viewports.get('og')!);
       try {
         const target = `${pages.url}/split`;

@@ -258,17 +258,4 @@ describe('GET /render/url: what a page cannot give the options', () => {
       'hideSelectors must be a CSS selector: "p:contains(x)" is not one (the browser does not accept it)',
     );
   });
-
-  it('503 naming blockAds or blockCookieBanners until the blocking engine is part of the build', async () => {
-    await expectError(
-      await shot({ url: `${pages.url}/split?ads`, blockAds: 'true' }),
-      503,
-      'blockAds is not available yet',
-    );
-    await expectError(
-      await shot({ url: `${pages.url}/split?banners`, blockCookieBanners: '1' }),
-      503,
-      'blockCookieBanners is not available yet',
-    );
-  });
 });

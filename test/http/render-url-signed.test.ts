@@ -3,6 +3,7 @@ import type { AuthContext } from '../../src/auth/authenticate.js';
 import { loadPlans } from '../../src/auth/plans.js';
 import { signUrl } from '../../src/auth/signing.js';
 import { pngCacheControl } from '../../src/http/cache-control.js';
+import { TEMPLATE_NAMES } from '../../src/render/template/registry.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { chromiumAvailable } from '../helpers/browser.js';
 import { type PageServer, startPageServer } from '../helpers/pages.js';
@@ -69,6 +70,7 @@ describe('signed URLs are not cacheable past their exp', () => {
 
   it.skipIf(!chromiumAvailable())(
     'GET /render/url: the same, also when served from the cache',
+    { tags: ['chromium'], timeout: 60_000 },
     async () => {
       const path = `/render/url?${new URLSearchParams({ url: `${pages.url}/split?signed=1` })}`;
       const first = await t.inject({ method: 'GET', url: signed(path, 600), auth: false });
@@ -81,12 +83,11 @@ describe('signed URLs are not cacheable past their exp', () => {
       const keyed = await t.inject({ method: 'GET', url: path });
       expect(keyed.headers['cache-control']).toBe('public, max-age=86400, s-maxage=86400');
     },
-    60_000,
   );
 });
 
 describe('pngCacheControl', () => {
-  const plan = loadPlans().get('pro')!;
+  const plan = loadPlans(TEMPLATE_NAMES).get('pro')!;
   const base: AuthContext = { accountId: 'acc_x', keyId: 'key_x', plan, via: 'signature' };
   it('counts Age against the freshness that is left, and never goes below 0', () => {
     const now = 1_000_000_000_000;

@@ -1,9 +1,10 @@
+// @module-tag chromium
 import { readlinkSync, realpathSync } from 'node:fs';
 import { type AddressInfo, createServer, type Server } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { settings } from '../../src/config/schema.js';
 import { parseScreenshotRequest } from '../../src/render/screenshot/request.js';
+import { settings } from '../../src/settings.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { chromiumAvailable, FULL_CHROMIUM } from '../helpers/browser.js';
 import { type PageServer, startPageServer } from '../helpers/pages.js';
@@ -32,7 +33,7 @@ async function darkShare(png: Buffer): Promise<number> {
 
 /** The executable of the app's running browser, from /proc (what really ran, wrappers resolved). */
 const browserBinary = (app: TestApp) =>
-  readlinkSync(`/proc/${app.modules.screenshots.pool.status().pid}/exe`);
+  readlinkSync(`/proc/${app.modules.screenshots.status().browser.pid}/exe`);
 
 beforeAll(async () => {
   pages = await startPageServer();
@@ -139,7 +140,7 @@ describe('GET /render/url: the PNG', () => {
   });
 
   it("runs Debian's headless shell by default", async () => {
-    await t.modules.screenshots.pool.warm();
+    await t.modules.screenshots.warm();
     expect(browserBinary(t)).toBe(realpathSync(String(settings.chromiumPath.default)));
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/load.js';
+import { ConfigError } from '../../src/config/load.js';
+import { loadConfig } from '../../src/settings.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { csrfOf, dashClient } from '../helpers/dashboard.js';
 

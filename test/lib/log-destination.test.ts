@@ -1,3 +1,4 @@
+// @module-tag process
 import { execFileSync } from 'node:child_process';
 import { closeSync, constants, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import os from 'node:os';

@@ -1,3 +1,4 @@
+// @module-tag process
 import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';

@@ -1,3 +1,5 @@
+// @module-tag chromium
+// @module-tag process
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';

@@ -1,8 +1,9 @@
+// @module-tag process
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configTableMarkdown } from '../../src/config/docs.js';
+import { configTableMarkdown } from '../../src/settings.js';
 
 describe('README', () => {
   it('shows the configuration table generated from the schema (run `npm run docs:config`)', () => {

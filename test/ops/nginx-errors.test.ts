@@ -1,3 +1,4 @@
+// @module-tag process
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type NginxHandle, nginxAvailable, startNginx } from '../helpers/nginx.js';

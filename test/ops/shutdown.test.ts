@@ -1,3 +1,5 @@
+// @module-tag chromium
+// @module-tag process
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';

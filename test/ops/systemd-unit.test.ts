@@ -1,3 +1,4 @@
+// @module-tag process
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -104,7 +104,9 @@ describe('plans and screenshots', () => {
     expect(pages.hits('/split')).toBe(0);
   });
 
-  it('takes the screenshot with a viewport the plan includes (og, the default)', async () => {
+  it('takes the screenshot with a viewport the plan includes (og, the default)', {
+    tags: ['chromium'],
+  }, async () => {
     const res = await shot(free);
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('image/png');

@@ -1,3 +1,4 @@
+// @module-tag process
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { report } from '../../src/cli/admin.js';

@@ -1,7 +1,7 @@
 import { inviteUrl } from '../../accounts/credentials.js';
 import type { AccountsModule } from '../../accounts/open.js';
 import { linkOrigin } from '../../accounts/origin.js';
-import type { Config } from '../../config/schema.js';
+import type { Config } from '../../settings.js';
 import type { Account } from '../../storage/store.js';
 import { iso, out, parseVerbArgs, required, table, UsageError, when, withAccounts } from '../admin.js';
 import { promptHidden, readStdin } from '../prompt.js';

@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util';
-import { configTableMarkdown } from '../../config/docs.js';
-import { explainConfig } from '../../config/load.js';
-import { envName, type Setting, type SettingKey, settings } from '../../config/schema.js';
+import type { Setting } from '../../config/setting.js';
 import { maskUrl } from '../../doctor/checks.js';
+import { configTableMarkdown, envName, explainConfig, type SettingKey, settings } from '../../settings.js';
 import { report, table, UsageError } from '../admin.js';
 
 const HELP = `Print the effective configuration and where each value came from.
@@ -13,10 +12,14 @@ const HELP = `Print the effective configuration and where each value came from.
 Values come from the defaults, then cardshot.config.json (or the file named by CARDSHOT_CONFIG),
 then the environment, which wins.`;
 
+/** The declaration of `key`, read as any setting so its optional fields (`secret`) can be asked. */
+function settingOf(key: SettingKey): Setting {
+  return settings[key];
+}
+
 /** A value safe to print: secrets never appear, URLs keep everything but their password. */
 export function maskValue(key: SettingKey, value: unknown): unknown {
-  const s = settings[key] as Setting;
-  if (!s.secret) return value;
+  if (!settingOf(key).secret) return value;
   const text = String(value);
   if (text === '') return '';
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) return maskUrl(text);
@@ -48,7 +51,7 @@ export async function runConfig(argv: string[]): Promise<number> {
       env: envName(key),
       value: maskValue(key, config[key]),
       source: sources[key],
-      secret: (settings[key] as Setting).secret === true,
+      secret: settingOf(key).secret === true,
     }));
     if (values.json) {
       process.stdout.write(`${JSON.stringify({ file, settings: rows })}\n`);

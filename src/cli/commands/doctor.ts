@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../../config/load.js';
 import { type Finding, runDoctor } from '../../doctor/checks.js';
+import { loadConfig } from '../../settings.js';
 import { report, UsageError } from '../admin.js';
 
 const HELP = `Check that this machine can run Cardshot, and say how to fix what cannot.

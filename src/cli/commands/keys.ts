@@ -1,5 +1,5 @@
 import { type AccountManager, type CreatedKey, keyStatus } from '../../accounts/manager.js';
-import type { Config } from '../../config/schema.js';
+import type { Config } from '../../settings.js';
 import type { ApiKeyRecord } from '../../storage/store.js';
 import {
   iso,

@@ -2,11 +2,11 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse as parseCsv } from 'csv-parse/sync';
-import { loadConfig } from '../../config/load.js';
 import { isAppError } from '../../errors.js';
 import { createLogger } from '../../log.js';
 import { createModules, type Modules } from '../../modules.js';
 import { parseTemplateRequest } from '../../render/template/request.js';
+import { loadConfig } from '../../settings.js';
 import { createProgress } from '../progress.js';
 
 const HELP = `Render cards locally, without a server.

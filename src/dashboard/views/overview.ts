@@ -1,7 +1,7 @@
 import type { UsageDay } from '../../accounts/manager.js';
 import type { Plan } from '../../auth/plans.js';
 import type { RateDecision } from '../../ratelimit/limiter.js';
-import { TEMPLATE_NAMES } from '../../render/template/request.js';
+import { TEMPLATE_NAMES } from '../../render/template/registry.js';
 import type { Account } from '../../storage/store.js';
 import { type Html, html } from '../html.js';
 import { alertBox } from './auth.js';

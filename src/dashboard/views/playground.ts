@@ -1,6 +1,5 @@
 import type { Plan } from '../../auth/plans.js';
-import { TEMPLATE_NAMES } from '../../render/template/request.js';
-import { TEMPLATES } from '../../render/template/templates/index.js';
+import { isTemplateName, TEMPLATE_NAMES, TEMPLATES } from '../../render/template/registry.js';
 import type { Account, ApiKeyRecord } from '../../storage/store.js';
 import { type Html, html } from '../html.js';
 import type { PlaygroundInput, PlaygroundResult } from '../playground.js';
@@ -20,7 +19,9 @@ export function playgroundPage(opts: {
   const { input, result } = opts;
   const allowed = (t: string) =>
     !!opts.plan && (opts.plan.templates === '*' || opts.plan.templates.includes(t));
-  const uses = TEMPLATES[input.template as keyof typeof TEMPLATES]?.uses ?? { brand: true, artwork: true };
+  const uses = isTemplateName(input.template)
+    ? TEMPLATES[input.template].uses
+    : { brand: true, artwork: true };
   const noKeys = opts.keys.length === 0;
   return appPage({
     title: 'Playground',

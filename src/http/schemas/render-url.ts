@@ -198,10 +198,11 @@ curl -sS -H "x-api-key: $CARDSHOT_KEY" 'http://localhost:3000/render/url?url=htt
       crash: 'The browser crashed while rendering the page; retry later',
     }),
     503: errorResponse(
-      'No browser, or every browser slot is busy (Retry-After, except when Chromium is not installed), or a blocking option this server cannot serve yet.',
+      'No browser, or every browser slot is busy (Retry-After, except when Chromium is not installed), or a blocking option whose filter lists set-up has not built.',
       {
         not_installed: 'Screenshots are not available on this server: Chromium is not installed',
-        blocking: 'blockAds is not available yet',
+        blocking:
+          'blockAds is not available on this server: its filter lists are not built (run `npm run setup`)',
         not_ready: NOT_READY_MESSAGE,
         busy: 'The screenshot renderer is busy; retry shortly',
       },

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { IMAGE_FORMATS } from '../../render/format.js';
-import { FIELDS, TEMPLATE_NAMES } from '../../render/template/request.js';
+import { TEMPLATE_NAMES } from '../../render/template/registry.js';
+import { FIELDS } from '../../render/template/request.js';
 import { TEMPLATE_CACHE_CONTROL } from '../cache-control.js';
 import {
   accessErrors,

@@ -7,10 +7,10 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from 'playwright-core';
-import { settings } from '../../config/schema.js';
 import type { EgressProxy, EgressSession } from '../../net/proxy.js';
 import { packageRoot } from '../../version.js';
 import { findProcessByArgument } from './processes.js';
+import { screenshotSettings } from './settings.js';
 import { userAgentFor, type Viewport } from './viewports.js';
 
 /**
@@ -47,7 +47,7 @@ export const FULL_CHROMIUM_PATH = '/usr/bin/chromium';
  */
 export function chromiumExecutable(
   configured: string,
-  defaultPath = String(settings.chromiumPath.default),
+  defaultPath = String(screenshotSettings.chromiumPath.default),
   fallback = FULL_CHROMIUM_PATH,
 ): { path: string; fellBack: boolean } {
   if (configured === defaultPath && !existsSync(configured) && existsSync(fallback)) {

@@ -74,6 +74,7 @@ export async function beforeNavigation(lease: Lease, input: CaptureInput, state:
     state.blocking = await input.blocker.attach(lease.page, {
       ads: o.blockAds === true,
       cookieBanners: o.blockCookieBanners === true,
+      deadline: input.deadline,
     });
   }
 }

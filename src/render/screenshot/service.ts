@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import type { CacheEntry, PngCache } from '../../cache/cache.js';
+import { etagMatches } from '../../cache/etag.js';
 import type { SharedFlight } from '../../cache/shared-flight.js';
 import { AppError, clientClosed, isAppError } from '../../errors.js';
 import { createSingleFlight } from '../../lib/single-flight.js';
 import type { WorkQueue } from '../../lib/work-queue.js';
 import type { UrlGuard } from '../../net/url-guard.js';
-import { etagMatches } from '../template/service.js';
 import { type CapturePageFn, captureWithRetry } from './attempts.js';
 import type { Blocker } from './blocking/index.js';
 import { screenshotCacheKey } from './cache-key.js';
@@ -148,7 +148,6 @@ export function createScreenshotService(
 
   return {
     viewports,
-    pool,
 
     async capture(req, owner) {
       if (!pool.available()) throw notInstalled(pool.executablePath);

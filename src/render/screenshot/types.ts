@@ -2,7 +2,7 @@
 import type { Plan } from '../../auth/plans.js';
 import type { ImageFormat } from '../format.js';
 import type { Capture } from './capture.js';
-import type { BrowserPool, PoolStatus } from './pool.js';
+import type { PoolStatus } from './pool.js';
 import type { ScreenshotRequest } from './request.js';
 import type { Viewport } from './viewports.js';
 
@@ -67,8 +67,6 @@ export interface ScreenshotService {
   ): Promise<Omit<Capture, 'timings'> & { timings: ShotTimings }>;
   /** Presets a request may name: og, desktop, mobile and the configured ones. */
   readonly viewports: ReadonlyMap<string, Viewport>;
-  /** The browser pool itself, for tests that crash, stop or recycle its browser. */
-  readonly pool: BrowserPool;
   /** Browser and queue state, for health checks and metrics. */
   status(): ScreenshotStatus;
   /** Starts Chromium and fills the spare contexts now (the server calls it after listening). */

@@ -1,7 +1,7 @@
 import { Renderer } from '@takumi-rs/core';
 import { warmCoverage } from '../text/coverage.js';
 import { FALLBACK_FAMILIES, FONTS_VERSION, registerFonts } from '../text/fonts.js';
-import { TEMPLATES } from './templates/index.js';
+import { TEMPLATES } from './registry.js';
 import { CARD_HEIGHT, CARD_WIDTH, type TemplateFields, type TemplateName } from './types.js';
 
 /**
@@ -35,9 +35,10 @@ export const TAKUMI_VERSION = '2.16.3';
  * 4: Korean breaks at spaces, long words shrink before breaking, tidy ellipses, letter initials;
  * 5: measured Greek, Cyrillic, Tamil, Khmer and Arabic widths, Thai-like word breaks, Hangul kept
  * whole beside Han, subtitles cut by the fitter; 6: balanced subtitles, short words and numbers
- * kept with their neighbour.
+ * kept with their neighbour; 7: width tables exactly as measured (no hand-set pins), per-script
+ * averages fitted per face by `npm run fonts:measure`.
  */
-const RENDERER_REVISION = 6;
+const RENDERER_REVISION = 7;
 
 /** Decoded images, SVG rasters (emoji, decorative layers) and stylesheets, shared by renders. */
 const CACHE_BYTES = 64 * 1024 * 1024;

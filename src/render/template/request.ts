@@ -2,7 +2,8 @@ import { AppError } from '../../errors.js';
 import { editDistance } from '../../lib/edit-distance.js';
 import { DEFAULT_QUALITY, IMAGE_FORMATS, type ImageFormat, type ImageOutput } from '../format.js';
 import { describeCluster, undrawableClusters } from '../text/drawable.js';
-import { TEMPLATES } from './templates/index.js';
+import { isTemplateName, TEMPLATE_NAMES, TEMPLATES } from './registry.js';
+import type { TemplateName } from './types.js';
 
 /**
  * The template request: one field table drives validation, normalisation, the docs and the
@@ -10,9 +11,6 @@ import { TEMPLATES } from './templates/index.js';
  * left to JSON Schema so every refusal names the field and the fix, and so the CLI's batch
  * renderer shares it without an HTTP layer.
  */
-export const TEMPLATE_NAMES = ['blog', 'product', 'saas'] as const;
-export type TemplateNameInput = (typeof TEMPLATE_NAMES)[number];
-
 export const FIELDS = {
   template: { required: true, maxLength: 20, description: `One of ${TEMPLATE_NAMES.join(', ')}.` },
   title: { required: true, maxLength: 200, description: 'Main headline drawn on the image.' },
@@ -33,7 +31,7 @@ const FIELD_NAMES = Object.keys(FIELDS) as FieldName[];
 
 /** A validated, normalised request. Optional fields are absent rather than empty. */
 export interface TemplateRequest {
-  template: TemplateNameInput;
+  template: TemplateName;
   title: string;
   subtitle?: string;
   brand?: string;
@@ -67,7 +65,7 @@ export function parseTemplateRequest(
   }
 
   const template = out.template as string;
-  if (!(TEMPLATE_NAMES as readonly string[]).includes(template)) {
+  if (!isTemplateName(template)) {
     throw bad(
       `template must be one of: ${TEMPLATE_NAMES.join(', ')} (got ${JSON.stringify(template.slice(0, 40))})`,
     );
@@ -75,7 +73,7 @@ export function parseTemplateRequest(
   if (out.imageUrl !== undefined && !isHttpUrl(out.imageUrl)) {
     throw bad('imageUrl must be an absolute http or https URL');
   }
-  checkDrawable(out, template as TemplateNameInput);
+  checkDrawable(out, template);
   const output = readOutput(record, source);
   return { ...(out as unknown as TemplateRequest), ...(output ? { output } : {}) };
 }
@@ -165,7 +163,7 @@ function readField(
 }
 
 /** Last, and only for fields the template draws: an ignored brand may hold anything. */
-function checkDrawable(out: Partial<Record<FieldName, string>>, template: TemplateNameInput): void {
+function checkDrawable(out: Partial<Record<FieldName, string>>, template: TemplateName): void {
   const drawn: FieldName[] = [
     'title',
     'subtitle',

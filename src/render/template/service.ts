@@ -1,14 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { PngCache } from '../../cache/cache.js';
+import { etagMatches } from '../../cache/etag.js';
 import type { SingleFlight } from '../../lib/single-flight.js';
 import { createSingleFlight } from '../../lib/single-flight.js';
 import type { WorkQueue } from '../../lib/work-queue.js';
 import { encodeLossy, type ImageFormat, lossy } from '../format.js';
 import type { ArtworkFetcher } from '../image/artwork.js';
+import { TEMPLATES } from './registry.js';
 import type { TemplateRenderer } from './renderer.js';
 import type { TemplateRequest } from './request.js';
-import { TEMPLATES } from './templates/index.js';
 import type { TemplateFields } from './types.js';
 
 /** What a card request resolves to: an image (from cache or fresh; PNG unless asked) or "you already have it". */
@@ -161,17 +162,4 @@ export function createTemplateService(deps: Deps): TemplateService {
       timings: shared ? { ...timings, wait: performance.now() - joined } : { ...timings, ...value.timings },
     };
   }
-}
-
-/**
- * If-None-Match uses the weak comparison (RFC 9110 §13.1.2): `W/` is ignored, `*` matches
- * any current representation, and the header may list several tags.
- */
-export function etagMatches(header: string, etag: string): boolean {
-  const trimmed = header.trim();
-  if (trimmed === '*') return true;
-  return trimmed
-    .split(',')
-    .map((t) => t.trim().replace(/^W\//, ''))
-    .some((t) => t === `"${etag}"`);
 }

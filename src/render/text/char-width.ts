@@ -1,3 +1,5 @@
+import { SCRIPT_WIDTHS } from './script-widths.generated.js';
+import type { ScriptAverages, ScriptWidth } from './script-widths.js';
 import type { FaceKey } from './text-metrics.js';
 import { ELLIPSIS, SCRIPT_ROWS, TABLE_START, WIDTH_ROWS } from './widths.generated.js';
 
@@ -27,40 +29,27 @@ const MYANMAR_SIGNS: ReadonlyMap<number, number> = new Map([
   [0x103c, 0.33],
 ]);
 
-/**
- * Per-script advances in em of a letter and of a vowel sign that takes space (Mc), for the Noto
- * families without a table: takumi's measured width of a headline per script in the bold face
- * (the wider one), fitted to those two numbers and rounded up ~3%. Malayalam and Sinhala
- * letters are nearly an em wide; the default 0.75 under-counted them by up to a third, so
- * titles lost words to the clip instead of shrinking.
- */
-const SCRIPT_WIDTHS: readonly (readonly [first: number, last: number, letter: number, sign: number])[] = [
-  [0x0530, 0x058f, 0.69, 0], // Armenian
-  [0x0980, 0x09ff, 0.72, 0.3], // Bengali
-  [0x0a00, 0x0a7f, 0.68, 0.3], // Gurmukhi
-  [0x0a80, 0x0aff, 0.63, 0.3], // Gujarati
-  [0x0c00, 0x0c7f, 0.8, 0.4], // Telugu
-  [0x0c80, 0x0cff, 0.94, 0.4], // Kannada
-  [0x0d00, 0x0d7f, 1.03, 0.6], // Malayalam
-  [0x0d80, 0x0dff, 0.92, 0.4], // Sinhala
-  [0x0e80, 0x0eff, 0.58, 0], // Lao
-  [0x10a0, 0x10ff, 0.71, 0], // Georgian
-  [0x1200, 0x139f, 0.68, 0], // Ethiopic
-];
+/** Estimated advance in em of one code point in a face. */
+export type CharWidth = (cp: number, face: FaceKey) => number;
+
+/** `charWidth` over other per-script averages: `npm run fonts:measure` tries candidates with it. */
+export function charWidthWith(averages: ScriptAverages): CharWidth {
+  return (cp, face) => {
+    const table = TABLES[face];
+    const index = cp - TABLE_START;
+    if (index >= 0 && index < table.length) return table[index]! / 1000;
+    if (cp === 0x200d || (cp >= 0xfe00 && cp <= 0xfe0f) || (cp >= 0x200b && cp <= 0x200f)) return 0;
+    const measured = scriptTableWidth(cp, face);
+    if (measured !== undefined) return measured;
+    // "…" ends every cut: counted at the default 0.75 it left a cut line 0.1–0.3 em too long.
+    if (cp === 0x2026) return ELLIPSIS[face];
+    if (cp === 0x22ef) return 1; // the CJK ellipsis "⋯", drawn full-width by the Noto CJK faces
+    return estimatedWidth(cp, averages[face]);
+  };
+}
 
 /** Estimated advance of one code point in em for a face. */
-export function charWidth(cp: number, face: FaceKey): number {
-  const table = TABLES[face];
-  const index = cp - TABLE_START;
-  if (index >= 0 && index < table.length) return table[index]! / 1000;
-  if (cp === 0x200d || (cp >= 0xfe00 && cp <= 0xfe0f) || (cp >= 0x200b && cp <= 0x200f)) return 0;
-  const measured = scriptTableWidth(cp, face);
-  if (measured !== undefined) return measured;
-  // "…" ends every cut: counted at the default 0.75 it left a cut line 0.1–0.3 em too long.
-  if (cp === 0x2026) return ELLIPSIS[face];
-  if (cp === 0x22ef) return 1; // the CJK ellipsis "⋯", drawn full-width by the Noto CJK faces
-  return estimatedWidth(cp, face);
-}
+export const charWidth: CharWidth = charWidthWith(SCRIPT_WIDTHS);
 
 function scriptTableWidth(cp: number, face: FaceKey): number | undefined {
   for (const { start, widths } of SCRIPT_TABLES) {
@@ -72,17 +61,16 @@ function scriptTableWidth(cp: number, face: FaceKey): number | undefined {
 }
 
 /** A code point no table measures: by its script's averages, then by its block. */
-function estimatedWidth(cp: number, face: FaceKey): number {
+function estimatedWidth(cp: number, averages: readonly ScriptWidth[]): number {
   // Indic and Thai marks are measured per category: vowel signs that take space (Mc) do.
   if (cp >= 0x0900 && cp <= 0x097f) return devanagariWidth(cp);
   if (cp >= 0x0e00 && cp <= 0x0e7f) return NONSPACING.test(String.fromCodePoint(cp)) ? 0 : 0.6;
   if (cp >= 0x1000 && cp <= 0x109f) return myanmarWidth(cp);
-  const script = SCRIPT_WIDTHS.find(([first, last]) => cp >= first && cp <= last);
+  // Scripts averaged over headlines per face (script-widths.ts): a mark that takes no room is 0.
+  const script = averages.find(([first, last]) => cp >= first && cp <= last);
   if (script) {
     const ch = String.fromCodePoint(cp);
-    // These Noto regulars run ~7% narrower than their bolds (measured on the same headlines).
-    const weight = face === 'sans-400' ? 0.94 : 1;
-    return NONSPACING.test(ch) ? 0 : weight * (SPACING.test(ch) ? script[3] : script[2]);
+    return NONSPACING.test(ch) ? 0 : SPACING.test(ch) ? script[3] : script[2];
   }
   return blockWidth(cp);
 }

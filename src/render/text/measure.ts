@@ -4,17 +4,20 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Renderer } from '@takumi-rs/core';
 import { FALLBACK_FAMILIES, FAMILY, registerFonts } from './fonts.js';
 import { fontStack } from './script.js';
+import { fitScriptWidths, type ScriptWidths, scriptWidthsModule } from './script-widths.js';
 import type { FaceKey } from './text-metrics.js';
 import { FACES, type Widths, type WidthTables, widthsModule } from './widths-format.js';
-import { PINNED } from './widths-pinned.js';
 
 /**
  * Measures advance widths with takumi's own layout (`measure`) from the registered font files, in
- * thousandths of an em: `npm run fonts:measure` rewrites widths.generated.ts with them, and a test
- * checks the committed file against them, so a font or takumi upgrade is one command. A mark
+ * thousandths of an em: `npm run fonts:measure` rewrites widths.generated.ts with them (and
+ * script-widths.generated.ts with the per-script averages fitted in script-widths.ts), and a test
+ * checks the committed files against them, so a font or takumi upgrade is one command. A mark
  * counts as the advance it adds after a base letter; what draws nothing (controls, format
  * characters, unassigned code points) counts 0; a code point no registered font has counts the
- * missing-glyph box takumi draws.
+ * missing-glyph box takumi draws. Nothing is set by hand: 323 hand-measured widths once overrode
+ * the measurement, and without them every golden stayed pixel-identical and every layout test
+ * passed, while a probe of 3,969 layouts found one subtitle the pins let takumi's clamp cut.
  */
 
 /** The size text is measured at, so one px is a thousandth of an em. */
@@ -80,20 +83,17 @@ export const SCRIPTS: readonly TableSpec[] = [
 const NOTHING = /[\p{Cc}\p{Cf}\p{Cn}\p{Default_Ignorable_Code_Point}]/u;
 const MARK = /\p{M}/u;
 
-/** `PINNED` as a map from code point to width, per face. */
-function pins(face: FaceKey): Map<number, number> {
-  const pairs = PINNED[face].flatMap((line) => line.split(' ')).map((pair) => pair.split('='));
-  return new Map(pairs.map(([cp = '', width = '']) => [Number.parseInt(cp, 16), Number(width)]));
+/** The service's fonts in a renderer of their own, unless `engine` already has them. */
+async function withFonts(engine?: Renderer): Promise<Renderer> {
+  if (engine) return engine;
+  const renderer = new Renderer();
+  await registerFonts(renderer);
+  return renderer;
 }
 
-/**
- * Measures every table (with `engine`, or a renderer of its own with the service's fonts),
- * keeping the pinned widths unless `pinned` is false.
- */
-export async function measureTables(engine?: Renderer, pinned = true): Promise<WidthTables> {
-  const renderer = engine ?? new Renderer();
-  if (!engine) await registerFonts(renderer);
-  const width = async (text: string, [family, weight]: Font) => {
+/** Width in thousandths of an em of `text` on one line, as takumi lays it out in `font`. */
+function widthIn(renderer: Renderer) {
+  return async (text: string, [family, weight]: Font) => {
     const measured = await renderer.measure(
       {
         type: 'text',
@@ -104,6 +104,11 @@ export async function measureTables(engine?: Renderer, pinned = true): Promise<W
     );
     return measured.width;
   };
+}
+
+/** Measures every table (with `engine`, or a renderer of its own with the service's fonts). */
+export async function measureTables(engine?: Renderer): Promise<WidthTables> {
+  const width = widthIn(await withFonts(engine));
   const advance = async (cp: number, spec: TableSpec, font: Font) => {
     const ch = String.fromCodePoint(cp);
     if (NOTHING.test(ch)) return 0;
@@ -113,10 +118,9 @@ export async function measureTables(engine?: Renderer, pinned = true): Promise<W
   const table = async (spec: TableSpec): Promise<Widths> => {
     const out = {} as Record<FaceKey, number[]>;
     for (const face of FACES) {
-      const hand = pinned ? pins(face) : new Map<number, number>();
       const widths: number[] = [];
       for (let cp = spec.start; cp <= spec.end; cp++)
-        widths.push(hand.get(cp) ?? Math.max(0, Math.round(await advance(cp, spec, spec.fonts[face]))));
+        widths.push(Math.max(0, Math.round(await advance(cp, spec, spec.fonts[face]))));
       out[face] = widths;
     }
     return out;
@@ -137,29 +141,51 @@ function repoRoot(): string {
   return dir;
 }
 
+/** The size and line height the per-script averages are checked at, as text-fit.test.ts does. */
+const CHECK_SIZE = 56;
+const CHECK_LINE_HEIGHT = 1.25;
+
+/**
+ * The per-script averages, fitted to headlines as each face draws them (the design face first,
+ * as templates draw text; script-widths.ts).
+ */
+export async function measureScriptWidths(engine?: Renderer): Promise<ScriptWidths> {
+  const renderer = await withFonts(engine);
+  const width = widthIn(renderer);
+  return fitScriptWidths({
+    width: async (text, face) => (await width(text, DESIGN[face])) / EM,
+    lines: async (text, face, em) => {
+      const [family, weight] = DESIGN[face];
+      const style = { fontFamily: fontStack(text, family), fontSize: CHECK_SIZE, fontWeight: weight };
+      const measured = await renderer.measure(
+        {
+          type: 'text',
+          text,
+          style: {
+            ...style,
+            width: em * CHECK_SIZE,
+            lineHeight: CHECK_LINE_HEIGHT,
+            overflowWrap: 'anywhere',
+          },
+        },
+        { fontFamilies: [...FALLBACK_FAMILIES] },
+      );
+      return Math.round(measured.height / (CHECK_SIZE * CHECK_LINE_HEIGHT));
+    },
+  });
+}
+
 /** Where the generated tables live, from the source or the compiled module alike. */
 export const GENERATED_PATH = join(repoRoot(), 'src', 'render', 'text', 'widths.generated.ts');
+export const SCRIPT_WIDTHS_PATH = join(repoRoot(), 'src', 'render', 'text', 'script-widths.generated.ts');
 
-/** Rewrites widths.generated.ts and says which pins takumi now measures alike (they can go). */
+/** Rewrites widths.generated.ts and script-widths.generated.ts. */
 async function main(): Promise<void> {
-  const engine = new Renderer();
-  await registerFonts(engine);
-  const tables = await measureTables(engine);
-  writeFileSync(GENERATED_PATH, widthsModule(tables));
+  const engine = await withFonts();
+  writeFileSync(GENERATED_PATH, widthsModule(await measureTables(engine)));
   console.log(`wrote ${GENERATED_PATH}`);
-  const measured = await measureTables(engine, false);
-  const raw = [measured.latin, ...measured.scripts];
-  let pinned = 0;
-  for (const face of FACES) {
-    const hand = pins(face);
-    for (const [cp, width] of hand) {
-      const table = raw.find(({ start, widths }) => cp >= start && cp - start < widths[face].length);
-      if (table?.widths[face][cp - table.start] === width)
-        console.log(`${face} U+${cp.toString(16)}: measured as pinned, the pin can go`);
-    }
-    pinned += hand.size;
-  }
-  console.log(`${pinned} widths pinned in widths-pinned.ts`);
+  writeFileSync(SCRIPT_WIDTHS_PATH, scriptWidthsModule(await measureScriptWidths(engine)));
+  console.log(`wrote ${SCRIPT_WIDTHS_PATH}`);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

@@ -1,5 +1,5 @@
 import { graphemes } from '../../lib/graphemes.js';
-import { charWidth, isCjk } from './char-width.js';
+import { type CharWidth, charWidth, isCjk } from './char-width.js';
 import { splitEmoji } from './emoji.js';
 import { offerBreaks, truncate } from './text-cut.js';
 import type { FaceKey } from './text-metrics.js';
@@ -103,8 +103,9 @@ function toItems(
   letterSpacing: number,
   keepAll: boolean,
   keepHangul: boolean,
+  widthOf: CharWidth,
 ): Item[] {
-  const space = charWidth(0x20, face) + letterSpacing;
+  const space = widthOf(0x20, face) + letterSpacing;
   const items: Item[] = [];
   let pendingSpace = 0;
   // A line may break before the next item: at the start, after a space or a zero-width space.
@@ -157,7 +158,7 @@ function toItems(
       let prev = 0;
       for (const ch of segment) {
         const code = ch.codePointAt(0)!;
-        width += prev === COENG ? SUBSCRIPT_WIDTH : charWidth(code, face);
+        width += prev === COENG ? SUBSCRIPT_WIDTH : widthOf(code, face);
         prev = code;
       }
       // Under keep-all takumi breaks no more between Han or kana than between Hangul.
@@ -209,14 +210,15 @@ function countLines(items: Item[], width: number): number {
  * size. A word too wide for its line is broken after its "/", "?", "&", "-" or "." first, and
  * between letters only where a piece between those is wider than a line at the minimum size.
  * Runs of Thai, Lao, Myanmar and Khmer are exempt: without spaces they are whole phrases, which
- * takumi breaks anywhere at every size.
+ * takumi breaks anywhere at every size. `widthOf` is for `npm run fonts:measure`, which fits
+ * the per-script averages to the lines this plans.
  */
-export function fitText(text: string, box: FitBox, cutHere = false): FittedText {
+export function fitText(text: string, box: FitBox, cutHere = false, widthOf = charWidth): FittedText {
   const spacing = box.letterSpacing ?? 0;
   const keepAll = box.keepAll ?? false;
   const keepHangul = box.keepHangul ?? false;
   const safety = cutHere ? SAFETY_UNCLAMPED : SAFETY;
-  const items = (t: string) => toItems(t, box.face, spacing, keepAll, keepHangul);
+  const items = (t: string) => toItems(t, box.face, spacing, keepAll, keepHangul, widthOf);
   // A break after a URL's "/" or a compound's "-" is no break inside a word: only the pieces
   // between them ask for a smaller size ("Read https://…/install" was set on one tiny line).
   const pieces = items(offerBreaks(text, () => true));

@@ -1,11 +1,12 @@
+// @module-tag chromium
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readlinkSync, statSync } from 'node:fs';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { settings } from '../../../src/config/schema.js';
 import { listProcesses } from '../../../src/render/screenshot/processes.js';
+import { settings } from '../../../src/settings.js';
 import { expectError } from '../../helpers/errors.js';
 import { type NodeProcess, runNode, startNodeProcess } from '../../helpers/node-process.js';
 import { type PageServer, startPageServer } from '../../helpers/pages.js';

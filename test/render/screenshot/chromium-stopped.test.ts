@@ -1,3 +1,4 @@
+// @module-tag chromium
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { liveGroupMembers } from '../../../src/render/screenshot/processes.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
@@ -26,7 +27,7 @@ const get = (query: Record<string, string>) =>
 describe('Chromium stopped (SIGSTOP) in the middle of a capture', () => {
   it('the capture ends at its deadline with 503/504, cards keep answering, readiness degrades, and SIGCONT recovers', async () => {
     expect((await get({ url: `${pages.url}/split?warm` })).statusCode).toBe(200);
-    const pid = t.modules.screenshots.pool.status().pid!;
+    const pid = t.modules.screenshots.status().browser.pid!;
     const group = liveGroupMembers(pid).map((p) => p.pid);
     const arrived = pages.nextRequest('/hold');
     const started = Date.now();

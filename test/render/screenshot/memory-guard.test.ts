@@ -1,3 +1,4 @@
+// @module-tag process
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryGuard } from '../../../src/render/screenshot/memory-guard.js';

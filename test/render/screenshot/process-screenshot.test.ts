@@ -1,3 +1,5 @@
+// @module-tag chromium
+// @module-tag process
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';

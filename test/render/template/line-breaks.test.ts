@@ -1,6 +1,6 @@
 import { type MeasuredNode, Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TEMPLATES } from '../../../src/render/template/templates/index.js';
+import { TEMPLATES } from '../../../src/render/template/registry.js';
 import type { Node, TemplateFields, TemplateName } from '../../../src/render/template/types.js';
 import { FALLBACK_FAMILIES, registerFonts } from '../../../src/render/text/fonts.js';
 import { type FitBox, fitText } from '../../../src/render/text/text-fit.js';

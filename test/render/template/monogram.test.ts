@@ -1,7 +1,7 @@
 import { Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { brandInitial } from '../../../src/render/template/brand.js';
-import { TEMPLATES } from '../../../src/render/template/templates/index.js';
+import { TEMPLATES } from '../../../src/render/template/registry.js';
 import type { ImageSource, Node } from '../../../src/render/template/types.js';
 import { FALLBACK_FAMILIES, FAMILY, registerFonts } from '../../../src/render/text/fonts.js';
 import { fontStack } from '../../../src/render/text/script.js';

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEMPLATE_NAMES, TEMPLATES } from '../../../src/render/template/registry.js';
 import {
   createTemplateRenderer,
   TAKUMI_VERSION,
   type TemplateRenderer,
 } from '../../../src/render/template/renderer.js';
-import { TEMPLATE_NAMES, TEMPLATES } from '../../../src/render/template/templates/index.js';
 import type { TemplateFields, TemplateName } from '../../../src/render/template/types.js';
 import { detectDirection } from '../../../src/render/text/script.js';
 import { caseFields, TITLE_200, testArtwork } from '../../golden/cases.js';

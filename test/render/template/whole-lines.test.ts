@@ -1,6 +1,6 @@
 import { type MeasuredNode, Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TEMPLATE_NAMES, TEMPLATES } from '../../../src/render/template/templates/index.js';
+import { TEMPLATE_NAMES, TEMPLATES } from '../../../src/render/template/registry.js';
 import {
   type BuiltCard,
   CARD_HEIGHT,

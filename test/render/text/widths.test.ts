@@ -1,6 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { GENERATED_PATH, measureTables } from '../../../src/render/text/measure.js';
+import {
+  GENERATED_PATH,
+  measureScriptWidths,
+  measureTables,
+  SCRIPT_WIDTHS_PATH,
+} from '../../../src/render/text/measure.js';
+import { SCRIPT_WIDTHS } from '../../../src/render/text/script-widths.generated.js';
+import { scriptWidthsModule } from '../../../src/render/text/script-widths.js';
 import * as generated from '../../../src/render/text/widths.generated.js';
 import { tablesOf, widthsModule } from '../../../src/render/text/widths-format.js';
 
@@ -9,5 +16,11 @@ describe('width tables', () => {
     const measured = await measureTables();
     expect(tablesOf(generated)).toEqual(measured);
     expect(readFileSync(GENERATED_PATH, 'utf8')).toBe(widthsModule(measured));
+  }, 60_000);
+
+  it('per-script averages are what the headlines fit to (run `npm run fonts:measure`)', async () => {
+    const fitted = await measureScriptWidths();
+    expect(SCRIPT_WIDTHS).toEqual(fitted.widths);
+    expect(readFileSync(SCRIPT_WIDTHS_PATH, 'utf8')).toBe(scriptWidthsModule(fitted));
   }, 60_000);
 });
