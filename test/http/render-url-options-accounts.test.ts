@@ -1,3 +1,4 @@
+// @module-tag chromium
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -1,3 +1,4 @@
+// @module-tag chromium
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { expectError } from '../helpers/errors.js';
