@@ -82,7 +82,7 @@ type ParamValue = string | number | boolean | readonly string[] | undefined;
  */
 function paramValue(name: string, value: ParamValue): string | undefined {
   if (value === undefined || value === false || value === '') return undefined;
-  if (name === 'delay' && value === 0) return undefined;
+  if (name === 'delay' && String(value) === '0') return undefined;
   if (name === 'format' && value === 'png') return undefined;
   if (typeof value === 'object') {
     const list = value.map((s) => s.trim()).filter((s) => s !== '');
@@ -121,6 +121,14 @@ export function templateParams(input: object): Array<[string, string]> {
   }
   return out;
 }
+
+/** The file extension each format is usually saved with. */
+export const FILE_EXTENSION: Readonly<Record<ImageFormat, string>> = {
+  png: 'png',
+  jpeg: 'jpg',
+  webp: 'webp',
+  avif: 'avif',
+};
 
 const FORMATS: Record<string, ImageFormat> = {
   'image/png': 'png',

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { ScreenshotInput } from '../../client/cardshot.js';
-import type { ImageFormat, Scale } from '../../client/options.js';
+import { FILE_EXTENSION as EXTENSION, type ImageFormat, type Scale } from '../../client/options.js';
 import { parseVerbArgs, UsageError } from '../admin.js';
 
 /** The flags of `npx cardshot shot`, as node:util parseArgs reads them. */
@@ -44,14 +44,6 @@ export interface ShotArgs {
   /** --api-key (`-` reads it from standard input); otherwise CARDSHOT_KEY. */
   apiKey: string | undefined;
 }
-
-/** The file extension each format is written with. */
-export const EXTENSION: Readonly<Record<ImageFormat, string>> = {
-  png: 'png',
-  jpeg: 'jpg',
-  webp: 'webp',
-  avif: 'avif',
-};
 
 const BY_EXTENSION: Readonly<Record<string, ImageFormat>> = {
   '.png': 'png',

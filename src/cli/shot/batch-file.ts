@@ -1,5 +1,4 @@
-import type { ImageFormat } from '../../client/options.js';
-import { EXTENSION } from './args.js';
+import { FILE_EXTENSION as EXTENSION, type ImageFormat } from '../../client/options.js';
 
 /** One page of a batch, with the line it came from (numbered from 1, as an editor shows it). */
 export interface BatchEntry {
