@@ -17,6 +17,7 @@ export {
 } from './cardshot.js';
 export { CardshotError, type CardshotErrorCode } from './errors.js';
 export {
+  FILE_EXTENSION,
   type FormatChoice,
   type ImageContentType,
   type ImageFormat,
