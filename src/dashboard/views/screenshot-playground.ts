@@ -138,8 +138,8 @@ ${noKeys && !noShots ? html`<div class="callout"><div><strong>You need an active
       <div class="alert error" role="alert" id="shot-error" ${opts.error ? '' : html`hidden`}>${opts.error ?? ''}</div>
       <div class="alert info" id="shot-note" hidden></div>
       <div class="shot-frame">
-        <img id="shot-preview" alt="Screenshot of the page" ${result ? html`data-src="${result.previewUrl}"` : ''} hidden>
-        ${result ? html`<noscript><img src="${result.previewUrl}" alt="Screenshot of the page"></noscript>` : ''}
+        <img id="shot-preview" class="shot-image" alt="Screenshot of the page" ${result ? html`data-src="${result.previewUrl}"` : ''} hidden>
+        ${result ? html`<noscript><img class="shot-image" src="${result.previewUrl}" alt="Screenshot of the page"></noscript>` : ''}
       </div>
     </section>
     <section class="card" aria-labelledby="shot-snippets-title">
