@@ -385,6 +385,16 @@ describe.runIf(run)('dashboard in Chromium', () => {
       .toMatch(/^1280 × 2000 · WEBP · [\d.]+ KB · MISS · [\d.]+ s$/);
     expect(await page.locator('#shot-note').textContent()).toBe('The whole page: 2000 px tall.');
     await tallShot('screenshot-playground');
+
+    // "Capture again" reaches the server and captures anew, past the browser's own cache.
+    const captures = () =>
+      t.logs.filter((l) => l.route === '/render/url' && l.status === 200 && l.cache === 'MISS').length;
+    const before = captures();
+    await page.getByLabel('Capture again').check();
+    await expect.poll(() => page.locator('#shot-signed').textContent()).toContain('&fresh=true&kid=');
+    await page.getByRole('button', { name: 'Capture' }).click();
+    await expect.poll(captures, { timeout: 30_000 }).toBe(before + 1);
+    await expect.poll(() => page.locator('#shot-status').textContent()).toBe('Up to date');
   });
 
   it('is keyboard-usable: the first Tab reaches the skip link, then the navigation', async () => {

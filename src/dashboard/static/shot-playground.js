@@ -114,7 +114,10 @@ function initShotPlayground() {
     frame.classList.add('loading');
     const started = performance.now();
     try {
-      const res = await fetch(previewUrl, { credentials: 'omit' });
+      // "Capture again" must reach the server: the browser would otherwise answer the same
+      // signed URL from its own cache (screenshots are cacheable for their ttl).
+      const fresh = form.elements.fresh?.checked === true;
+      const res = await fetch(previewUrl, { credentials: 'omit', cache: fresh ? 'reload' : 'default' });
       if (mine !== captureSeq) return;
       if (!res.ok) {
         const body = await res.json().catch(() => ({}));
