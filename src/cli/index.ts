@@ -4,6 +4,7 @@ import { runConfig } from './commands/config.js';
 import { runDoctorCommand } from './commands/doctor.js';
 import { runKeys } from './commands/keys.js';
 import { runRender } from './commands/render.js';
+import { runShot } from './commands/shot.js';
 import { runSign } from './commands/sign.js';
 import { runUsage } from './commands/usage.js';
 
@@ -12,6 +13,10 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<
   render: {
     help: 'render <template> --title … [--subtitle … --brand … --image-url …] -o card.png\n  render --batch cards.json|cards.csv --out-dir dir/',
     run: runRender,
+  },
+  shot: {
+    help: 'shot <url> [--full-page --selector … --format webp …] -o page.webp\n  shot --batch urls.txt -o shots/ [--concurrency N]   screenshots through a running server',
+    run: (argv) => runShot(argv),
   },
   accounts: {
     help: 'accounts create --name … --email … --plan … | list | set-plan <id> <plan> | invite <id|email> | set-password <id|email>   [--json]',

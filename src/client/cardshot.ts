@@ -1,5 +1,14 @@
-import { CardshotError, errorFromResponse } from './errors.js';
-import { signPath } from './signing.js';
+import {
+  type FormatChoice,
+  formatOf,
+  type ImageContentType,
+  type ImageFormat,
+  type ScreenshotOptions,
+  screenshotParams,
+  templateParams,
+} from './options.js';
+import { encodeRfc3986, signPath } from './signing.js';
+import { send } from './transport.js';
 
 /** The built-in templates; a server may have more, so any string is accepted. */
 export type TemplateName = 'blog' | 'product' | 'saas' | (string & {});
@@ -7,8 +16,8 @@ export type TemplateName = 'blog' | 'product' | 'saas' | (string & {});
 export type Viewport = 'og' | 'desktop' | 'mobile' | (string & {});
 export type WaitUntil = 'load' | 'domcontentloaded' | 'networkidle';
 
-/** The card fields (POST /render/template). */
-export interface TemplateInput {
+/** The card fields (POST /render/template), and the output format (PNG unless asked). */
+export type TemplateInput = {
   template: TemplateName;
   /** At most 200 characters. */
   title: string;
@@ -18,16 +27,17 @@ export interface TemplateInput {
   brand?: string;
   /** Absolute http(s) URL of a PNG, JPEG, WebP, GIF or AVIF; drawn by templates with artwork. */
   imageUrl?: string;
-}
+} & FormatChoice;
 
-/** The screenshot parameters (GET /render/url). */
-export interface ScreenshotInput {
+/** The screenshot parameters (GET /render/url): the page, the viewport and every option. */
+export type ScreenshotInput = {
   url: string;
   /** Default `og` (1200×630). */
   viewport?: Viewport;
   /** Default `load`. */
   waitUntil?: WaitUntil;
-}
+} & ScreenshotOptions &
+  FormatChoice;
 
 export interface CardshotOptions {
   /** Where Cardshot runs, for example `https://cards.example.com`. */
@@ -66,8 +76,24 @@ interface ImageMeta {
 
 export type ImageResult = ImageMeta &
   (
-    | { notModified: false; png: Uint8Array; cache: 'HIT' | 'MISS' }
-    | { notModified: true; png: null; cache: undefined }
+    | {
+        notModified: false;
+        /** The image bytes, in `format`. */
+        image: Uint8Array;
+        /** @deprecated The same bytes as `image`, under their first name (not PNG when another format was asked). */
+        png: Uint8Array;
+        format: ImageFormat;
+        contentType: ImageContentType;
+        cache: 'HIT' | 'MISS';
+      }
+    | {
+        notModified: true;
+        image: null;
+        png: null;
+        format: undefined;
+        contentType: undefined;
+        cache: undefined;
+      }
   );
 
 export type ScreenshotResult = ImageResult & {
@@ -75,6 +101,10 @@ export type ScreenshotResult = ImageResult & {
   targetStatus: number | undefined;
   /** Seconds since the screenshot was taken. */
   age: number;
+  /** With `fullPage`: the page's whole height in CSS pixels (X-Page-Height), even when the image was cut. */
+  pageHeight: number | undefined;
+  /** With `fullPage`: true when the server's height cap cut the image short (X-Full-Page-Truncated). */
+  fullPageTruncated: boolean;
 };
 
 const DAY = 86_400;
@@ -97,7 +127,7 @@ export class Cardshot {
     this.fetchImpl = f.bind(globalThis);
   }
 
-  /** POST /render/template: a 1200×630 PNG card. Throws CardshotError on any refusal. */
+  /** POST /render/template: a 1200×630 card (PNG unless `format` says otherwise). Throws CardshotError on any refusal. */
   async renderTemplate(input: TemplateInput, call: CallOptions = {}): Promise<ImageResult> {
     const res = await this.send(
       '/render/template',
@@ -111,18 +141,21 @@ export class Cardshot {
     return this.image(res);
   }
 
-  /** GET /render/url: a PNG of the page's visible viewport. Throws CardshotError on any refusal. */
+  /**
+   * GET /render/url: an image of the page (its visible viewport, the whole page with `fullPage`,
+   * or one element with `selector`). Throws CardshotError on any refusal.
+   */
   async screenshot(input: ScreenshotInput, call: CallOptions = {}): Promise<ScreenshotResult> {
-    const query = new URLSearchParams({ url: input.url });
-    if (input.viewport !== undefined) query.set('viewport', input.viewport);
-    if (input.waitUntil !== undefined) query.set('waitUntil', input.waitUntil);
-    const res = await this.send(`/render/url?${query.toString()}`, { method: 'GET' }, call);
+    const res = await this.send(`/render/url?${toQuery(screenshotParams(input))}`, { method: 'GET' }, call);
     const result = await this.image(res);
     const target = res.headers.get('x-target-status');
+    const height = res.headers.get('x-page-height');
     return {
       ...result,
       targetStatus: target === null ? undefined : Number(target),
       age: Number(res.headers.get('age') ?? 0),
+      pageHeight: height === null ? undefined : Number(height),
+      fullPageTruncated: res.headers.get('x-full-page-truncated') === 'true',
     };
   }
 
@@ -132,20 +165,12 @@ export class Cardshot {
    * sign on your server, since anyone holding the signing secret can sign any card.
    */
   async signedTemplateUrl(input: TemplateInput, expiry: Expiry = {}): Promise<string> {
-    const params: Array<[string, string]> = [];
-    for (const name of ['template', 'title', 'subtitle', 'brand', 'imageUrl'] as const) {
-      const value = input[name];
-      if (value !== undefined && value !== '') params.push([name, value]);
-    }
-    return this.sign('/render/template', params, expiry);
+    return this.sign('/render/template', templateParams(input), expiry);
   }
 
-  /** A signed GET /render/url URL (same rules as `signedTemplateUrl`). */
+  /** A signed GET /render/url URL with every option given (same rules as `signedTemplateUrl`). */
   async signedScreenshotUrl(input: ScreenshotInput, expiry: Expiry = {}): Promise<string> {
-    const params: Array<[string, string]> = [['url', input.url]];
-    if (input.viewport !== undefined) params.push(['viewport', input.viewport]);
-    if (input.waitUntil !== undefined) params.push(['waitUntil', input.waitUntil]);
-    return this.sign('/render/url', params, expiry);
+    return this.sign('/render/url', screenshotParams(input), expiry);
   }
 
   private async sign(path: string, params: Array<[string, string]>, expiry: Expiry): Promise<string> {
@@ -178,75 +203,30 @@ export class Cardshot {
               resetAt: new Date(Number(res.headers.get('x-ratelimit-reset') ?? 0) * 1000),
             },
     };
-    if (res.status === 304) return { ...meta, notModified: true, png: null, cache: undefined };
-    const png = new Uint8Array(await res.arrayBuffer());
-    return { ...meta, notModified: false, png, cache: res.headers.get('x-cache') === 'HIT' ? 'HIT' : 'MISS' };
-  }
-
-  /** One request with time-out, retries on 429/503, and errors turned into CardshotError. */
-  private async send(path: string, init: RequestInit, call: CallOptions): Promise<Response> {
-    const retries = Math.max(0, this.opts.retries ?? 0);
-    const headers: Record<string, string> = { ...(init.headers as Record<string, string>) };
-    if (this.opts.apiKey) headers['x-api-key'] = this.opts.apiKey;
-    if (call.ifNoneMatch) headers['if-none-match'] = call.ifNoneMatch;
-    for (let attempt = 0; ; attempt++) {
-      const res = await this.attempt(`${this.baseUrl}${path}`, { ...init, headers }, call.signal);
-      if (res.ok || res.status === 304) return res;
-      const err = await errorFromResponse(res);
-      const wait = this.retryDelay(err, attempt);
-      if (attempt >= retries || wait === undefined) throw err;
-      await sleep(wait, call.signal);
+    if (res.status === 304) {
+      return {
+        ...meta,
+        notModified: true,
+        image: null,
+        png: null,
+        format: undefined,
+        contentType: undefined,
+        cache: undefined,
+      };
     }
+    const image = new Uint8Array(await res.arrayBuffer());
+    return {
+      ...meta,
+      notModified: false,
+      image,
+      png: image,
+      ...formatOf(res.headers.get('content-type')),
+      cache: res.headers.get('x-cache') === 'HIT' ? 'HIT' : 'MISS',
+    };
   }
 
-  private retryDelay(err: CardshotError, attempt: number): number | undefined {
-    if (err.status !== 429 && err.status !== 503) return undefined;
-    const max = this.opts.maxRetryDelayMs ?? 10_000;
-    const backoff = (this.opts.retryDelayMs ?? 500) * 2 ** attempt;
-    const wait = err.retryAfter !== undefined ? err.retryAfter * 1000 : backoff;
-    return wait > max ? undefined : wait;
-  }
-
-  private async attempt(url: string, init: RequestInit, signal: AbortSignal | undefined): Promise<Response> {
-    if (signal?.aborted) throw new CardshotError('The request was aborted', { status: 0, code: 'aborted' });
-    const timeoutMs = this.opts.timeoutMs ?? 30_000;
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeoutMs);
-    // Forwarded by hand rather than AbortSignal.any, which older runtimes lack.
-    const forward = () => controller.abort();
-    signal?.addEventListener('abort', forward, { once: true });
-    try {
-      const res = await this.fetchImpl(url, { ...init, signal: controller.signal });
-      // Reading the body is part of the attempt too: a stalled body is a time-out, not a hang.
-      const body = await res.arrayBuffer();
-      return new Response(res.status === 304 || res.status === 204 ? null : body, {
-        status: res.status,
-        statusText: res.statusText,
-        headers: res.headers,
-      });
-    } catch (err) {
-      if (signal?.aborted)
-        throw new CardshotError('The request was aborted', { status: 0, code: 'aborted', cause: err });
-      if (timedOut) {
-        throw new CardshotError(`No answer from Cardshot within ${timeoutMs} ms`, {
-          status: 0,
-          code: 'timeout',
-          cause: err,
-        });
-      }
-      throw new CardshotError(`Could not reach Cardshot at ${this.baseUrl}: ${(err as Error).message}`, {
-        status: 0,
-        code: 'network',
-        cause: err,
-      });
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', forward);
-    }
+  private send(path: string, init: RequestInit, call: CallOptions): Promise<Response> {
+    return send({ ...this.opts, baseUrl: this.baseUrl, fetchImpl: this.fetchImpl }, path, init, call);
   }
 }
 
@@ -256,18 +236,7 @@ export interface Expiry {
   expiresInSeconds?: number;
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted)
-      return reject(new CardshotError('The request was aborted', { status: 0, code: 'aborted' }));
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new CardshotError('The request was aborted', { status: 0, code: 'aborted' }));
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+/** `name=value&…` with %20 for spaces, as signed URLs are written, so both forms of a request match. */
+function toQuery(params: ReadonlyArray<readonly [string, string]>): string {
+  return params.map(([n, v]) => `${encodeRfc3986(n)}=${encodeRfc3986(v)}`).join('&');
 }

@@ -16,4 +16,14 @@ export {
   type WaitUntil,
 } from './cardshot.js';
 export { CardshotError, type CardshotErrorCode } from './errors.js';
+export {
+  FILE_EXTENSION,
+  type FormatChoice,
+  type ImageContentType,
+  type ImageFormat,
+  SCREENSHOT_PARAMS,
+  type Scale,
+  type ScreenshotOptions,
+  screenshotParams,
+} from './options.js';
 export { canonicalRequest, encodeRfc3986 } from './signing.js';

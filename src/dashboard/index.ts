@@ -8,6 +8,7 @@ import { registerAuthRoutes } from './routes/auth.js';
 import { registerKeyRoutes } from './routes/keys.js';
 import { registerOverviewRoutes } from './routes/overview.js';
 import { registerPlaygroundRoutes } from './routes/playground.js';
+import { registerScreenshotPlaygroundRoutes } from './routes/screenshot-playground.js';
 import { clearCookie, isSecure, readCookie, sameOrigin, setCookie, setSecurityHeaders } from './security.js';
 import { randomId } from './sessions.js';
 import { errorPage, headingFor } from './views/errors.js';
@@ -45,6 +46,7 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
       registerOverviewRoutes(scope, deps);
       registerKeyRoutes(scope, deps);
       registerPlaygroundRoutes(scope, deps);
+      registerScreenshotPlaygroundRoutes(scope, deps);
     },
     { prefix: '/dashboard' },
   );

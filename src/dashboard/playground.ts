@@ -50,6 +50,20 @@ export function signingKeys(keys: readonly ApiKeyRecord[], now: number): ApiKeyR
     .sort((a, b) => rank(a) - rank(b) || life(b) - life(a) || b.createdAt - a.createdAt);
 }
 
+/** The key the visitor picked, else the best one to sign with; 400 when the account has none. */
+export function playgroundKey(
+  keys: readonly ApiKeyRecord[],
+  wanted: string,
+  now: number,
+  what: string,
+): ApiKeyRecord {
+  const usable = signingKeys(keys, now);
+  const key = usable.find((k) => k.id === wanted) ?? usable[0];
+  if (!key)
+    throw new AppError('bad_request', `Create an API key first: ${what} are signed with one of your keys.`);
+  return key;
+}
+
 /**
  * Validates the fields exactly as the API does (400 with the API's message; 403 when the
  * template is not on the plan) and signs URLs with one of the account's keys. The browser
@@ -69,42 +83,59 @@ export function buildPlayground(opts: {
     if (input[name] !== '') fields[name] = input[name];
   const parsed = parseTemplateRequest(fields, 'query');
   assertTemplateAllowed(opts.plan, parsed.template);
-  const usable = signingKeys(opts.keys, opts.now);
-  const key = usable.find((k) => k.id === input.key) ?? usable[0];
-  if (!key) {
-    throw new AppError(
-      'bad_request',
-      'Create an API key first: previews and og:image URLs are signed with one of your keys.',
-    );
-  }
+  const key = playgroundKey(opts.keys, input.key, opts.now, 'previews and og:image URLs');
   const path = `/render/template?${query(parsed)}`;
-  const secret = opts.secrets.signingSecret(key.id);
-  // A signed URL must not outlive its key.
-  const cap = (t: number) => (key.expiresAt === null ? t : Math.min(t, key.expiresAt));
-  const previewExp = Math.ceil((opts.now + PREVIEW_MS) / PREVIEW_ROUND_MS) * PREVIEW_ROUND_MS;
-  const ogExp = Math.ceil((opts.now + OG_MS) / DAY_MS) * DAY_MS;
-  const previewUrl = signUrl(path, {
-    keyId: key.id,
-    signingSecret: secret,
-    expiresAt: cap(previewExp) / 1000,
-  });
-  const ogUrl = signUrl(`${opts.baseUrl}${path}`, {
-    keyId: key.id,
-    signingSecret: secret,
-    expiresAt: Math.floor(cap(ogExp) / 1000),
-  });
-  const ogUntil = cap(ogExp);
-  const ogHint =
-    ogUntil < ogExp
-      ? `Signed URL, valid only until ${dateTime(ogUntil)}, when key ${key.prefix}…${key.last4} expires: the tag stops working then. For a tag you publish, sign with a key that does not expire.`
-      : `Signed URL, valid until ${shortDate(ogUntil)} (one year); it renders exactly this card and cannot be altered.`;
+  const signed = signPlaygroundUrls(path, key, opts);
+  const ogUrl = signed.publicUrl;
+  const ogHint = signed.cutByKey
+    ? `Signed URL, valid only until ${dateTime(signed.until)}, when key ${key.prefix}…${key.last4} expires: the tag stops working then. For a tag you publish, sign with a key that does not expire.`
+    : `Signed URL, valid until ${shortDate(signed.until)} (one year); it renders exactly this card and cannot be altered.`;
   return {
-    previewUrl,
+    previewUrl: signed.previewUrl,
     ogUrl,
     metaTag: `<meta property="og:image" content="${escapeHtml(ogUrl)}">`,
     ogHint,
     curl: curlCommand(opts.baseUrl, parsed),
     keyId: key.id,
+  };
+}
+
+/** What `signPlaygroundUrls` gives a playground: two signed URLs for one request path. */
+export interface SignedPlaygroundUrls {
+  /** Same-origin, short-lived: the preview the page loads from the real endpoint. */
+  previewUrl: string;
+  /** Absolute and long-lived (a year, or less when the key expires first): for publishing. */
+  publicUrl: string;
+  /** When `publicUrl` stops working (ms). */
+  until: number;
+  /** True when the key's expiry, not the year, sets `until`. */
+  cutByKey: boolean;
+}
+
+/**
+ * Signs `path` (with its query) twice with `key`: a preview URL whose expiry is rounded so
+ * identical inputs give identical URLs (browser cache hits), and a long-lived public URL.
+ * A signed URL never outlives its key.
+ */
+export function signPlaygroundUrls(
+  path: string,
+  key: ApiKeyRecord,
+  opts: { secrets: ServerSecrets; baseUrl: string; now: number },
+): SignedPlaygroundUrls {
+  const secret = opts.secrets.signingSecret(key.id);
+  const cap = (t: number) => (key.expiresAt === null ? t : Math.min(t, key.expiresAt));
+  const previewExp = Math.ceil((opts.now + PREVIEW_MS) / PREVIEW_ROUND_MS) * PREVIEW_ROUND_MS;
+  const publicExp = Math.ceil((opts.now + OG_MS) / DAY_MS) * DAY_MS;
+  const until = cap(publicExp);
+  return {
+    previewUrl: signUrl(path, { keyId: key.id, signingSecret: secret, expiresAt: cap(previewExp) / 1000 }),
+    publicUrl: signUrl(`${opts.baseUrl}${path}`, {
+      keyId: key.id,
+      signingSecret: secret,
+      expiresAt: Math.floor(until / 1000),
+    }),
+    until,
+    cutByKey: until < publicExp,
   };
 }
 

@@ -4,13 +4,15 @@ import type { HttpConfig } from '../http/settings.js';
 /**
  * Only our own files: no inline script or style (so an injected tag or attribute does
  * nothing), no framing (clickjacking), forms post only to us, no <base> tricks, no plugins.
- * img-src allows data: for nothing but the browser's own broken-image placeholder styles.
+ * img-src allows data: for nothing but the browser's own broken-image placeholder styles, and
+ * blob: for the screenshot playground, which fetches its capture (to read the API's error and
+ * headers) and shows the bytes it got; only our own script can make a blob: URL.
  */
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' data:",
+  "img-src 'self' data: blob:",
   "font-src 'self'",
   "connect-src 'self'",
   "form-action 'self'",

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalRequest as serverCanonical, signature as serverSignature } from '../../src/auth/signing.js';
 import { Cardshot, CardshotError, canonicalRequest } from '../../src/client/index.js';
@@ -267,5 +268,63 @@ describe('Cardshot client against the real server', () => {
       const e = await caught(cs.screenshot({ url: 'http://169.254.169.254/latest/meta-data/' }));
       expect(e).toMatchObject({ status: 400, message: 'url points to an address that is not allowed' });
     },
+  );
+
+  // Needs the screenshot options and template formats on the server (branch shot-opts).
+  it.skipIf(!chromiumAvailable())(
+    'takes screenshots with options and cards in other formats, and signs URLs that carry them',
+    async () => {
+      const cs = client({ keyId: t.key.record.id, signingSecret: t.key.signingSecret });
+      const tall = await cs.screenshot({
+        url: `${pageServer!.url}/tall`,
+        fullPage: true,
+        format: 'webp',
+        quality: 80,
+      });
+      expect(tall).toMatchObject({
+        notModified: false,
+        format: 'webp',
+        contentType: 'image/webp',
+        pageHeight: 100000,
+        fullPageTruncated: true,
+      });
+      if (tall.notModified) throw new Error('unreachable');
+      // WebP holds at most 16,383 px a side: one less than the server's default cap.
+      expect(await sharp(tall.image).metadata()).toMatchObject({
+        format: 'webp',
+        width: 1200,
+        height: 16383,
+      });
+
+      const input = { url: `${pageServer!.url}/split`, scale: 2, format: 'jpeg', quality: 70 } as const;
+      const jpeg = await cs.screenshot(input);
+      if (jpeg.notModified) throw new Error('unreachable');
+      expect([...jpeg.image.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
+      expect(await sharp(jpeg.image).metadata()).toMatchObject({ format: 'jpeg', width: 2400, height: 1260 });
+      expect(jpeg).toMatchObject({ contentType: 'image/jpeg', cache: 'MISS', fullPageTruncated: false });
+      expect(jpeg.pageHeight).toBeUndefined();
+      // The signed URL of the same options is the same request: served from the cache.
+      const res = await fetch(await cs.signedScreenshotUrl(input));
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('image/jpeg');
+      expect(res.headers.get('x-cache')).toBe('HIT');
+
+      const e = await caught(
+        cs.screenshot({ url: `${pageServer!.url}/split`, format: 'png', quality: 80 } as never),
+      );
+      expect(e.status).toBe(400);
+      expect(e.message).toContain('quality');
+
+      const card = await cs.renderTemplate({ template: 'blog', title: `WebP ${Date.now()}`, format: 'webp' });
+      if (card.notModified) throw new Error('unreachable');
+      expect(card).toMatchObject({ format: 'webp', contentType: 'image/webp' });
+      expect(await sharp(card.image).metadata()).toMatchObject({ format: 'webp', width: 1200, height: 630 });
+      const signedCard = await fetch(
+        await cs.signedTemplateUrl({ template: 'blog', title: 'Signed AVIF', format: 'avif' }),
+      );
+      expect(signedCard.status).toBe(200);
+      expect(signedCard.headers.get('content-type')).toBe('image/avif');
+    },
+    90_000,
   );
 });

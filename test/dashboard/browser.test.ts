@@ -16,6 +16,16 @@ import { pngSize } from '../helpers/png.js';
 // screenshotted; `npm run docs:screens` sets CARDSHOT_SCREENS_DIR=docs/img to keep them.
 const run = chromiumAvailable();
 
+/** The parts of a <canvas> the tests use to read a preview's pixels. */
+interface Canvas {
+  width: number;
+  height: number;
+  getContext(kind: '2d'): {
+    drawImage(image: unknown, x: number, y: number): void;
+    getImageData(x: number, y: number, w: number, h: number): { data: ArrayLike<number> };
+  };
+}
+
 /** The parts of an <img> the tests read (the project compiles without DOM types). */
 interface LoadedImage {
   complete: boolean;
@@ -33,6 +43,8 @@ describe.runIf(run)('dashboard in Chromium', () => {
   let account: Account;
   let shotsDir: string;
   let attacker: Server;
+  let site: Server;
+  let siteUrl: string;
   const problems: string[] = [];
   let createdKey = '';
 
@@ -42,10 +54,25 @@ describe.runIf(run)('dashboard in Chromium', () => {
     expect(pngSize(buf).width).toBeGreaterThan(300);
   };
 
+  /** A page taller than the window, shot in a window as tall as it, so the sidebar stays on top. */
+  const tallShot = async (name: string) => {
+    const height = await page.evaluate<number>('document.documentElement.scrollHeight');
+    await page.setViewportSize({ width: 1360, height });
+    await shot(name);
+    await page.setViewportSize({ width: 1360, height: 900 });
+  };
+
   beforeAll(async () => {
     shotsDir = screensDir ?? (await mkdtemp(path.join(os.tmpdir(), 'cardshot-screens-')));
     await mkdir(shotsDir, { recursive: true });
-    t = await startTestApp({ keyCacheSeconds: 0 });
+    // A small product page on loopback for the screenshot playground to capture.
+    site = createServer((_req, res) => {
+      res.setHeader('Content-Type', 'text/html; charset=utf-8');
+      res.end(SITE_PAGE);
+    });
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}/`;
+    t = await startTestApp({ keyCacheSeconds: 0, allowPrivateHosts: [new URL(siteUrl).host] });
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     const addr = t.app.server.address();
     base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
@@ -99,6 +126,7 @@ describe.runIf(run)('dashboard in Chromium', () => {
   afterAll(async () => {
     await browser?.close();
     await new Promise((resolve) => attacker?.close(resolve));
+    await new Promise((resolve) => site?.close(resolve));
     await t?.close();
     if (!screensDir && shotsDir) await rm(shotsDir, { recursive: true, force: true });
   });
@@ -282,6 +310,94 @@ describe.runIf(run)('dashboard in Chromium', () => {
     await expect.poll(() => page.locator('#pg-error').textContent()).toBe('title must not be empty');
   });
 
+  it('the screenshot playground captures a page through the real endpoint on Capture', async () => {
+    await page.goto(`${base}/dashboard/playground`);
+    await Promise.all([
+      page.waitForURL(`${base}/dashboard/playground/screenshot`),
+      page.getByRole('link', { name: 'Screenshots' }).click(),
+    ]);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Screenshot playground');
+    await page.getByLabel('Page URL').fill(siteUrl);
+    await page.getByLabel('Viewport').selectOption('desktop');
+    // The snippets follow the form as it changes; nothing is captured before Capture.
+    const q = `url=${encodeURIComponent(siteUrl)}&viewport=desktop`;
+    await expect
+      .poll(() => page.locator('#shot-signed').textContent())
+      .toMatch(
+        new RegExp(
+          `^http://127\\.0\\.0\\.1:\\d+/render/url\\?${q.replace(/[.?%]/g, '\\$&')}&kid=key_\\w+&exp=\\d+&sig=[\\w-]{43}$`,
+        ),
+      );
+    expect(await page.locator('#shot-curl').textContent()).toContain(`/render/url?${q}' \\\n  -o page.png`);
+    expect(await page.locator('#shot-status').textContent()).toBe('Press Capture to take the screenshot');
+    expect(await page.locator('#shot-preview').isHidden()).toBe(true);
+
+    await page.getByRole('button', { name: 'Capture' }).click();
+    await expect
+      .poll(() => page.locator('#shot-facts').textContent(), { timeout: 30_000 })
+      .toMatch(/^1280 × 800 · PNG · [\d.]+ KB · MISS · [\d.]+ s$/);
+    expect(await page.locator('#shot-status').textContent()).toBe('Up to date');
+    // The preview's own pixels: the page's header band, then its hero.
+    const pixel = (x: number, y: number) =>
+      page.locator('#shot-preview').evaluate(
+        (el, [px, py]) => {
+          const img = el as unknown as { naturalWidth: number; naturalHeight: number };
+          const doc = (globalThis as unknown as { document: { createElement(t: 'canvas'): Canvas } })
+            .document;
+          const canvas = doc.createElement('canvas');
+          canvas.width = img.naturalWidth;
+          canvas.height = img.naturalHeight;
+          const ctx = canvas.getContext('2d');
+          ctx.drawImage(el, 0, 0);
+          return Array.from(ctx.getImageData(px, py, 1, 1).data);
+        },
+        [x, y] as const,
+      );
+    expect(await pixel(20, 20)).toEqual([17, 24, 39, 255]);
+    expect(await pixel(20, 300)).toEqual([238, 242, 255, 255]);
+    await tallShot('screenshot-playground');
+
+    // A request the API refuses is explained in the page.
+    await page.getByLabel('Page URL').fill('http://169.254.169.254/latest/meta-data/');
+    await page.getByRole('button', { name: 'Capture' }).click();
+    await expect
+      .poll(() => page.locator('#shot-error').textContent(), { timeout: 15_000 })
+      .toBe('url points to an address that is not allowed');
+  });
+
+  // Needs the screenshot options on the server (branch shot-opts).
+  it('captures with options: full page, dark mode, WebP at quality 80', async () => {
+    await page.goto(
+      `${base}/dashboard/playground/screenshot?url=${encodeURIComponent(siteUrl)}&viewport=desktop`,
+    );
+    await page.getByLabel('Full page').check();
+    await page.getByLabel('Dark mode').check();
+    await page.getByLabel('Format').selectOption('webp');
+    await page.getByLabel('Quality').fill('80');
+    await page.getByLabel('Hide elements').fill('.banner');
+    await expect
+      .poll(() => page.locator('#shot-signed').textContent())
+      .toContain(
+        '&viewport=desktop&fullPage=true&darkMode=true&hideSelectors=.banner&format=webp&quality=80&kid=',
+      );
+    await page.getByRole('button', { name: 'Capture' }).click();
+    await expect
+      .poll(() => page.locator('#shot-facts').textContent(), { timeout: 30_000 })
+      .toMatch(/^1280 × 2000 · WEBP · [\d.]+ KB · MISS · [\d.]+ s$/);
+    expect(await page.locator('#shot-note').textContent()).toBe('The whole page: 2000 px tall.');
+    await tallShot('screenshot-playground');
+
+    // "Capture again" reaches the server and captures anew, past the browser's own cache.
+    const captures = () =>
+      t.logs.filter((l) => l.route === '/render/url' && l.status === 200 && l.cache === 'MISS').length;
+    const before = captures();
+    await page.getByLabel('Capture again').check();
+    await expect.poll(() => page.locator('#shot-signed').textContent()).toContain('&fresh=true&kid=');
+    await page.getByRole('button', { name: 'Capture' }).click();
+    await expect.poll(captures, { timeout: 30_000 }).toBe(before + 1);
+    await expect.poll(() => page.locator('#shot-status').textContent()).toBe('Up to date');
+  });
+
   it('is keyboard-usable: the first Tab reaches the skip link, then the navigation', async () => {
     await page.goto(`${base}/dashboard`);
     await page.keyboard.press('Tab');
@@ -297,7 +413,12 @@ describe.runIf(run)('dashboard in Chromium', () => {
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
     await phone.context().addCookies(await context.cookies());
     // Every signed-in page, the keys table included: nothing may scroll sideways at 390 px.
-    for (const pathname of ['/dashboard', '/dashboard/keys', '/dashboard/playground']) {
+    for (const pathname of [
+      '/dashboard',
+      '/dashboard/keys',
+      '/dashboard/playground',
+      '/dashboard/playground/screenshot',
+    ]) {
       await phone.goto(`${base}${pathname}`);
       const overflow = await phone.evaluate<number>(
         'document.documentElement.scrollWidth - window.innerWidth',
@@ -327,3 +448,24 @@ describe.runIf(run)('dashboard in Chromium', () => {
     expect(problems, problems.join('\n')).toEqual([]);
   });
 });
+
+/**
+ * A product page for the screenshot playground: a dark header band, a light hero, 2000 px tall
+ * in all, a banner to hide, and a dark scheme under prefers-color-scheme: dark.
+ */
+const SITE_PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>Northwind Analytics</title><style>
+html,body{margin:0;font-family:system-ui,sans-serif}
+body{height:2000px;background:#eef2ff;color:#111827}
+header{height:64px;background:#111827;color:#fff;display:flex;align-items:center;padding:0 40px;font-weight:700;font-size:20px}
+.banner{background:#fde68a;padding:10px 40px;font-size:14px}
+main{padding:80px 40px;max-width:760px}
+h1{font-size:52px;line-height:1.1;margin:0 0 20px}
+p{font-size:20px;line-height:1.5;color:#374151}
+.cta{display:inline-block;margin-top:24px;background:#4f46e5;color:#fff;padding:14px 26px;border-radius:10px;font-weight:600}
+.chart{position:absolute;right:60px;top:150px;width:380px;height:240px;display:flex;align-items:flex-end;gap:14px;padding:20px;background:#fff;border-radius:16px;box-shadow:0 10px 30px rgb(0 0 0 / .08)}
+.chart i{flex:1;background:#6366f1;border-radius:6px 6px 0 0}
+@media (prefers-color-scheme: dark){body{background:#0b1020;color:#e5e7eb}p{color:#9ca3af}.chart{background:#111827}}
+</style></head><body><header>Northwind Analytics</header><div class="banner">We use cookies to improve your experience.</div>
+<main><h1>Dashboards your whole team will actually read</h1><p>Connect your data in minutes, share live reports, and get a Monday summary that fits on one screen.</p><span class="cta">Start free trial</span></main>
+<div class="chart"><i style="height:40%"></i><i style="height:65%"></i><i style="height:50%"></i><i style="height:80%"></i><i style="height:95%"></i></div>
+</body></html>`;

@@ -2,12 +2,19 @@
 // @module-tag process
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable } from '../helpers/browser.js';
-import { cleanEnv, runNode, serveUntilStarted as serveServer } from '../helpers/node-process.js';
+import {
+  cleanEnv,
+  runNode,
+  serveUntilStarted as serveServer,
+  startNodeProcess,
+} from '../helpers/node-process.js';
+import { startPageServer } from '../helpers/pages.js';
+import { pngSize } from '../helpers/png.js';
 
 // These run the built program as `npx cardshot` and `npm start` do (npm test builds first).
 const root = path.resolve(import.meta.dirname, '../..');
@@ -183,6 +190,81 @@ describe('npx cardshot doctor', () => {
       if (line.startsWith('✗')) expect(lines[i + 1], line).toMatch(/^ {4}fix: /);
     });
   });
+});
+
+describe('npx cardshot shot', () => {
+  it('lists every flag with an example in --help, and is listed by `cardshot --help`', async () => {
+    const help = await run(['shot', '--help'], { cwd: dir });
+    expect(help.code).toBe(0);
+    const flags = [
+      '--viewport',
+      '--wait-until',
+      '--full-page',
+      '--selector',
+      '--wait-for-selector',
+      '--delay',
+      '--dark-mode',
+      '--hide',
+      '--block-ads',
+      '--block-cookie-banners',
+      '--scale',
+      '--format',
+      '--quality',
+      '--ttl',
+      '--fresh',
+      '--batch',
+      '--concurrency',
+      '--server',
+      '--api-key',
+    ];
+    for (const flag of flags) {
+      // The flag's own line ends with an example that uses it.
+      const line = help.stdout.split('\n').find((l) => l.trimStart().startsWith(flag));
+      expect(line, flag).toMatch(new RegExp(`\\s{2,}${flag}( .+)?$`));
+    }
+    expect(help.stdout).toMatch(/^ {2}-o, --output FILE .* -o page\.webp$/m);
+    const top = await run(['--help'], { cwd: dir });
+    expect(top.stdout).toContain('  shot <url> [--full-page --selector … --format webp …] -o page.webp');
+  });
+
+  it.skipIf(!chromiumAvailable())(
+    'finds the server of this data dir and reads the key from CARDSHOT_KEY',
+    async () => {
+      const pages = await startPageServer();
+      const node = await startNodeProcess(root, 'shot', { CARDSHOT_ALLOW_PRIVATE_HOSTS: pages.hostPort });
+      try {
+        const env = { CARDSHOT_DATA_DIR: node.dataDir };
+        const made = await run(
+          ['accounts', 'create', '--name', 'S', '--email', 's@shot.test', '--plan', 'pro', '--json'],
+          {
+            cwd: node.dataDir,
+            env,
+          },
+        );
+        const account = JSON.parse(made.stdout).id as string;
+        const created = await run(
+          ['keys', 'create', '--account', account, '--name', 'cli', '--environment', 'test', '--json'],
+          { cwd: node.dataDir, env },
+        );
+        const key = JSON.parse(created.stdout).key as string;
+        // No --server: CARDSHOT_PUBLIC_URL is unset, so the address this data dir's server recorded.
+        const res = await run(['shot', `${pages.url}/split`, '-o', 'split.png'], {
+          cwd: node.dataDir,
+          env: { ...env, CARDSHOT_KEY: key },
+        });
+        expect(res.code, res.stderr).toBe(0);
+        expect(res.stdout).toMatch(/^split\.png: 1200×630 PNG, [\d.]+ KB in [\d.]+ s \(MISS\)\n$/);
+        expect(pngSize(await readFile(path.join(node.dataDir, 'split.png')))).toEqual({
+          width: 1200,
+          height: 630,
+        });
+      } finally {
+        await node.stop();
+        await pages.close();
+      }
+    },
+    120_000,
+  );
 });
 
 describe('logs', () => {

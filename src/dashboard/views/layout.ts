@@ -25,8 +25,8 @@ const NAV: ReadonlyArray<{ id: Section; href: string; label: string; icon: Html 
   },
 ];
 
-/** The <head> shared by every page. */
-function head(title: string): Html {
+/** The <head> shared by every page, with a page's own scripts after the shared one. */
+function head(title: string, scripts: readonly string[] = []): Html {
   return html`<head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -35,6 +35,7 @@ function head(title: string): Html {
 <link rel="icon" href="${assetUrl('logo.svg')}" type="image/svg+xml">
 <link rel="stylesheet" href="${assetUrl('dashboard.css')}">
 <script src="${assetUrl('dashboard.js')}" defer></script>
+${scripts.map((s) => html`<script src="${assetUrl(s)}" defer></script>`)}
 </head>`;
 }
 
@@ -50,10 +51,12 @@ export function appPage(opts: {
   account: Account;
   csrf: string;
   body: Html;
+  /** Static scripts only this page needs (assets by name). */
+  scripts?: readonly string[];
 }): Html {
   const { account } = opts;
   return html`<html lang="en">
-${head(opts.title)}
+${head(opts.title, opts.scripts)}
 <body class="app">
 <a class="skip-link" href="#main">Skip to content</a>
 <div class="shell">

@@ -34,6 +34,7 @@ export function playgroundPage(opts: {
     <p class="subtle">Type your text and watch the card render from the real API. Copy the og:image tag when it looks right.</p>
   </div>
 </div>
+${playgroundTabs('template')}
 ${
   noKeys
     ? html`<div class="callout"><div><strong>You need an active API key.</strong> Previews and og:image URLs are signed with one of your keys (the key itself never reaches the page).</div><a class="button primary small" href="/dashboard/keys#create">Create a key</a></div>`
@@ -99,7 +100,15 @@ ${
   });
 }
 
-function snippet(id: string, label: string, value: string, hint: string): Html {
+/** The two playgrounds side by side: template cards and page screenshots. */
+export function playgroundTabs(current: 'template' | 'screenshot'): Html {
+  const tab = (id: 'template' | 'screenshot', href: string, label: string) =>
+    html`<a href="${href}" ${id === current ? html`aria-current="page"` : ''}>${label}</a>`;
+  return html`<nav class="tabs" aria-label="Playgrounds">${tab('template', '/dashboard/playground', 'Template cards')}${tab('screenshot', '/dashboard/playground/screenshot', 'Screenshots')}</nav>`;
+}
+
+/** A snippet to copy: label, copy button, the code and a hint under it. */
+export function snippet(id: string, label: string, value: string, hint: string): Html {
   return html`<div class="snippet">
   <div class="snippet-head"><p class="secret-label" id="${id}-label">${label}</p><button class="button small copy" type="button" data-copy="${id}" ${value ? '' : html`disabled`}>Copy</button></div>
   <pre class="code"><code id="${id}" aria-labelledby="${id}-label">${value}</code></pre>

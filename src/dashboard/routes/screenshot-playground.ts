@@ -1,0 +1,81 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError, isAppError } from '../../errors.js';
+import { STATUS } from '../../http/errors.js';
+import { systemClock } from '../../lib/clock.js';
+import { viewportCatalogue } from '../../render/screenshot/viewports.js';
+import { baseUrl, type DashboardDeps, sendPage, sessionOf } from '../context.js';
+import { signingKeys } from '../playground.js';
+import { buildShotPlayground, readShotInput, type ShotPlaygroundResult } from '../screenshot-playground.js';
+import { screenshotPlaygroundPage } from '../views/screenshot-playground.js';
+
+/**
+ * GET /dashboard/playground/screenshot (works without script: the form is a GET, the preview an
+ * <img> of the signed URL) and its JSON companion that signs the request as the form changes.
+ * Both only sign: the capture itself is the API's, made by the browser with the signed URL, so
+ * it goes through the account's plan, rate limit, queue share and usage like any request.
+ */
+export function registerScreenshotPlaygroundRoutes(scope: FastifyInstance, deps: DashboardDeps): void {
+  const clock = deps.clock ?? systemClock;
+  const { plans, store, secrets } = deps.accounts;
+  // The presets the API knows (the config was validated at start, so this cannot throw here).
+  const viewports = viewportCatalogue(deps.config.screenshotViewports);
+
+  const context = async (req: FastifyRequest) => {
+    const { account } = sessionOf(req);
+    const plan = plans.get(account.plan);
+    const now = clock.now();
+    const keys = signingKeys(await store.listKeys(account.id), now);
+    return { account, plan, keys, now };
+  };
+
+  scope.get('/playground/screenshot', { config: { dashboard: 'page' } }, async (req, reply) => {
+    const { account, plan, keys, now } = await context(req);
+    const input = readShotInput(req.query);
+    let result: ShotPlaygroundResult | null = null;
+    let error: string | null = null;
+    // A first visit (no URL yet) shows the empty form; a submitted one means what it says.
+    if (plan && keys.length > 0 && input.url !== '') {
+      try {
+        result = buildShotPlayground({
+          input,
+          plan,
+          keys,
+          secrets,
+          viewports,
+          baseUrl: baseUrl(req, deps.config),
+          now,
+        });
+      } catch (err) {
+        if (!isAppError(err, 'bad_request', 'forbidden')) throw err;
+        error = err.message;
+      }
+    }
+    const page = screenshotPlaygroundPage({
+      account,
+      csrf: req.dash!.csrf,
+      plan,
+      keys,
+      viewports: [...viewports.values()],
+      input,
+      result,
+      error,
+    });
+    return sendPage(reply, page, error ? STATUS.bad_request : 200);
+  });
+
+  scope.post('/playground/screenshot/preview', { config: { dashboard: 'api' } }, async (req, reply) => {
+    const { plan, keys, now } = await context(req);
+    if (!plan)
+      throw new AppError('forbidden', 'Your plan is not configured on this server; contact its operator');
+    const result = buildShotPlayground({
+      input: readShotInput(req.body),
+      plan,
+      keys,
+      secrets,
+      viewports,
+      baseUrl: baseUrl(req, deps.config),
+      now,
+    });
+    return reply.send(result);
+  });
+}

@@ -1,0 +1,131 @@
+import { assertScreenshotAllowed, type Plan } from '../auth/plans.js';
+import type { ServerSecrets } from '../auth/secret.js';
+import { encodeRfc3986 } from '../auth/signing.js';
+import { FILE_EXTENSION, type ImageFormat, screenshotParams } from '../client/options.js';
+import { DEFAULT_WAIT_UNTIL, parseScreenshotRequest } from '../render/screenshot/request.js';
+import { DEFAULT_VIEWPORT, type Viewport } from '../render/screenshot/viewports.js';
+import type { ApiKeyRecord } from '../storage/store.js';
+import { playgroundKey, shellQuote, signPlaygroundUrls } from './playground.js';
+import { dateTime, shortDate } from './views/format.js';
+
+/** The screenshot options as form fields, in the order the page shows them. */
+export const SHOT_OPTION_FIELDS = [
+  'fullPage',
+  'selector',
+  'waitForSelector',
+  'delay',
+  'hideSelectors',
+  'darkMode',
+  'blockAds',
+  'blockCookieBanners',
+  'scale',
+  'format',
+  'quality',
+  'ttl',
+  'fresh',
+] as const;
+export type ShotOptionField = (typeof SHOT_OPTION_FIELDS)[number];
+
+/** Options that are checkboxes: on, or left out. */
+export const SHOT_SWITCHES: ReadonlySet<ShotOptionField> = new Set([
+  'fullPage',
+  'darkMode',
+  'blockAds',
+  'blockCookieBanners',
+  'fresh',
+]);
+
+const FIELDS = ['url', 'viewport', 'waitUntil', ...SHOT_OPTION_FIELDS, 'key'] as const;
+
+/** What the screenshot playground's form sends (all strings; empty means "leave out"). */
+export type ShotPlaygroundInput = Record<(typeof FIELDS)[number], string>;
+
+/** What the page shows for a valid input. */
+export interface ShotPlaygroundResult {
+  /** Same-origin, short-lived signed URL: the preview is the real capture through the API. */
+  previewUrl: string;
+  /** Absolute, long-lived signed URL: for an <img> or og:image tag, shows no key. */
+  signedUrl: string;
+  signedHint: string;
+  curl: string;
+  keyId: string;
+  format: ImageFormat;
+}
+
+/** A form post or query string as the playground's input; anything absent or repeated is ''. */
+export function readShotInput(source: unknown): ShotPlaygroundInput {
+  const s = (source ?? {}) as Record<string, unknown>;
+  const input = {} as ShotPlaygroundInput;
+  for (const name of FIELDS) {
+    const v = s[name];
+    input[name] = typeof v === 'string' ? v.trim() : '';
+  }
+  return input;
+}
+
+const ON = new Set(['true', '1', 'on']);
+const OFF = new Set(['', 'false', '0']);
+
+/**
+ * The request's query parameters, in the client's order with defaults left out, so the preview,
+ * the signed URL and the curl command are the URL the client library would send.
+ */
+export function shotQueryParams(input: ShotPlaygroundInput): Array<[string, string]> {
+  const record: Record<string, unknown> = { url: input.url };
+  if (input.viewport !== DEFAULT_VIEWPORT) record.viewport = input.viewport;
+  if (input.waitUntil !== DEFAULT_WAIT_UNTIL) record.waitUntil = input.waitUntil;
+  for (const name of SHOT_OPTION_FIELDS) {
+    const v = input[name];
+    // A checkbox is on or left out; any other value goes to the API's validator, which names it.
+    if (SHOT_SWITCHES.has(name)) record[name] = ON.has(v) ? true : OFF.has(v) ? undefined : v;
+    else record[name] = v;
+  }
+  return screenshotParams(record);
+}
+
+/**
+ * The options a plan allows: '*', or a list of option names. Plans carry it as
+ * `screenshots.options` (issue 17); a plan without that field allows every option.
+ */
+export function planShotOptions(plan: Plan | undefined): readonly string[] | '*' {
+  if (!plan || plan.screenshots === false) return [];
+  return (plan.screenshots as { options?: readonly string[] | '*' }).options ?? '*';
+}
+
+/**
+ * Validates the request exactly as GET /render/url does (400 with the API's message; 403 when
+ * the plan takes no screenshots or not with this viewport) and signs it with one of the
+ * account's keys. The API checks the plan's options again when the preview loads.
+ */
+export function buildShotPlayground(opts: {
+  input: ShotPlaygroundInput;
+  plan: Plan;
+  keys: readonly ApiKeyRecord[];
+  secrets: ServerSecrets;
+  viewports: ReadonlyMap<string, Viewport>;
+  baseUrl: string;
+  now: number;
+}): ShotPlaygroundResult {
+  const params = shotQueryParams(opts.input);
+  const parsed = parseScreenshotRequest(Object.fromEntries(params), opts.viewports);
+  assertScreenshotAllowed(opts.plan, parsed.viewport.name);
+  const key = playgroundKey(opts.keys, opts.input.key, opts.now, 'previews and screenshot URLs');
+  const path = `/render/url?${params.map(([n, v]) => `${n}=${encodeRfc3986(v)}`).join('&')}`;
+  const signed = signPlaygroundUrls(path, key, opts);
+  const format = (params.find(([n]) => n === 'format')?.[1] ?? 'png') as ImageFormat;
+  const signedHint = signed.cutByKey
+    ? `Signed URL, valid only until ${dateTime(signed.until)}, when key ${key.prefix}…${key.last4} expires. For a URL you publish, sign with a key that does not expire.`
+    : `Signed URL, valid until ${shortDate(signed.until)} (one year); it captures exactly this page with these options and cannot be altered.`;
+  return {
+    previewUrl: signed.previewUrl,
+    signedUrl: signed.publicUrl,
+    signedHint,
+    curl: [
+      `curl -sS -H "x-api-key: $CARDSHOT_KEY" \\`,
+      `  ${shellQuote(`${opts.baseUrl}${path}`)} \\`,
+      `  -o page.${FILE_EXTENSION[format] ?? 'png'}`,
+    ].join('\n'),
+    keyId: key.id,
+    format,
+  };
+}

@@ -1,0 +1,217 @@
+import type { Plan } from '../../auth/plans.js';
+import { WAIT_UNTIL } from '../../render/screenshot/capture.js';
+import type { Viewport } from '../../render/screenshot/viewports.js';
+import type { Account, ApiKeyRecord } from '../../storage/store.js';
+import { type Html, html, raw } from '../html.js';
+import {
+  planShotOptions,
+  type ShotOptionField,
+  type ShotPlaygroundInput,
+  type ShotPlaygroundResult,
+} from '../screenshot-playground.js';
+import { shortDate } from './format.js';
+import { appPage } from './layout.js';
+import { playgroundTabs, snippet } from './playground.js';
+
+interface PageOpts {
+  account: Account;
+  csrf: string;
+  plan: Plan | undefined;
+  keys: ApiKeyRecord[];
+  viewports: readonly Viewport[];
+  input: ShotPlaygroundInput;
+  result: ShotPlaygroundResult | null;
+  error: string | null;
+}
+
+/** Labels and hints of the option controls: what a person reads, not the parameter names. */
+const LABELS: Record<ShotOptionField, { label: string; hint?: string; placeholder?: string }> = {
+  fullPage: {
+    label: 'Full page',
+    hint: 'The whole page, lazy content loaded by scrolling; very tall pages are cut.',
+  },
+  selector: {
+    label: 'Only this element',
+    placeholder: 'main article',
+    hint: 'CSS selector; the first match is captured.',
+  },
+  waitForSelector: {
+    label: 'Wait for element',
+    placeholder: '#chart svg',
+    hint: 'CSS selector; captured once it is visible.',
+  },
+  delay: { label: 'Delay (ms)', placeholder: '0', hint: 'Extra wait after the page is ready, 0 to 10000.' },
+  hideSelectors: {
+    label: 'Hide elements',
+    placeholder: '.chat-widget, #promo',
+    hint: 'Comma-separated CSS selectors, at most 20.',
+  },
+  darkMode: { label: 'Dark mode', hint: 'prefers-color-scheme: dark' },
+  blockAds: { label: 'Block ads and trackers' },
+  blockCookieBanners: { label: 'Block cookie banners', hint: 'Consent pop-ups refused, banners hidden.' },
+  scale: { label: 'Scale' },
+  format: { label: 'Format' },
+  quality: { label: 'Quality', placeholder: '80', hint: '1 to 100, for JPEG, WebP and AVIF.' },
+  ttl: { label: 'Cache for (seconds)', placeholder: '86400', hint: '3600 to 2592000; default one day.' },
+  fresh: { label: 'Capture again', hint: 'Even when cached; counts as a capture.' },
+};
+
+/** The screenshot playground: URL, viewport and every option; the preview is the real capture. */
+export function screenshotPlaygroundPage(opts: PageOpts): Html {
+  const { input, result } = opts;
+  const noShots = !opts.plan || opts.plan.screenshots === false;
+  const noKeys = opts.keys.length === 0;
+  return appPage({
+    title: 'Screenshot playground',
+    section: 'playground',
+    account: opts.account,
+    csrf: opts.csrf,
+    scripts: ['shot-playground.js'],
+    body: html`<div class="page-head">
+  <div>
+    <h1>Screenshot playground</h1>
+    <p class="subtle">Capture a page through the real API with your plan's options, then copy the request as a signed URL or as curl.</p>
+  </div>
+</div>
+${playgroundTabs('screenshot')}
+${noShots ? html`<div class="callout"><div><strong>Screenshots are not available on your plan.</strong> Ask the operator of this server for a plan with screenshots.</div></div>` : ''}
+${noKeys && !noShots ? html`<div class="callout"><div><strong>You need an active API key.</strong> Previews and screenshot URLs are signed with one of your keys (the key itself never reaches the page).</div><a class="button primary small" href="/dashboard/keys#create">Create a key</a></div>` : ''}
+<div class="playground" data-shot-playground data-csrf="${opts.csrf}">
+  <form class="card pg-form" method="get" action="/dashboard/playground/screenshot" id="shot-form" novalidate>
+    <div class="field">
+      <label for="shot-url">Page URL</label>
+      <input id="shot-url" name="url" type="url" maxlength="2048" required placeholder="https://example.com/" value="${input.url}">
+    </div>
+    ${viewportField(opts)}
+    <div class="field">
+      <label for="shot-waitUntil">Wait until</label>
+      <select id="shot-waitUntil" name="waitUntil">
+        ${WAIT_UNTIL.map((w) => html`<option value="${w}" ${w === (input.waitUntil || 'load') ? html`selected` : ''}>${w}</option>`)}
+      </select>
+    </div>
+    <fieldset class="options">
+      <legend>What to capture</legend>
+      ${switchField('fullPage', opts)}
+      ${textField('selector', opts, 'text', 'maxlength="500"')}
+      ${textField('waitForSelector', opts, 'text', 'maxlength="500"')}
+      ${textField('delay', opts, 'number', 'min="0" max="10000" step="100"')}
+      ${textField('hideSelectors', opts, 'text', 'maxlength="10020"')}
+    </fieldset>
+    <fieldset class="options">
+      <legend>Page</legend>
+      ${switchField('darkMode', opts)}
+      ${switchField('blockAds', opts)}
+      ${switchField('blockCookieBanners', opts)}
+    </fieldset>
+    <fieldset class="options">
+      <legend>Image</legend>
+      <div class="field-row">
+        ${selectField('scale', opts, [
+          ['', 'Viewport’s'],
+          ['1', '1×'],
+          ['2', '2×'],
+          ['3', '3×'],
+        ])}
+        ${selectField('format', opts, [
+          ['png', 'PNG'],
+          ['jpeg', 'JPEG'],
+          ['webp', 'WebP'],
+          ['avif', 'AVIF'],
+        ])}
+      </div>
+      ${textField('quality', opts, 'number', 'min="1" max="100"')}
+      ${textField('ttl', opts, 'number', 'min="3600" max="2592000" step="3600"')}
+      ${switchField('fresh', opts)}
+    </fieldset>
+    <div class="field">
+      <label for="shot-key">Sign with key</label>
+      <select id="shot-key" name="key" ${noKeys ? html`disabled` : ''} aria-describedby="shot-key-hint">
+        ${opts.keys.map((k) => html`<option value="${k.id}" ${k.id === (result?.keyId ?? input.key) ? html`selected` : ''}>${k.name} · ${k.environment} · ${k.prefix}…${k.last4}${k.expiresAt === null ? '' : ` · expires ${shortDate(k.expiresAt)}`}</option>`)}
+      </select>
+      <p class="field-hint" id="shot-key-hint">Captures count against this key's account, like any API call.</p>
+    </div>
+    <div class="form-actions"><button class="button primary" type="submit" ${noShots || noKeys ? html`disabled` : ''}>Capture</button><span class="pg-status" role="status" aria-live="polite" id="shot-status"></span></div>
+  </form>
+  <div class="pg-output">
+    <section class="card preview-card" aria-labelledby="shot-preview-title">
+      <div class="card-head"><h2 id="shot-preview-title">Preview</h2><span class="subtle" id="shot-facts">${result ? `${result.format.toUpperCase()} from GET /render/url` : 'Enter a URL and press Capture'}</span></div>
+      <div class="alert error" role="alert" id="shot-error" ${opts.error ? '' : html`hidden`}>${opts.error ?? ''}</div>
+      <div class="alert info" id="shot-note" hidden></div>
+      <div class="shot-frame">
+        <img id="shot-preview" class="shot-image" alt="Screenshot of the page" ${result ? html`data-src="${result.previewUrl}"` : ''} hidden>
+        ${result ? html`<noscript><img class="shot-image" src="${result.previewUrl}" alt="Screenshot of the page"></noscript>` : ''}
+      </div>
+    </section>
+    <section class="card" aria-labelledby="shot-snippets-title">
+      <div class="card-head"><h2 id="shot-snippets-title">Use it</h2></div>
+      ${snippet('shot-signed', 'Signed URL (for an <img> or og:image tag)', result?.signedUrl ?? '', result?.signedHint ?? 'Signed URL, valid for one year; it captures exactly this page with these options and cannot be altered.')}
+      ${snippet('shot-curl', 'curl (from your server)', result?.curl ?? '', 'Reads your key from $CARDSHOT_KEY; never paste a key into a page.')}
+    </section>
+  </div>
+</div>`,
+  });
+}
+
+/** Why a control is off, or null when the plan allows the option. */
+function refusal(name: ShotOptionField, opts: PageOpts): string | null {
+  const allowed = planShotOptions(opts.plan);
+  if (allowed === '*' || allowed.includes(name)) return null;
+  return `Not available on your plan (${opts.plan?.name ?? 'none'}).`;
+}
+
+function hintOf(name: ShotOptionField, opts: PageOpts): Html {
+  const why = refusal(name, opts);
+  const hint = why ?? LABELS[name].hint;
+  if (!hint) return html``;
+  return html`<p class="field-hint${why ? ' refused' : ''}" id="shot-${name}-hint" data-refused="${why ? 'true' : 'false'}">${hint}</p>`;
+}
+
+function described(name: ShotOptionField, opts: PageOpts): Html {
+  return refusal(name, opts) || LABELS[name].hint ? html`aria-describedby="shot-${name}-hint"` : html``;
+}
+
+function switchField(name: ShotOptionField, opts: PageOpts): Html {
+  const off = refusal(name, opts) !== null;
+  const on = !off && ['true', '1', 'on'].includes(opts.input[name]);
+  return html`<div class="check">
+  <input id="shot-${name}" name="${name}" type="checkbox" value="true" ${on ? html`checked` : ''} ${off ? html`disabled` : ''} ${described(name, opts)}>
+  <label for="shot-${name}">${LABELS[name].label}</label>
+  ${hintOf(name, opts)}
+</div>`;
+}
+
+function textField(name: ShotOptionField, opts: PageOpts, type = 'text', attrs = ''): Html {
+  const off = refusal(name, opts) !== null;
+  return html`<div class="field">
+  <label for="shot-${name}">${LABELS[name].label} <span class="optional">optional</span></label>
+  <input id="shot-${name}" name="${name}" type="${type}" ${type === 'number' ? html`inputmode="numeric"` : ''} ${raw(attrs)} placeholder="${LABELS[name].placeholder ?? ''}" value="${off ? '' : opts.input[name]}" ${off ? html`disabled data-plan-off` : ''} ${described(name, opts)}>
+  ${hintOf(name, opts)}
+</div>`;
+}
+
+function selectField(name: ShotOptionField, opts: PageOpts, choices: Array<[string, string]>): Html {
+  const off = refusal(name, opts) !== null;
+  const current = off ? '' : opts.input[name];
+  return html`<div class="field">
+  <label for="shot-${name}">${LABELS[name].label}</label>
+  <select id="shot-${name}" name="${name}" ${off ? html`disabled` : ''} ${described(name, opts)}>
+    ${choices.map(([v, label]) => html`<option value="${v}" ${v === current || (current === '' && v === choices[0]![0]) ? html`selected` : ''}>${label}</option>`)}
+  </select>
+  ${hintOf(name, opts)}
+</div>`;
+}
+
+function viewportField(opts: PageOpts): Html {
+  const allowed = opts.plan && opts.plan.screenshots !== false ? opts.plan.screenshots.viewports : [];
+  const ok = (name: string) => allowed === '*' || allowed.includes(name);
+  const current = opts.input.viewport || 'og';
+  return html`<div class="field">
+  <label for="shot-viewport">Viewport</label>
+  <select id="shot-viewport" name="viewport">
+    ${opts.viewports.map(
+      (v) =>
+        html`<option value="${v.name}" ${v.name === current ? html`selected` : ''} ${ok(v.name) ? '' : html`disabled`}>${v.name} · ${v.width}×${v.height}${v.scale === 1 ? '' : ` @${v.scale}×`}${ok(v.name) ? '' : ' (not on your plan)'}</option>`,
+    )}
+  </select>
+</div>`;
+}
