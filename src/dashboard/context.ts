@@ -5,6 +5,7 @@ import { configuredOrigin, originFor } from '../accounts/origin.js';
 import type { HttpConfig } from '../http/settings.js';
 import type { Clock } from '../lib/clock.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
+import type { ScreenshotConfig } from '../render/screenshot/settings.js';
 import type { StorageConfig } from '../storage/settings.js';
 import type { UsageRecorder } from '../usage/recorder.js';
 import type { Html } from './html.js';
@@ -39,8 +40,14 @@ export interface DashboardState {
 
 /** The modules the dashboard reads and changes. */
 export interface DashboardDeps {
-  /** Its own settings, and the address, body limit and data dir it shares with the server. */
-  config: DashboardConfig & Pick<HttpConfig, 'publicUrl' | 'bodyLimitBytes'> & Pick<StorageConfig, 'dataDir'>;
+  /**
+   * Its own settings, and the address, body limit, data dir and viewport presets it shares
+   * with the server (the screenshot playground offers the API's presets).
+   */
+  config: DashboardConfig &
+    Pick<HttpConfig, 'publicUrl' | 'bodyLimitBytes'> &
+    Pick<StorageConfig, 'dataDir'> &
+    Pick<ScreenshotConfig, 'screenshotViewports'>;
   log: Logger;
   accounts: AccountsModule;
   sessions: Sessions;

@@ -83,13 +83,10 @@ export function shotQueryParams(input: ShotPlaygroundInput): Array<[string, stri
   return screenshotParams(record);
 }
 
-/**
- * The options a plan allows: '*', or a list of option names. Plans carry it as
- * `screenshots.options` (issue 17); a plan without that field allows every option.
- */
+/** The options a plan allows: '*', or a list of option names (none without screenshots). */
 export function planShotOptions(plan: Plan | undefined): readonly string[] | '*' {
   if (!plan || plan.screenshots === false) return [];
-  return (plan.screenshots as { options?: readonly string[] | '*' }).options ?? '*';
+  return plan.screenshots.options;
 }
 
 /**
