@@ -1,3 +1,4 @@
+// @module-tag chromium
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -199,7 +200,6 @@ describe.runIf(run)('cardshot shot against the real server', () => {
     expect(answers.filter((s) => s === 200)).toHaveLength(4);
   }, 120_000);
 
-  // Needs the screenshot options on the server (branch shot-opts).
   it('--full-page --format webp: a WebP as tall as WebP allows, and a note that the page was cut', async () => {
     const file = path.join(dir, 'tall.webp');
     const r = await shot([`${pages.url}/tall`, '--full-page', '-o', file]);
@@ -215,7 +215,6 @@ describe.runIf(run)('cardshot shot against the real server', () => {
     );
   }, 90_000);
 
-  // Needs the screenshot options on the server (branch shot-opts).
   it('--format jpeg --quality and --scale 2: a JPEG of twice the viewport', async () => {
     const file = path.join(dir, 'split.jpg');
     const r = await shot([`${pages.url}/split`, '--scale', '2', '--quality', '70', '-o', file]);

@@ -270,9 +270,9 @@ describe('Cardshot client against the real server', () => {
     },
   );
 
-  // Needs the screenshot options and template formats on the server (branch shot-opts).
   it.skipIf(!chromiumAvailable())(
     'takes screenshots with options and cards in other formats, and signs URLs that carry them',
+    { tags: ['chromium'], timeout: 90_000 },
     async () => {
       const cs = client({ keyId: t.key.record.id, signingSecret: t.key.signingSecret });
       const tall = await cs.screenshot({
@@ -325,6 +325,5 @@ describe('Cardshot client against the real server', () => {
       expect(signedCard.status).toBe(200);
       expect(signedCard.headers.get('content-type')).toBe('image/avif');
     },
-    90_000,
   );
 });

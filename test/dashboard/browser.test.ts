@@ -365,7 +365,6 @@ describe.runIf(run)('dashboard in Chromium', () => {
       .toBe('url points to an address that is not allowed');
   });
 
-  // Needs the screenshot options on the server (branch shot-opts).
   it('captures with options: full page, dark mode, WebP at quality 80', async () => {
     await page.goto(
       `${base}/dashboard/playground/screenshot?url=${encodeURIComponent(siteUrl)}&viewport=desktop`,

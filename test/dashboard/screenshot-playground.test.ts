@@ -129,6 +129,7 @@ describe('screenshot playground page', () => {
 
   it.skipIf(!chromiumAvailable())(
     'the preview URL is a real capture through GET /render/url',
+    { tags: ['chromium'], timeout: 60_000 },
     async () => {
       const res = await c.get(
         `/dashboard/playground/screenshot?url=${encodeURIComponent(`${pages!.url}/split`)}`,
@@ -138,7 +139,6 @@ describe('screenshot playground page', () => {
       expect(shot.headers['content-type']).toBe('image/png');
       expect(pngSize(shot.rawPayload)).toEqual({ width: 1200, height: 630 });
     },
-    60_000,
   );
 
   it('shows the API’s message for a bad request, with 400', async () => {
@@ -167,7 +167,7 @@ describe('screenshot playground page', () => {
     expect(refused.body).toContain('Viewport &quot;mobile&quot; is not available on your plan; use og');
   });
 
-  // Needs the plans' screenshot options (branch shot-opts): free has every option but these four.
+  // The free plan has every option but these four.
   it('disables the options a plan does not allow, with the reason beside each', async () => {
     const free = await userOn('free');
     const body = (await free.get('/dashboard/playground/screenshot')).body;
