@@ -1,7 +1,7 @@
 // @module-tag process
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -339,11 +339,17 @@ describe('npx cardshot render', () => {
       JSON.stringify([
         { template: 'blog', title: 'A' },
         { template: 'saas', title: 'B', brand: 'Acme' },
+        { template: 'blog', title: 'C', format: 'webp', quality: 70, filename: 'c.png' },
       ]),
     );
     const r = await run([cli, 'render', '--batch', 'cards.json', '--out-dir', 'json-out']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^Rendered 2 of 2 cards into json-out\/ in \d+\.\d s\n$/);
+    expect(r.stdout).toMatch(/^Rendered 3 of 3 cards into json-out\/ in \d+\.\d s\n$/);
+    expect((await readdir(path.join(dir, 'json-out'))).sort()).toEqual(['001-a.png', '002-b.png', 'c.webp']);
+    // A row's format names its file: WebP bytes under a .webp name, not a .png one.
+    const webp = await readFile(path.join(dir, 'json-out/c.webp'));
+    expect(webp.subarray(0, 4).toString('latin1')).toBe('RIFF');
+    expect(webp.subarray(8, 12).toString('latin1')).toBe('WEBP');
   });
 });
 

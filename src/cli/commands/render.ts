@@ -2,6 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse as parseCsv } from 'csv-parse/sync';
+import { FILE_EXTENSION } from '../../client/options.js';
 import { isAppError } from '../../errors.js';
 import { createLogger } from '../../log.js';
 import { createModules, type Modules } from '../../modules.js';
@@ -110,12 +111,14 @@ async function renderBatch(modules: Modules, v: ReturnType<typeof parse>['values
       try {
         const { filename, ...fields } = row.input;
         const req = parseTemplateRequest(fields, 'body');
+        const result = await modules.templates.resolve(req);
+        if (result.kind !== 'png') throw new Error('unexpected 304');
+        // A row may ask for another format (its format column): the file's extension follows it.
         const name = uniqueName(
           typeof filename === 'string' && filename ? filename : slug(row.index, req.title),
           used,
+          FILE_EXTENSION[result.format],
         );
-        const result = await modules.templates.resolve(req);
-        if (result.kind !== 'png') throw new Error('unexpected 304');
         await writeFile(path.join(outDir, name), result.body);
       } catch (err) {
         failures.push({ row: row.index, reason: describe(err) });
@@ -157,14 +160,17 @@ function slug(index: number, title: string): string {
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 60);
-  return `${String(index).padStart(3, '0')}${base ? `-${base}` : ''}.png`;
+  return `${String(index).padStart(3, '0')}${base ? `-${base}` : ''}`;
 }
 
-function uniqueName(name: string, used: Set<string>): string {
-  const safe = path.basename(name).replace(/[^\w.-]+/g, '-');
-  const withExt = safe.toLowerCase().endsWith('.png') ? safe : `${safe}.png`;
-  let candidate = withExt;
-  for (let n = 2; used.has(candidate); n++) candidate = withExt.replace(/\.png$/i, `-${n}.png`);
+/** A file name in the output folder, once only, ending in the image's own extension. */
+function uniqueName(name: string, used: Set<string>, ext: string): string {
+  const stem = path
+    .basename(name)
+    .replace(/[^\w.-]+/g, '-')
+    .replace(/\.(png|jpe?g|webp|avif)$/i, '');
+  let candidate = `${stem}.${ext}`;
+  for (let n = 2; used.has(candidate); n++) candidate = `${stem}-${n}.${ext}`;
   used.add(candidate);
   return candidate;
 }
