@@ -27,18 +27,23 @@ function readInput(source: unknown, fallback: PlaygroundInput): PlaygroundInput 
   };
 }
 
-/** GET /dashboard/playground (works without script) and its JSON companion for live updates. */
-export function registerPlaygroundRoutes(scope: FastifyInstance, deps: DashboardDeps): void {
+/** What both playgrounds start from: the signed-in account, its plan, its keys to sign with, now. */
+export function playgroundContext(deps: DashboardDeps) {
   const clock = deps.clock ?? systemClock;
-  const { plans, store, secrets } = deps.accounts;
-
-  const context = async (req: FastifyRequest) => {
+  const { plans, store } = deps.accounts;
+  return async (req: FastifyRequest) => {
     const { account } = sessionOf(req);
     const plan = plans.get(account.plan);
     const now = clock.now();
     const keys = signingKeys(await store.listKeys(account.id), now);
     return { account, plan, keys, now };
   };
+}
+
+/** GET /dashboard/playground (works without script) and its JSON companion for live updates. */
+export function registerPlaygroundRoutes(scope: FastifyInstance, deps: DashboardDeps): void {
+  const { secrets } = deps.accounts;
+  const context = playgroundContext(deps);
 
   scope.get('/playground', { config: { dashboard: 'page' } }, async (req, reply) => {
     const { account, plan, keys, now } = await context(req);

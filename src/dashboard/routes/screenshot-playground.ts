@@ -1,12 +1,11 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { AppError, isAppError } from '../../errors.js';
 import { STATUS } from '../../http/errors.js';
-import { systemClock } from '../../lib/clock.js';
 import { viewportCatalogue } from '../../render/screenshot/viewports.js';
-import { baseUrl, type DashboardDeps, sendPage, sessionOf } from '../context.js';
-import { signingKeys } from '../playground.js';
+import { baseUrl, type DashboardDeps, sendPage } from '../context.js';
 import { buildShotPlayground, readShotInput, type ShotPlaygroundResult } from '../screenshot-playground.js';
 import { screenshotPlaygroundPage } from '../views/screenshot-playground.js';
+import { playgroundContext } from './playground.js';
 
 /**
  * GET /dashboard/playground/screenshot (works without script: the form is a GET, the preview an
@@ -15,18 +14,11 @@ import { screenshotPlaygroundPage } from '../views/screenshot-playground.js';
  * it goes through the account's plan, rate limit, queue share and usage like any request.
  */
 export function registerScreenshotPlaygroundRoutes(scope: FastifyInstance, deps: DashboardDeps): void {
-  const clock = deps.clock ?? systemClock;
-  const { plans, store, secrets } = deps.accounts;
+  const { secrets } = deps.accounts;
   // The presets the API knows (the config was validated at start, so this cannot throw here).
   const viewports = viewportCatalogue(deps.config.screenshotViewports);
 
-  const context = async (req: FastifyRequest) => {
-    const { account } = sessionOf(req);
-    const plan = plans.get(account.plan);
-    const now = clock.now();
-    const keys = signingKeys(await store.listKeys(account.id), now);
-    return { account, plan, keys, now };
-  };
+  const context = playgroundContext(deps);
 
   scope.get('/playground/screenshot', { config: { dashboard: 'page' } }, async (req, reply) => {
     const { account, plan, keys, now } = await context(req);
