@@ -9,6 +9,7 @@
  *
  * Not a test: CI does not run it. All traffic goes to a child server on 127.0.0.1.
  */
+
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -41,7 +42,7 @@ const N_SATORI = 100;
 const ROUNDS = 4;
 
 // Distinct cards of the same shape: equal title lengths give the same fitted font size.
-const text = (tag: string, i: number): CardText => ({
+const text = (tag: string, i: number): CardText & { [field: string]: string } => ({
   title: `Shipping faster social cards, part ${tag}${String(i).padStart(5, '0')}: what we measured`,
   subtitle: 'Rendering, caching and the cost of every millisecond on a small two-core server.',
   brand: 'Cardshot Engineering',

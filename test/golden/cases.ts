@@ -2,8 +2,10 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
+import type { BuiltinName } from '../../src/render/template/registry.js';
 import { TEMPLATE_NAMES, TEMPLATES } from '../../src/render/template/registry.js';
-import type { Artwork, TemplateFields, TemplateName } from '../../src/render/template/types.js';
+import { DEFAULT_SIZE } from '../../src/render/template/sizes.js';
+import type { Artwork, TemplateFields } from '../../src/render/template/types.js';
 
 /** The cases every template is drawn with; each has a golden image test/golden/<template>-<case>.png. */
 export type CaseName = 'short' | 'long' | 'emoji' | 'cjk' | 'arabic' | 'mixed' | 'max' | 'artwork';
@@ -64,20 +66,20 @@ export const CASE_NAMES: readonly CaseName[] = [
 ];
 
 /** Whether a template is drawn with a case (the artwork case only where artwork is drawn). */
-export function hasCase(template: TemplateName, name: CaseName): boolean {
+export function hasCase(template: BuiltinName, name: CaseName): boolean {
   return name !== 'artwork' || TEMPLATES[template].uses.artwork;
 }
 
 /** Every (template, case) pair with a golden image. */
-export function goldenCases(): { template: TemplateName; name: CaseName }[] {
+export function goldenCases(): { template: BuiltinName; name: CaseName }[] {
   return TEMPLATE_NAMES.flatMap((template) =>
     CASE_NAMES.filter((name) => hasCase(template, name)).map((name) => ({ template, name })),
   );
 }
 
 /** The fields of a case; artwork is generated at the template's artworkSize. */
-export async function caseFields(template: TemplateName, name: CaseName): Promise<TemplateFields> {
-  const size = TEMPLATES[template].artworkSize;
+export async function caseFields(template: BuiltinName, name: CaseName): Promise<TemplateFields> {
+  const size = TEMPLATES[template].artworkSize?.(DEFAULT_SIZE);
   if (name === 'max') {
     const fields: TemplateFields = {
       title: TITLE_200.slice(0, 200),
@@ -134,6 +136,6 @@ export function repoRoot(): string {
 }
 
 /** Where a golden image lives. */
-export function goldenPath(template: TemplateName, name: CaseName): string {
+export function goldenPath(template: BuiltinName, name: CaseName): string {
   return join(repoRoot(), 'test', 'golden', `${template}-${name}.png`);
 }

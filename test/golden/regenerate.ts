@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { TEMPLATE_NAMES, TEMPLATES } from '../../src/render/template/registry.js';
 import { createTemplateRenderer, type TemplateRenderer } from '../../src/render/template/renderer.js';
+import { DEFAULT_SIZE } from '../../src/render/template/sizes.js';
 import { caseFields, goldenCases, goldenPath, repoRoot } from './cases.js';
 import { SHOWCASE_COPY, showcaseArtwork } from './showcase.js';
 
@@ -29,8 +30,9 @@ export async function regenerateGoldens(renderer: TemplateRenderer): Promise<str
       ...(await caseFields(template, def.uses.artwork ? 'artwork' : 'short')),
       ...SHOWCASE_COPY[template],
     };
-    if (def.artworkSize) {
-      const art = await showcaseArtwork(template, def.artworkSize.width, def.artworkSize.height);
+    const artSize = def.artworkSize?.(DEFAULT_SIZE);
+    if (artSize) {
+      const art = await showcaseArtwork(template, artSize.width, artSize.height);
       if (art) fields.artwork = art;
     }
     const { png } = await renderer.render(template, fields);

@@ -1,11 +1,12 @@
 import sharp from 'sharp';
-import type { Artwork, TemplateFields, TemplateName } from '../../src/render/template/types.js';
+import type { BuiltinName } from '../../src/render/template/registry.js';
+import type { Artwork, TemplateFields } from '../../src/render/template/types.js';
 
 /**
  * Illustrations for the README pictures only (goldens use the rasteriser-free `testArtwork`):
  * a product shot of headphones for `product`, a dashboard screenshot for `saas`.
  */
-const SVG: Partial<Record<TemplateName, (w: number, h: number) => string>> = {
+const SVG: Partial<Record<BuiltinName, (w: number, h: number) => string>> = {
   product: (
     w,
     h,
@@ -54,7 +55,7 @@ const SVG: Partial<Record<TemplateName, (w: number, h: number) => string>> = {
 
 /** Showcase artwork for a template's README picture, or undefined when the template draws none. */
 export async function showcaseArtwork(
-  template: TemplateName,
+  template: BuiltinName,
   width: number,
   height: number,
 ): Promise<Artwork | undefined> {
@@ -67,7 +68,7 @@ export async function showcaseArtwork(
 }
 
 /** README copy per template, when it should differ from the golden case's. */
-export const SHOWCASE_COPY: Partial<Record<TemplateName, Omit<TemplateFields, 'artwork'>>> = {
+export const SHOWCASE_COPY: Partial<Record<BuiltinName, Omit<TemplateFields, 'artwork'>>> = {
   saas: {
     title: 'Dashboards your whole team actually opens',
     subtitle: 'Live metrics, alerts and weekly reports in one place, now with AI summaries.',

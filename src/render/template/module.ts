@@ -7,6 +7,7 @@ import { type Area, startArea } from '../../area.js';
 import type { PngCache } from '../../cache/cache.js';
 import { createWorkQueue, type WorkQueue } from '../../lib/work-queue.js';
 import type { ArtworkFetcher } from '../image/artwork.js';
+import { createStaticRegistry } from './registry.js';
 import { createTemplateRenderer, type TemplateRenderer } from './renderer.js';
 import { createTemplateService, type TemplateService } from './service.js';
 import type { TemplateConfig } from './settings.js';
@@ -35,7 +36,8 @@ export function createTemplateArea(
   deps: TemplateAreaDeps,
 ): Promise<Area<TemplateServices>> {
   return startArea(deps.log, async (parts) => {
-    const renderer = await createTemplateRenderer();
+    const registry = createStaticRegistry();
+    const renderer = await createTemplateRenderer(registry);
     parts.add('renderer', () => renderer.close());
     const renderQueue = createWorkQueue({
       name: 'template renderer',
@@ -45,6 +47,7 @@ export function createTemplateArea(
     });
     parts.add('render queue', () => renderQueue.close());
     const templates = createTemplateService({
+      registry,
       renderer,
       artwork: deps.artwork,
       cache: deps.cache,

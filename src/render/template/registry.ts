@@ -1,27 +1,44 @@
 /**
- * The template registry: every template by name, and the one place template names come from.
- * The request parser, the renderer, the card service, the OpenAPI schema and the dashboard read
- * it; plans are given its names by the composition root (auth/ knows no templates). "Your own
- * card designs" (issue 18) fills it from template files.
+ * The built-in templates and a registry over them. "Your own card designs" (issue 18) loads the
+ * registry from template files; until then the built-ins are its only members. Consumers take a
+ * `TemplateRegistry` and read it at request time; only the composition root and tests of the
+ * built-ins' own layout import `TEMPLATES`.
  */
 import { blog } from './templates/blog.js';
 import { product } from './templates/product.js';
 import { saas } from './templates/saas.js';
-import type { TemplateDefinition, TemplateName } from './types.js';
+import type { TemplateDefinition, TemplateRegistry } from './types.js';
 
-/** Every template by name, in display order. */
-export const TEMPLATES: Readonly<Record<TemplateName, TemplateDefinition>> = Object.freeze({
+/** The built-in template names. */
+export type BuiltinName = 'blog' | 'product' | 'saas';
+
+/** Every built-in template by name, in display order. */
+export const TEMPLATES: Readonly<Record<BuiltinName, TemplateDefinition>> = Object.freeze({
   blog,
   product,
   saas,
 });
 
-/** Template names in display order: the registry's keys, which its type makes exactly TemplateName. */
-export const TEMPLATE_NAMES: readonly TemplateName[] = Object.freeze(
-  Object.keys(TEMPLATES) as TemplateName[],
-);
+/** Built-in names in display order. */
+export const TEMPLATE_NAMES: readonly BuiltinName[] = Object.freeze(Object.keys(TEMPLATES) as BuiltinName[]);
 
-/** Whether `name` is a template of the registry. */
-export function isTemplateName(name: string): name is TemplateName {
+/** Whether `name` is a built-in template. */
+export function isTemplateName(name: string): name is BuiltinName {
   return Object.hasOwn(TEMPLATES, name);
+}
+
+/** A registry holding exactly `templates` (in that order), for tests and until files are loaded. */
+export function createStaticRegistry(
+  templates: readonly TemplateDefinition[] = Object.values(TEMPLATES),
+): TemplateRegistry {
+  const byName = new Map(templates.map((t) => [t.name, t]));
+  const names = Object.freeze(templates.map((t) => t.name));
+  const list = Object.freeze([...templates]);
+  return {
+    get: (name) => byName.get(name),
+    names: () => names,
+    list: () => list,
+    onChange: () => () => {},
+    close: async () => {},
+  };
 }

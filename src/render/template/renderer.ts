@@ -1,8 +1,9 @@
 import { Renderer } from '@takumi-rs/core';
 import { warmCoverage } from '../text/coverage.js';
 import { FALLBACK_FAMILIES, FONTS_VERSION, registerFonts } from '../text/fonts.js';
-import { TEMPLATES } from './registry.js';
-import { CARD_HEIGHT, CARD_WIDTH, type TemplateFields, type TemplateName } from './types.js';
+import { createStaticRegistry } from './registry.js';
+import { DEFAULT_SIZE } from './sizes.js';
+import type { BuildContext, TemplateFields, TemplateName, TemplateRegistry } from './types.js';
 
 /**
  * The template renderer: one takumi instance with every font registered once at start.
@@ -16,11 +17,11 @@ import { CARD_HEIGHT, CARD_WIDTH, type TemplateFields, type TemplateName } from 
 export interface TemplateRenderer {
   /** Engine, font set and renderer revision; part of the public ETag. */
   readonly version: string;
-  /** Draws one card; rejects if `signal` aborts first. */
+  /** Draws one card (og size, no theme unless `ctx` says); rejects if `signal` aborts first. */
   render(
     name: TemplateName,
     fields: TemplateFields,
-    signal?: AbortSignal,
+    opts?: { ctx?: BuildContext; signal?: AbortSignal },
   ): Promise<{ png: Buffer; timings: { layout: number; render: number } }>;
   /** Refuses further renders; takumi holds no handles that need releasing. */
   close(): Promise<void>;
@@ -44,7 +45,9 @@ const RENDERER_REVISION = 7;
 const CACHE_BYTES = 64 * 1024 * 1024;
 
 /** Loads every font once and returns the renderer the template service calls. */
-export async function createTemplateRenderer(): Promise<TemplateRenderer> {
+export async function createTemplateRenderer(
+  registry: TemplateRegistry = createStaticRegistry(),
+): Promise<TemplateRenderer> {
   const engine = new Renderer({ cacheMaxBytes: CACHE_BYTES });
   await registerFonts(engine);
   // Request parsing and text fitting read the glyph coverage synchronously: built here, not on
@@ -56,16 +59,17 @@ export async function createTemplateRenderer(): Promise<TemplateRenderer> {
   const renderer: TemplateRenderer = {
     version: `takumi-${TAKUMI_VERSION}/fonts-${FONTS_VERSION}/r${RENDERER_REVISION}`,
 
-    async render(name, fields, signal) {
+    async render(name, fields, { ctx = { size: DEFAULT_SIZE }, signal } = {}) {
       if (closed) throw new Error('template renderer is closed');
       signal?.throwIfAborted();
-      const def = TEMPLATES[name];
+      const def = registry.get(name);
+      if (!def) throw new Error(`template ${JSON.stringify(name)} is not loaded`);
       const layoutStart = performance.now();
-      const { node, images } = def.build(fields);
+      const { node, images } = def.build(fields, ctx);
       const start = performance.now();
       const png = await engine.render(node, {
-        width: CARD_WIDTH,
-        height: CARD_HEIGHT,
+        width: ctx.size.width,
+        height: ctx.size.height,
         format: 'png',
         images,
         fontFamilies,
@@ -78,7 +82,7 @@ export async function createTemplateRenderer(): Promise<TemplateRenderer> {
       closed = true;
     },
   };
-  await warmUp(renderer);
+  await warmUp(renderer, registry);
   return renderer;
 }
 
@@ -86,7 +90,7 @@ export async function createTemplateRenderer(): Promise<TemplateRenderer> {
  * The first render of each template rasterises its decorative layers and the emoji and glyph
  * caches (~90 ms measured for saas); doing it at start keeps that cost off the first request.
  */
-async function warmUp(renderer: TemplateRenderer): Promise<void> {
+async function warmUp(renderer: TemplateRenderer, registry: TemplateRegistry): Promise<void> {
   const fields = { title: 'Warm-up 🚀', subtitle: 'Cardshot', brand: 'Cardshot' };
-  await Promise.all(Object.values(TEMPLATES).map((t) => renderer.render(t.name, fields)));
+  await Promise.all(registry.list().map((t) => renderer.render(t.name, fields)));
 }

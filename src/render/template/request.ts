@@ -2,7 +2,7 @@ import { AppError } from '../../errors.js';
 import { editDistance } from '../../lib/edit-distance.js';
 import { DEFAULT_QUALITY, IMAGE_FORMATS, type ImageFormat, type ImageOutput } from '../format.js';
 import { describeCluster, undrawableClusters } from '../text/drawable.js';
-import { isTemplateName, TEMPLATE_NAMES, TEMPLATES } from './registry.js';
+import { type BuiltinName, isTemplateName, TEMPLATE_NAMES, TEMPLATES } from './registry.js';
 import type { TemplateName } from './types.js';
 
 /**
@@ -163,7 +163,7 @@ function readField(
 }
 
 /** Last, and only for fields the template draws: an ignored brand may hold anything. */
-function checkDrawable(out: Partial<Record<FieldName, string>>, template: TemplateName): void {
+function checkDrawable(out: Partial<Record<FieldName, string>>, template: BuiltinName): void {
   const drawn: FieldName[] = [
     'title',
     'subtitle',

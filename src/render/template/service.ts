@@ -2,15 +2,16 @@ import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { PngCache } from '../../cache/cache.js';
 import { etagMatches } from '../../cache/etag.js';
+import { AppError } from '../../errors.js';
 import type { SingleFlight } from '../../lib/single-flight.js';
 import { createSingleFlight } from '../../lib/single-flight.js';
 import type { WorkQueue } from '../../lib/work-queue.js';
 import { encodeLossy, type ImageFormat, lossy } from '../format.js';
 import type { ArtworkFetcher } from '../image/artwork.js';
-import { TEMPLATES } from './registry.js';
 import type { TemplateRenderer } from './renderer.js';
 import type { TemplateRequest } from './request.js';
-import type { TemplateFields } from './types.js';
+import { DEFAULT_SIZE } from './sizes.js';
+import type { TemplateFields, TemplateRegistry } from './types.js';
 
 /** What a card request resolves to: an image (from cache or fresh; PNG unless asked) or "you already have it". */
 export type CardResult =
@@ -33,6 +34,8 @@ export interface TemplateService {
 }
 
 interface Deps {
+  /** Read at request time: templates can be reloaded while the server runs. */
+  registry: TemplateRegistry;
   renderer: TemplateRenderer;
   artwork: ArtworkFetcher;
   cache: PngCache;
@@ -47,7 +50,10 @@ export function createTemplateService(deps: Deps): TemplateService {
   const flight: SingleFlight<{ body: Buffer; timings: Timings }> = createSingleFlight();
 
   async function identify(req: TemplateRequest, signal?: AbortSignal, account?: string) {
-    const def = TEMPLATES[req.template];
+    const def = deps.registry.get(req.template);
+    // The parser checked the name; a reload may have removed the template since.
+    if (!def)
+      throw new AppError('bad_request', `template ${JSON.stringify(req.template)} is no longer available`);
     const timings: Timings = {};
     let artworkBytes: Buffer | undefined;
     let artworkHash: string | null = null;
@@ -70,7 +76,7 @@ export function createTemplateService(deps: Deps): TemplateService {
       'cardshot-template',
       deps.renderer.version,
       def.name,
-      def.version,
+      def.hash,
       req.title,
       req.subtitle ?? null,
       def.uses.brand ? (req.brand ?? null) : null,
@@ -128,7 +134,7 @@ export function createTemplateService(deps: Deps): TemplateService {
         // slot too: many large images at once must not starve the renders already running.
         if (artworkBytes && def.artworkSize) {
           const start = performance.now();
-          fields.artwork = await deps.artwork.prepare(artworkBytes, def.artworkSize);
+          fields.artwork = await deps.artwork.prepare(artworkBytes, def.artworkSize(DEFAULT_SIZE));
           t.image = performance.now() - start;
         }
         const started = performance.now();

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BuiltinName } from '../../../src/render/template/registry.js';
 import { createTemplateRenderer, type TemplateRenderer } from '../../../src/render/template/renderer.js';
-import type { TemplateFields, TemplateName } from '../../../src/render/template/types.js';
+import type { TemplateFields } from '../../../src/render/template/types.js';
 import { decode, type Rgba } from './pixels.js';
 
 /** Each template's title and subtitle colours (a card without brand has no other text). */
-const INK: Record<TemplateName, { title: number[]; subtitle: number[] }> = {
+const INK: Record<BuiltinName, { title: number[]; subtitle: number[] }> = {
   blog: { title: [0x1f, 0x1a, 0x17], subtitle: [0x6b, 0x62, 0x5a] },
   product: { title: [0x0c, 0x0a, 0x09], subtitle: [0x57, 0x53, 0x4e] },
   saas: { title: [0xff, 0xff, 0xff], subtitle: [0xa1, 0xa1, 0xb5] },
@@ -39,7 +40,7 @@ afterAll(() => renderer.close());
 
 describe('a subtitle in the other direction aligns with its title', () => {
   const arabic = 'أسبوع الإطلاق في أكمي';
-  const cases: [TemplateName, TemplateFields, 'left' | 'right'][] = [
+  const cases: [BuiltinName, TemplateFields, 'left' | 'right'][] = [
     ['blog', { title: arabic, subtitle: 'Welcome to launch week, everyone' }, 'right'],
     ['saas', { title: arabic, subtitle: 'Welcome to launch week, everyone' }, 'right'],
     ['product', { title: 'Launch week at Acme', subtitle: arabic }, 'left'],

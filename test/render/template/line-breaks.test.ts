@@ -1,7 +1,8 @@
 import { type MeasuredNode, Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { BuiltinName } from '../../../src/render/template/registry.js';
 import { TEMPLATES } from '../../../src/render/template/registry.js';
-import type { Node, TemplateFields, TemplateName } from '../../../src/render/template/types.js';
+import type { Node, TemplateFields } from '../../../src/render/template/types.js';
 import { FALLBACK_FAMILIES, registerFonts } from '../../../src/render/text/fonts.js';
 import { type FitBox, fitText } from '../../../src/render/text/text-fit.js';
 import { textOf } from './nodes.js';
@@ -22,7 +23,7 @@ beforeAll(async () => {
 });
 
 /** The title of a card (its largest text) as takumi lays it out, split into lines. */
-async function titleLayout(template: TemplateName, fields: TemplateFields): Promise<TitleLayout> {
+async function titleLayout(template: BuiltinName, fields: TemplateFields): Promise<TitleLayout> {
   const texts: Extract<Node, { type: 'text' }>[] = [];
   const walk = (n: Node) => {
     if (n.type === 'text') texts.push(n);
@@ -183,7 +184,7 @@ describe('Thai, Lao, Khmer and Myanmar break between words (ICU dictionaries), n
 
 describe('Korean with as much Han as Hangul keeps its Hangul words whole', () => {
   /** The lines of the paragraph drawing `title` (a text, or a container of keep-all spans). */
-  async function lines(template: TemplateName, title: string): Promise<string[]> {
+  async function lines(template: BuiltinName, title: string): Promise<string[]> {
     let found: Node | undefined;
     const walk = (n: Node) => {
       const style = n.style as Record<string, unknown> | undefined;

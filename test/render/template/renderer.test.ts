@@ -1,12 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BuiltinName } from '../../../src/render/template/registry.js';
 import { TEMPLATE_NAMES, TEMPLATES } from '../../../src/render/template/registry.js';
 import {
   createTemplateRenderer,
   TAKUMI_VERSION,
   type TemplateRenderer,
 } from '../../../src/render/template/renderer.js';
-import type { TemplateFields, TemplateName } from '../../../src/render/template/types.js';
+import { DEFAULT_SIZE } from '../../../src/render/template/sizes.js';
+import type { TemplateFields } from '../../../src/render/template/types.js';
 import { detectDirection } from '../../../src/render/text/script.js';
 import { caseFields, TITLE_200, testArtwork } from '../../golden/cases.js';
 import { pngSize } from '../../helpers/png.js';
@@ -18,8 +20,7 @@ beforeAll(async () => {
 });
 afterAll(() => renderer.close());
 
-const render = async (name: TemplateName, fields: TemplateFields) =>
-  (await renderer.render(name, fields)).png;
+const render = async (name: BuiltinName, fields: TemplateFields) => (await renderer.render(name, fields)).png;
 
 describe('template renderer', () => {
   it('names the pinned engine, the font set and its revision in its version', () => {
@@ -72,7 +73,7 @@ describe('template renderer', () => {
 });
 
 /** Strips that only decoration may touch: the outer margins, and the gutter next to the art. */
-function keepOut(name: TemplateName, withArtwork: boolean): Rect[] {
+function keepOut(name: BuiltinName, withArtwork: boolean): Rect[] {
   const margins: Rect[] = [
     { x0: 0, y0: 0, x1: 1200, y1: 48 },
     { x0: 0, y0: 584, x1: 1200, y1: 630 },
@@ -148,7 +149,7 @@ describe('long text stays inside its box', () => {
   for (const name of TEMPLATE_NAMES) {
     for (const [label, fields] of variants) {
       it(`${name}: ${label}`, async () => {
-        const size = TEMPLATES[name].artworkSize;
+        const size = TEMPLATES[name].artworkSize?.(DEFAULT_SIZE);
         const artwork = size ? await testArtwork(size.width, size.height) : undefined;
         const withArt = artwork ? { artwork } : {};
         const full = await decode(await render(name, { ...fields, ...withArt }));

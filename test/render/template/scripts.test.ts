@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BuiltinName } from '../../../src/render/template/registry.js';
 import { createTemplateRenderer, type TemplateRenderer } from '../../../src/render/template/renderer.js';
 import { parseTemplateRequest } from '../../../src/render/template/request.js';
-import type { TemplateName } from '../../../src/render/template/types.js';
 import { splitEmoji } from '../../../src/render/text/emoji.js';
 import { listFontFiles } from '../../../src/render/text/fonts.js';
 import { decode, diffPixels, type Rgba } from './pixels.js';
@@ -67,11 +67,11 @@ const UNDRAWABLE: Record<string, string> = {
   'a mark no font holds under its letter': 'x\u0331',
 };
 
-const TEMPLATES: readonly TemplateName[] = ['blog', 'product', 'saas'];
+const TEMPLATES: readonly BuiltinName[] = ['blog', 'product', 'saas'];
 
 let renderer: TemplateRenderer;
 const tofu: Rgba[] = [];
-const draw = async (title: string, template: TemplateName = 'blog') =>
+const draw = async (title: string, template: BuiltinName = 'blog') =>
   decode((await renderer.render(template, { title })).png);
 
 beforeAll(async () => {

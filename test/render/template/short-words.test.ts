@@ -1,7 +1,8 @@
 import { Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { BuiltinName } from '../../../src/render/template/registry.js';
 import { TEMPLATES } from '../../../src/render/template/registry.js';
-import type { Node, TemplateFields, TemplateName } from '../../../src/render/template/types.js';
+import type { Node, TemplateFields } from '../../../src/render/template/types.js';
 import { FALLBACK_FAMILIES, registerFonts } from '../../../src/render/text/fonts.js';
 import { glueShortWords } from '../../../src/render/text/text-glue.js';
 import { textOf } from './nodes.js';
@@ -21,7 +22,7 @@ beforeAll(async () => {
 const plain = (s: string) => s.replaceAll('\u200b', '').replaceAll('\u00a0', ' ');
 
 /** The text node of a card's paragraph whose text starts like `start`. */
-function paragraphOf(template: TemplateName, fields: TemplateFields, start: string): Node {
+function paragraphOf(template: BuiltinName, fields: TemplateFields, start: string): Node {
   let found: Node | undefined;
   const walk = (n: Node) => {
     const style = n.style as Record<string, unknown> | undefined;
@@ -36,7 +37,7 @@ function paragraphOf(template: TemplateName, fields: TemplateFields, start: stri
  * The lines of a card's paragraph as takumi lays it out (without its clamp). `measure` breaks
  * lines greedily even under `textWrap: 'balance'`, which only drawing applies: see `inkWidths`.
  */
-async function linesOf(template: TemplateName, fields: TemplateFields, start: string): Promise<string[]> {
+async function linesOf(template: BuiltinName, fields: TemplateFields, start: string): Promise<string[]> {
   const found = paragraphOf(template, fields, start);
   const { lineClamp, textOverflow, ...style } = found.style as Record<string, unknown>;
   const measured = await engine.measure({ ...found, style } as Node, {
@@ -52,7 +53,7 @@ async function linesOf(template: TemplateName, fields: TemplateFields, start: st
 }
 
 /** The inked width of each line of a card's paragraph as takumi draws it, black on white. */
-async function inkWidths(template: TemplateName, fields: TemplateFields, start: string): Promise<number[]> {
+async function inkWidths(template: BuiltinName, fields: TemplateFields, start: string): Promise<number[]> {
   const found = paragraphOf(template, fields, start);
   const style: Record<string, unknown> = { ...(found.style as Record<string, unknown>), color: '#000' };
   const width = Number(style.width) + 40;

@@ -1,5 +1,6 @@
 import { type MeasuredNode, Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { BuiltinName } from '../../../src/render/template/registry.js';
 import { TEMPLATE_NAMES, TEMPLATES } from '../../../src/render/template/registry.js';
 import {
   type BuiltCard,
@@ -7,7 +8,6 @@ import {
   CARD_WIDTH,
   type Node,
   type TemplateFields,
-  type TemplateName,
 } from '../../../src/render/template/types.js';
 import { FALLBACK_FAMILIES, registerFonts } from '../../../src/render/text/fonts.js';
 import { LONG_HEADLINES } from './long-headlines.js';
@@ -77,7 +77,7 @@ describe('a paragraph never draws more lines than its frame shows (no line cut t
 });
 
 /** The headline colour of each template, which nothing else on a card without brand uses. */
-const TITLE_INK: Record<TemplateName, [number, number, number]> = {
+const TITLE_INK: Record<BuiltinName, [number, number, number]> = {
   blog: [0x1f, 0x1a, 0x17],
   product: [0x0c, 0x0a, 0x09],
   saas: [0xff, 0xff, 0xff],

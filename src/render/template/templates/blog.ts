@@ -5,6 +5,7 @@ import { detectDirection, fontStack } from '../../text/script.js';
 import { paragraph, richText } from '../../text/text.js';
 import { brandInitial, brandLabel } from '../brand.js';
 import { CARD_HEIGHT, CARD_WIDTH, type TemplateDefinition, type TemplateFields } from '../types.js';
+import { BUILTIN_FIELDS } from './fields.js';
 
 /**
  * "Editorial": warm paper, a serif headline anchored to the lower left, the publication's mark
@@ -44,7 +45,7 @@ const DECOR = { ltr: svgBytes(decor(false)), rtl: svgBytes(decor(true)) };
 
 function build(fields: TemplateFields) {
   const bag = new ImageBag();
-  const dir = detectDirection(fields.title);
+  const dir = detectDirection(fields.title ?? '');
 
   const subtitle = fields.subtitle
     ? paragraph(
@@ -73,7 +74,7 @@ function build(fields: TemplateFields) {
   const subtitleHeight = subtitle ? subtitle.height + GAP : 0;
 
   const title = paragraph(
-    fields.title,
+    fields.title ?? '',
     {
       box: {
         face: 'serif-700',
@@ -169,9 +170,12 @@ function brandRow(brand: string, bag: ImageBag): Node {
 
 export const blog: TemplateDefinition = {
   name: 'blog',
-  version: 2,
   description:
     'Editorial article card: serif headline on warm paper with the publication (brand) on top; no artwork.',
-  uses: { brand: true, artwork: false },
+  fields: BUILTIN_FIELDS,
+  sizes: ['og'],
+  uses: { brand: true, artwork: false, theme: false },
+  hash: 'builtin-blog-2',
+  source: 'builtin:blog',
   build,
 };

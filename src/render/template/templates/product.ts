@@ -6,6 +6,7 @@ import { paragraph, richText } from '../../text/text.js';
 import { brandInitial, brandLabel } from '../brand.js';
 import { CARD_HEIGHT, CARD_WIDTH, type TemplateDefinition, type TemplateFields } from '../types.js';
 import { artworkSource } from './artwork.js';
+import { BUILTIN_FIELDS } from './fields.js';
 
 /**
  * "Showcase": a bold sans headline on white beside a sunset-gradient stage where the product
@@ -72,7 +73,7 @@ const MONOGRAM_GRADIENT = `linear-gradient(135deg, ${C.from} 25%, ${C.via} 55%, 
 
 function build(fields: TemplateFields) {
   const bag = new ImageBag();
-  const dir = detectDirection(fields.title);
+  const dir = detectDirection(fields.title ?? '');
 
   const subtitle = fields.subtitle
     ? paragraph(
@@ -99,7 +100,7 @@ function build(fields: TemplateFields) {
       )
     : undefined;
   const title = paragraph(
-    fields.title,
+    fields.title ?? '',
     {
       box: {
         face: 'sans-800',
@@ -253,10 +254,13 @@ function gradientBar(): Node {
 
 export const product: TemplateDefinition = {
   name: 'product',
-  version: 2,
   description:
     'Product card: bold headline beside a gradient stage with the product photo (artwork, contained) on a white tile; brand as a pill.',
-  uses: { brand: true, artwork: true },
-  artworkSize: { width: ART, height: ART, fit: 'contain' },
+  fields: BUILTIN_FIELDS,
+  sizes: ['og'],
+  uses: { brand: true, artwork: true, theme: false },
+  artworkSize: () => ({ width: ART, height: ART, fit: 'contain' }),
+  hash: 'builtin-product-2',
+  source: 'builtin:product',
   build,
 };

@@ -6,6 +6,7 @@ import { paragraph, richText } from '../../text/text.js';
 import { brandInitial, brandLabel } from '../brand.js';
 import { CARD_HEIGHT, CARD_WIDTH, type TemplateDefinition, type TemplateFields } from '../types.js';
 import { artworkSource } from './artwork.js';
+import { BUILTIN_FIELDS } from './fields.js';
 import { SAAS_COLORS as C, SAAS_BACKDROPS, WINDOW } from './saas-backdrop.js';
 
 /**
@@ -22,7 +23,7 @@ const LOGO_GRADIENT = `linear-gradient(135deg, ${C.violet}, ${C.cyan})`;
 
 function build(fields: TemplateFields) {
   const bag = new ImageBag();
-  const dir = detectDirection(fields.title);
+  const dir = detectDirection(fields.title ?? '');
   const withShot = fields.artwork !== undefined;
   const textWidth = withShot ? CARD_WIDTH - SHOT.width - PAD - 28 : 940;
 
@@ -53,7 +54,7 @@ function build(fields: TemplateFields) {
   const reserved =
     2 * PAD + (fields.brand ? TOP_ROW + 56 : 11 + GAP) + (subtitle ? subtitle.height + GAP : 0);
   const title = paragraph(
-    fields.title,
+    fields.title ?? '',
     {
       box: {
         face: 'sans-800',
@@ -211,10 +212,13 @@ function brandRow(brand: string, bag: ImageBag): Node {
 
 export const saas: TemplateDefinition = {
   name: 'saas',
-  version: 2,
   description:
     'Dark launch card: brand logo mark, large headline, and the artwork as a screenshot in a window frame (cover); text-only without it.',
-  uses: { brand: true, artwork: true },
-  artworkSize: { width: SHOT.width, height: SHOT.height, fit: 'cover' },
+  fields: BUILTIN_FIELDS,
+  sizes: ['og'],
+  uses: { brand: true, artwork: true, theme: false },
+  artworkSize: () => ({ width: SHOT.width, height: SHOT.height, fit: 'cover' }),
+  hash: 'builtin-saas-2',
+  source: 'builtin:saas',
   build,
 };
