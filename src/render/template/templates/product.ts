@@ -137,12 +137,14 @@ function rowText(
   );
 }
 
-/** Square and story: brand, then the words, set close under the stage. */
+/** Square and story: brand, then the words, under the stage. */
 function stackText(size: CardSize, L: ProductLayout, top: Node, words: Node): Node {
   return div(
     {
       display: 'flex',
       flexDirection: 'column',
+      // Centred in the space under the stage, so short copy does not leave a bare foot.
+      justifyContent: 'center',
       alignItems: 'flex-start',
       gap: L.gap,
       width: size.width,
