@@ -271,7 +271,10 @@ function ensureNginx() {
 /** Debian's tesseract for the test that every card's title reads back by OCR (test/render/template/ocr.test.ts). */
 function ensureTesseract() {
   if (existsSync('/usr/bin/tesseract')) return;
-  aptInstall(['tesseract-ocr', 'tesseract-ocr-eng'], 'the OCR title test fails in CI and is skipped elsewhere');
+  aptInstall(
+    ['tesseract-ocr', 'tesseract-ocr-eng'],
+    'the OCR title test fails in CI and is skipped elsewhere',
+  );
 }
 
 /**
