@@ -115,7 +115,9 @@ async function renderBatch(modules: Modules, v: ReturnType<typeof parse>['values
         if (result.kind !== 'png') throw new Error('unexpected 304');
         // A row may ask for another format (its format column): the file's extension follows it.
         const name = uniqueName(
-          typeof filename === 'string' && filename ? filename : slug(row.index, req.title),
+          typeof filename === 'string' && filename
+            ? filename
+            : slug(row.index, String(req.fields.title ?? '')),
           used,
           FILE_EXTENSION[result.format],
         );
