@@ -51,6 +51,8 @@ export async function createFileRegistry(opts: FileRegistryOptions): Promise<Tem
   let ordered: TemplateDefinition[] = [...modules];
   let names: readonly string[] = Object.freeze(ordered.map((t) => t.name));
   const listeners = new Set<() => void>();
+  // Built-ins' files before the operator's.
+  const rank = (t: TemplateDefinition) => (opts.dirs.builtin && inside(t.source, opts.dirs.builtin) ? 0 : 1);
 
   const first = await scan(dirs, builtinNames, opts.dirs.builtin, new Map());
   for (const [file, message] of first.broken) {
@@ -70,7 +72,6 @@ export async function createFileRegistry(opts: FileRegistryOptions): Promise<Tem
     ordered = [...modules, ...fromFiles];
     names = Object.freeze(ordered.map((t) => t.name));
   }
-  const rank = (t: TemplateDefinition) => (opts.dirs.builtin && inside(t.source, opts.dirs.builtin) ? 0 : 1);
 
   const watchers: FSWatcher[] = [];
   let timer: NodeJS.Timeout | undefined;
