@@ -142,7 +142,8 @@ describe('GET /render/template', () => {
       payload: { template: 'saas', title: 'V', v: '2' },
     });
     expect(posted.json()).toEqual({
-      error: 'Unknown field "v". Allowed: template, title, subtitle, brand, imageUrl, size, theme, format, quality',
+      error:
+        'Unknown field "v". Allowed: template, title, subtitle, brand, imageUrl, size, theme, format, quality',
     });
   });
 });
