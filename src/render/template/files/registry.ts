@@ -112,7 +112,7 @@ export async function createFileRegistry(opts: FileRegistryOptions): Promise<Tem
       try {
         watchers.push(fsWatch(dir, { recursive: true }, schedule));
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        if (!isMissing(err)) throw err;
       }
     }
   }
@@ -185,11 +185,20 @@ async function templateFiles(dir: string): Promise<string[]> {
       .map((e) => path.join(path.resolve(dir), e.name))
       .sort();
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if (isMissing(err)) return [];
     throw err;
   }
 }
 
 function inside(file: string, dir: string): boolean {
   return path.resolve(file).startsWith(`${path.resolve(dir)}${path.sep}`);
+}
+
+/**
+ * No directory there: none, or a file on the way (a data dir that is a file is reported by the
+ * storage area, which names the setting).
+ */
+function isMissing(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
 }
