@@ -151,6 +151,7 @@ ${markdownTable(rows)}
 
 ${markdownTable(start)}
 
-${verdict}`,
+${verdict} Both make the same calls, so a ratio below 1 is the shared machine's noise (the two p50s
+move by about a quarter between runs while other work runs), not a faster file.`,
   );
 }
