@@ -69,7 +69,9 @@ async function renderOne(modules: Modules, args: ReturnType<typeof parse>): Prom
   const out = v.output ?? 'card.png';
   try {
     const started = performance.now();
-    const result = await modules.templates.resolve(parseTemplateRequest(input, 'body'));
+    const result = await modules.templates.resolve(
+      parseTemplateRequest(input, 'body', undefined, modules.registry),
+    );
     if (result.kind !== 'png') throw new Error('unexpected 304');
     await writeFile(out, result.body);
     const ms = performance.now() - started;
@@ -110,7 +112,7 @@ async function renderBatch(modules: Modules, v: ReturnType<typeof parse>['values
       const row = rows[next++]!;
       try {
         const { filename, ...fields } = row.input;
-        const req = parseTemplateRequest(fields, 'body');
+        const req = parseTemplateRequest(fields, 'body', undefined, modules.registry);
         const result = await modules.templates.resolve(req);
         if (result.kind !== 'png') throw new Error('unexpected 304');
         // A row may ask for another format (its format column): the file's extension follows it.
