@@ -4,6 +4,7 @@ import type { ServerSecrets } from '../auth/secret.js';
 import { encodeRfc3986, signUrl } from '../auth/signing.js';
 import { AppError } from '../errors.js';
 import { parseTemplateRequest, requestBody, type TemplateRequest } from '../render/template/request.js';
+import type { TemplateRegistry } from '../render/template/types.js';
 import type { ApiKeyRecord } from '../storage/store.js';
 import { escapeHtml } from './html.js';
 import { dateTime, shortDate } from './views/format.js';
@@ -76,12 +77,14 @@ export function buildPlayground(opts: {
   secrets: ServerSecrets;
   baseUrl: string;
   now: number;
+  /** The templates a request may name (absent: the built-ins). */
+  registry?: TemplateRegistry;
 }): PlaygroundResult {
   const { input } = opts;
   const fields: Record<string, string> = { template: input.template, title: input.title };
   for (const name of ['subtitle', 'brand', 'imageUrl'] as const)
     if (input[name] !== '') fields[name] = input[name];
-  const parsed = parseTemplateRequest(fields, 'query');
+  const parsed = parseTemplateRequest(fields, 'query', undefined, opts.registry);
   assertTemplateAllowed(opts.plan, parsed.template);
   const key = playgroundKey(opts.keys, input.key, opts.now, 'previews and og:image URLs');
   const path = `/render/template?${query(parsed)}`;
