@@ -65,7 +65,8 @@ export async function loadTemplateFile(file: string, dir: string): Promise<Templ
   for (const size of def.sizes) {
     try {
       def.build(sampleFields(def), { size: SIZES[size] });
-    } catch (err) {
+    } catch (wrapped) {
+      const err = (wrapped as Error).cause ?? wrapped;
       const at = frameOf(err, compiled, file, dir);
       throw new TemplateFileError(
         file,
@@ -145,11 +146,17 @@ function definition(
     hash,
     source: file,
     build(fields: TemplateFields, ctx: BuildContext = { size: SIZES.og }): BuiltCard {
-      const { result, bag } = withBag(() => decl.render(fields as never, { ...ctx, size: ctx.size }));
+      // A template that throws for some input is a 500 like any bug; the log names its line.
       try {
+        const { result, bag } = withBag(() => decl.render(fields as never, { ...ctx, size: ctx.size }));
         return toBuilt(result, bag.list());
       } catch (err) {
-        throw new Error(`${frameOf(err, compiled, file, dir) ?? where(file)}: ${(err as Error).message}`);
+        throw new Error(
+          `${frameOf(err, compiled, file, dir) ?? where(file)}: ${(err as Error)?.message ?? err}`,
+          {
+            cause: err,
+          },
+        );
       }
     },
   };

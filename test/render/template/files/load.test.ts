@@ -112,6 +112,18 @@ describe('a template file that cannot load says where', () => {
     );
   });
 
+  it('a render that throws for one input only: the request-time error names the line', async () => {
+    const d = path.join(dir, 'late-throw');
+    await mkdir(d);
+    const file = path.join(d, 'late.tsx');
+    await writeFile(
+      file,
+      `${HEAD}export default defineTemplate({\n  description: 'x',\n  fields: { title: { type: 'text', maxLength: 9 } },\n  render(f) {\n    if (f.title === 'boom') throw new Error('no such layout');\n    return <div />;\n  },\n});\n`,
+    );
+    const def = await loadTemplateFile(file, d);
+    expect(() => def.build({ title: 'boom' })).toThrow(/late\.tsx:6:35: no such layout$/);
+  });
+
   it('loads what is right', async () => {
     expect(await load(declared("title: { type: 'text', maxLength: 9 },"))).toBe('loaded');
   });
