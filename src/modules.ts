@@ -24,10 +24,11 @@ import type { ArtworkFetcher } from './render/image/artwork.js';
 import { createImageArea } from './render/image/module.js';
 import { createScreenshotArea } from './render/screenshot/module.js';
 import type { ScreenshotService } from './render/screenshot/types.js';
+import { createTemplateFilesArea } from './render/template/files/area.js';
 import { createTemplateArea } from './render/template/module.js';
-import { TEMPLATE_NAMES } from './render/template/registry.js';
 import type { TemplateRenderer } from './render/template/renderer.js';
 import type { TemplateService } from './render/template/service.js';
+import type { TemplateRegistry, ThemeSource } from './render/template/types.js';
 import type { Config } from './settings.js';
 import { createUsageArea } from './usage/module.js';
 import type { UsageRecorder } from './usage/recorder.js';
@@ -61,6 +62,8 @@ export interface Modules {
     flight: SharedFlight;
   } | null;
   renderQueue: WorkQueue;
+  /** Every template (built-ins and files); reloaded outside production, so read it per request. */
+  registry: TemplateRegistry;
   templates: TemplateService;
   /** GET /render/url; launches Chromium on first use (or on `warm()`), never at creation. */
   screenshots: ScreenshotService;
@@ -79,6 +82,10 @@ export async function createModules(
     clock?: Clock;
     /** The screenshots' URL guard (tests give one whose resolver maps fixture host names). */
     screenshotGuard?: UrlGuard;
+    /** Accounts' brand themes for the card routes. */
+    themes?: ThemeSource;
+    /** The built-in templates' directory (tests use a fixture one). */
+    builtinTemplatesDir?: string;
   } = {},
 ): Promise<Modules> {
   const clock = opts.clock ? { clock: opts.clock } : {};
@@ -94,9 +101,17 @@ export async function createModules(
     return service;
   };
   try {
+    // First: plans name templates, and a broken template file stops the start before anything opens.
+    const registry = await start(
+      'template files',
+      createTemplateFilesArea(config, {
+        log,
+        ...(opts.builtinTemplatesDir ? { builtinDir: opts.builtinTemplatesDir } : {}),
+      }),
+    );
     const accounts = await start(
       'accounts',
-      createAccountsArea(config, { log, templates: TEMPLATE_NAMES, ...clock }),
+      createAccountsArea(config, { log, templates: registry.names(), ...clock }),
     );
     const redis = await start('redis', createRedisArea(config, { log }));
     const { authenticator, notices } = await start(
@@ -118,6 +133,8 @@ export async function createModules(
     const { renderer, renderQueue, templates } = await start(
       'templates',
       createTemplateArea(config, {
+        registry,
+        ...(opts.themes ? { themes: opts.themes } : {}),
         artwork,
         cache,
         log,
@@ -151,6 +168,7 @@ export async function createModules(
       cache,
       scale: redis && notices && flight ? { redis, redisCache, notices, flight } : null,
       renderQueue,
+      registry,
       templates,
       screenshots,
       close: () => started.close(),

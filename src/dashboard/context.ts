@@ -6,6 +6,7 @@ import type { HttpConfig } from '../http/settings.js';
 import type { Clock } from '../lib/clock.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
 import type { ScreenshotConfig } from '../render/screenshot/settings.js';
+import type { TemplateRegistry } from '../render/template/types.js';
 import type { StorageConfig } from '../storage/settings.js';
 import type { UsageRecorder } from '../usage/recorder.js';
 import type { Html } from './html.js';
@@ -53,6 +54,8 @@ export interface DashboardDeps {
   sessions: Sessions;
   limiter: RateLimiter;
   usage: UsageRecorder;
+  /** The templates (built-ins and files); absent: the built-ins. */
+  registry?: TemplateRegistry;
   clock?: Clock;
 }
 
