@@ -130,12 +130,16 @@ describe('a custom template file', () => {
       expect(res.statusCode, size).toBe(200);
       expect(pngSize(res.rawPayload)).toEqual({ width, height });
     }
-    // The built-ins keep og only for now: the same rule.
+    // A size the template does not declare names the ones it does.
     await expectError(
-      await get({ template: 'blog', title: 'x', size: 'square' }),
+      await get({ template: 'event', title: 'x', size: 'twitter' }),
       400,
-      'size must be one of: og (template blog does not lay out at square)',
+      'size must be one of: og, square, story (template event does not lay out at twitter)',
     );
+    // The built-ins lay out at every size.
+    const blog = await get({ template: 'blog', title: 'x', size: 'linkedin' });
+    expect(blog.statusCode).toBe(200);
+    expect(pngSize(blog.rawPayload)).toEqual({ width: 1200, height: 627 });
   });
 
   it('is listed by name among the templates a request may name', async () => {
