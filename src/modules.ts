@@ -28,6 +28,7 @@ import { createTemplateArea } from './render/template/module.js';
 import { TEMPLATE_NAMES } from './render/template/registry.js';
 import type { TemplateRenderer } from './render/template/renderer.js';
 import type { TemplateService } from './render/template/service.js';
+import type { TemplateRegistry } from './render/template/types.js';
 import type { Config } from './settings.js';
 import { createUsageArea } from './usage/module.js';
 import type { UsageRecorder } from './usage/recorder.js';
@@ -61,6 +62,8 @@ export interface Modules {
     flight: SharedFlight;
   } | null;
   renderQueue: WorkQueue;
+  /** The template registry (built-ins and template files), read at request time. */
+  registry: TemplateRegistry;
   templates: TemplateService;
   /** GET /render/url; launches Chromium on first use (or on `warm()`), never at creation. */
   screenshots: ScreenshotService;
@@ -115,7 +118,7 @@ export async function createModules(
       'artwork',
       createImageArea(config, { log, onFailure: (reason) => metrics.imageFetchFailed(reason) }),
     );
-    const { renderer, renderQueue, templates } = await start(
+    const { registry, renderer, renderQueue, templates } = await start(
       'templates',
       createTemplateArea(config, {
         artwork,
@@ -151,6 +154,7 @@ export async function createModules(
       cache,
       scale: redis && notices && flight ? { redis, redisCache, notices, flight } : null,
       renderQueue,
+      registry,
       templates,
       screenshots,
       close: () => started.close(),

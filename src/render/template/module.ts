@@ -11,9 +11,12 @@ import { createStaticRegistry } from './registry.js';
 import { createTemplateRenderer, type TemplateRenderer } from './renderer.js';
 import { createTemplateService, type TemplateService } from './service.js';
 import type { TemplateConfig } from './settings.js';
+import type { TemplateRegistry } from './types.js';
 
 /** The renderer, its queue and the card service. */
 export interface TemplateServices {
+  /** The templates by name, read at request time by the parser, OpenAPI and the dashboard. */
+  registry: TemplateRegistry;
   renderer: TemplateRenderer;
   renderQueue: WorkQueue;
   templates: TemplateService;
@@ -56,7 +59,7 @@ export function createTemplateArea(
       onRender: deps.onRender,
     });
     return {
-      service: { renderer, renderQueue, templates },
+      service: { registry, renderer, renderQueue, templates },
       checks: {
         renderer: {
           critical: true,
