@@ -6,6 +6,7 @@ import type { HttpConfig } from '../http/settings.js';
 import type { Clock } from '../lib/clock.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
 import type { ScreenshotConfig } from '../render/screenshot/settings.js';
+import type { TemplateRegistry } from '../render/template/types.js';
 import type { StorageConfig } from '../storage/settings.js';
 import type { UsageRecorder } from '../usage/recorder.js';
 import type { Html } from './html.js';
@@ -50,6 +51,8 @@ export interface DashboardDeps {
     Pick<ScreenshotConfig, 'screenshotViewports'>;
   log: Logger;
   accounts: AccountsModule;
+  /** The templates the playground offers, read at request time (they can be reloaded). */
+  registry: TemplateRegistry;
   sessions: Sessions;
   limiter: RateLimiter;
   usage: UsageRecorder;
