@@ -101,8 +101,8 @@ describe('the playground form follows the template declaration', () => {
     );
     expect(body).not.toContain('useTheme');
     // The other templates' inputs wait in inert <template>s for the script to swap in.
-    expect(page).toMatch(/<template data-fields="event">[^]*name="headline"[^]*<\/template>/);
-    expect(page).toMatch(/<template data-fields="blog">[^]*<textarea id="pg-title"[^]*<\/template>/);
+    expect(page).toMatch(/<template data-fields="event">[\s\S]*name="headline"[\s\S]*<\/template>/);
+    expect(page).toMatch(/<template data-fields="blog">[\s\S]*<textarea id="pg-title"[\s\S]*<\/template>/);
     expect(page).not.toContain('<template data-fields="product">');
     // blog draws no artwork: its form has no image URL.
     const blog = liveFields((await c.get('/dashboard/playground?template=blog&title=Hi')).body);
