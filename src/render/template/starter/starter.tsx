@@ -6,14 +6,16 @@
  * for takumi (flexbox; numbers are pixels). `render` must be pure: the same fields and size
  * always give the same card, so a card's URL and ETag can be cached for a year.
  *
- * Text goes through <Text>, the fitter the built-in templates use: it picks the largest size
- * from `steps` whose lines fit the box, then cuts with an ellipsis, so a headline of any length
- * in any script never leaves the card. `npx cardshot templates check` proves it at every size.
+ * Text goes through <Text>, the fitter the built-in templates use: it picks the largest of
+ * `box.steps` ([font size, most lines] pairs) whose lines fit the box, then cuts with an
+ * ellipsis, so a headline of any length in any script never leaves the card (`face` names the
+ * width table the fitter estimates with: sans-400, sans-800 or serif-700). Run
+ * `npx cardshot templates check` after each change: it proves that at every size.
  *
  * Request it as: POST /render/template {"template":"__NAME__","title":"…","accent":"#0EA5E9"}
  * or GET /render/template?template=__NAME__&title=…&size=square
  */
-import { defineTemplate, FAMILY, Text } from 'cardshot/template';
+import { defineTemplate, Text } from 'cardshot/template';
 
 /** Layout per size: landscape cards keep a wide measure, tall ones a bigger headline. */
 function layout(width: number, height: number) {
@@ -77,34 +79,37 @@ export default defineTemplate({
           <div style={{ width: 14, height: 44, borderRadius: 7, backgroundColor: fields.accent }} />
           {fields.brand ? (
             <Text
-              text={fields.brand}
-              face="sans-400"
-              family={FAMILY.sans}
-              weight={400}
+              box={{
+                face: 'sans-400',
+                steps: [
+                  [26, 1],
+                  [22, 1],
+                ],
+                width: textWidth - 28,
+                height: 36,
+                lineHeight: 1.2,
+              }}
               color="#E2E8F0"
-              steps={[
-                [26, 1],
-                [22, 1],
-              ]}
-              width={textWidth - 28}
-              height={36}
-              lineHeight={1.2}
-            />
+            >
+              {fields.brand}
+            </Text>
           ) : null}
         </div>
         <Text
-          text={fields.title}
-          face="sans-800"
-          family={FAMILY.sans}
+          box={{
+            face: 'sans-800',
+            steps,
+            width: textWidth,
+            height: textHeight,
+            lineHeight: 1.08,
+            letterSpacing: -0.02,
+          }}
           weight={800}
           color="#FFFFFF"
-          steps={steps}
-          width={textWidth}
-          height={textHeight}
-          lineHeight={1.08}
-          letterSpacing={-0.02}
           balance
-        />
+        >
+          {fields.title}
+        </Text>
         <div
           style={{
             height: 8,
