@@ -48,7 +48,7 @@ export async function runTemplates(argv: string[]): Promise<number> {
     const registry = await openTemplates(values.dir);
     try {
       if (verb === 'list') return list(registry, values);
-      if (verb === 'check') return await check(registry, values);
+      if (verb === 'check') return await checkTemplates(registry, values);
       return await types(registry, values);
     } finally {
       await registry.close();
@@ -82,7 +82,11 @@ function list(registry: TemplateRegistry, values: Values): number {
   return 0;
 }
 
-async function check(registry: TemplateRegistry, values: Values): Promise<number> {
+/** `templates check` over `registry`: prints the report, returns 1 when any text does not fit. */
+export async function checkTemplates(
+  registry: TemplateRegistry,
+  values: { json?: boolean; template?: string },
+): Promise<number> {
   const only = values.template;
   if (only !== undefined && !registry.get(only)) {
     throw new UsageError(`no template "${only}"; known: ${registry.names().join(', ')}`);
