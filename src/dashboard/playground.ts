@@ -150,7 +150,9 @@ function normalised(
   parsed: TemplateRequest,
   def: TemplateDefinition | undefined,
 ): Array<[string, string | number]> {
-  const back = parsed as unknown as Record<string, unknown>;
+  // The parser hands values back by name, at the top or under `fields` (declared fields).
+  const top = parsed as unknown as Record<string, unknown>;
+  const back = { ...top, ...((top.fields as Record<string, unknown> | undefined) ?? {}) };
   return Object.entries(fields).map(([name, value]): [string, string | number] => {
     const given = back[name];
     const text = typeof given === 'string' || typeof given === 'number' ? String(given) : value;
