@@ -51,11 +51,11 @@ export interface DashboardDeps {
     Pick<ScreenshotConfig, 'screenshotViewports'>;
   log: Logger;
   accounts: AccountsModule;
+  /** The templates the playground offers, read at request time (they can be reloaded). */
+  registry: TemplateRegistry;
   sessions: Sessions;
   limiter: RateLimiter;
   usage: UsageRecorder;
-  /** The templates (built-ins and files); absent: the built-ins. */
-  registry?: TemplateRegistry;
   clock?: Clock;
 }
 
