@@ -13,8 +13,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
+import { builtinTemplatesDir } from '../src/render/template/files/area.js';
 import { createFileRegistry } from '../src/render/template/files/registry.js';
-import { createStaticRegistry } from '../src/render/template/registry.js';
 import { createTemplateRenderer, type TemplateRenderer } from '../src/render/template/renderer.js';
 import { machineFacts, markdownTable, textTable, writeSection } from './lib/report.js';
 import { summarize } from './lib/stats.js';
@@ -48,11 +48,10 @@ async function timeRenders(renderer: TemplateRenderer, name: string, from: numbe
 
 async function renders(): Promise<{ builtin: number[]; file: number[] }> {
   const registry = await createFileRegistry({
-    dirs: { builtin: path.join(fixtures, 'copy') },
+    dirs: { builtin: builtinTemplatesDir(), operator: path.join(fixtures, 'copy') },
     watch: false,
     skipBroken: false,
     log,
-    modules: createStaticRegistry().list(),
   });
   const renderer = await createTemplateRenderer(registry);
   const builtin: number[] = [];
@@ -74,11 +73,10 @@ async function renders(): Promise<{ builtin: number[]; file: number[] }> {
 async function startUp(operator: string): Promise<number> {
   const start = performance.now();
   const registry = await createFileRegistry({
-    dirs: { operator },
+    dirs: { builtin: builtinTemplatesDir(), operator },
     watch: false,
     skipBroken: false,
     log,
-    modules: createStaticRegistry().list(),
   });
   await createTemplateRenderer(registry);
   const ms = performance.now() - start;

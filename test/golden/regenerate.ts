@@ -1,9 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { TEMPLATE_NAMES, TEMPLATES } from '../../src/render/template/registry.js';
 import { createTemplateRenderer, type TemplateRenderer } from '../../src/render/template/renderer.js';
 import { DEFAULT_SIZE } from '../../src/render/template/sizes.js';
+import { TEMPLATE_NAMES, TEMPLATES } from '../helpers/builtins.js';
 import { caseContext, caseFields, goldenCases, goldenPath, repoRoot } from './cases.js';
 import { SHOWCASE_COPY, showcaseArtwork } from './showcase.js';
 

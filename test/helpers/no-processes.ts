@@ -18,7 +18,21 @@ const refuse =
     );
   };
 
+/**
+ * esbuild's own service: the template loader compiles every template file with it (the built-ins
+ * too), as the server does. One long-lived helper per worker, started by the loader rather than by
+ * a test, so it is not a process the tags are about.
+ */
+const ESBUILD = /[\\/]@esbuild[\\/][^\\/]+[\\/]bin[\\/]esbuild(\.exe)?$|[\\/]esbuild[\\/]bin[\\/]esbuild$/;
+
 const starters = childProcess as unknown as Record<(typeof STARTERS)[number], unknown>;
-for (const name of STARTERS) starters[name] = refuse(name);
+for (const name of STARTERS) {
+  const original = starters[name] as (command: unknown, ...rest: unknown[]) => unknown;
+  const refusal = refuse(name);
+  starters[name] = (command: unknown, ...rest: unknown[]) =>
+    name === 'spawn' && typeof command === 'string' && ESBUILD.test(command)
+      ? original(command, ...rest)
+      : refusal(command);
+}
 // Files that imported { spawn } from 'node:child_process' see the refusal too.
 syncBuiltinESMExports();

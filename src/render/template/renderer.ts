@@ -2,7 +2,7 @@ import { Renderer } from '@takumi-rs/core';
 import { warmCoverage } from '../text/coverage.js';
 import { FALLBACK_FAMILIES, FONTS_VERSION, registerFonts } from '../text/fonts.js';
 import { sampleFields } from './files/load.js';
-import { createStaticRegistry } from './registry.js';
+import { loadBuiltins } from './registry.js';
 import { DEFAULT_SIZE } from './sizes.js';
 import type { BuildContext, TemplateFields, TemplateName, TemplateRegistry } from './types.js';
 
@@ -45,10 +45,12 @@ const RENDERER_REVISION = 7;
 /** Decoded images, SVG rasters (emoji, decorative layers) and stylesheets, shared by renders. */
 const CACHE_BYTES = 64 * 1024 * 1024;
 
-/** Loads every font once and returns the renderer the template service calls. */
-export async function createTemplateRenderer(
-  registry: TemplateRegistry = createStaticRegistry(),
-): Promise<TemplateRenderer> {
+/**
+ * Loads every font once and returns the renderer the template service calls, drawing from
+ * `registry` (default: the built-ins alone, for tools and tests).
+ */
+export async function createTemplateRenderer(registry?: TemplateRegistry): Promise<TemplateRenderer> {
+  const templates = registry ?? (await loadBuiltins());
   const engine = new Renderer({ cacheMaxBytes: CACHE_BYTES });
   await registerFonts(engine);
   // Request parsing and text fitting read the glyph coverage synchronously: built here, not on
@@ -63,7 +65,7 @@ export async function createTemplateRenderer(
     async render(name, fields, { ctx = { size: DEFAULT_SIZE }, signal } = {}) {
       if (closed) throw new Error('template renderer is closed');
       signal?.throwIfAborted();
-      const def = registry.get(name);
+      const def = templates.get(name);
       if (!def) throw new Error(`template ${JSON.stringify(name)} is not loaded`);
       const layoutStart = performance.now();
       const { node, images } = def.build(fields, ctx);
@@ -83,7 +85,7 @@ export async function createTemplateRenderer(
       closed = true;
     },
   };
-  await warmUp(renderer, registry);
+  await warmUp(renderer, templates);
   return renderer;
 }
 

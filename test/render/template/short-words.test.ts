@@ -1,10 +1,9 @@
 import { Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { BuiltinName } from '../../../src/render/template/registry.js';
-import { TEMPLATES } from '../../../src/render/template/registry.js';
 import type { CardSize, Node, TemplateFields } from '../../../src/render/template/types.js';
 import { FALLBACK_FAMILIES, registerFonts } from '../../../src/render/text/fonts.js';
 import { glueShortWords } from '../../../src/render/text/text-glue.js';
+import { type BuiltinName, TEMPLATES } from '../../helpers/builtins.js';
 import { textOf } from './nodes.js';
 import { decode } from './pixels.js';
 import { ALL_SIZES, at } from './sizes.js';

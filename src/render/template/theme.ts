@@ -1,6 +1,6 @@
-import { FAMILY } from '../../text/fonts.js';
-import type { FaceKey } from '../../text/text-metrics.js';
-import type { CardTheme } from '../types.js';
+import { FAMILY } from '../text/fonts.js';
+import type { FaceKey } from '../text/text-metrics.js';
+import type { CardTheme } from './types.js';
 
 /**
  * What the built-ins take from an account's brand theme. The theme gives three colours; the quiet
