@@ -29,6 +29,8 @@ import { TEMPLATE_NAMES } from './render/template/registry.js';
 import type { TemplateRenderer } from './render/template/renderer.js';
 import type { TemplateService } from './render/template/service.js';
 import type { Config } from './settings.js';
+import { createThemesArea } from './themes/module.js';
+import type { ThemeService } from './themes/service.js';
 import { createUsageArea } from './usage/module.js';
 import type { UsageRecorder } from './usage/recorder.js';
 import { CARDSHOT_VERSION } from './version.js';
@@ -62,6 +64,8 @@ export interface Modules {
   } | null;
   renderQueue: WorkQueue;
   templates: TemplateService;
+  /** Account brand themes; the card routes' `ThemeSource` (cached per node for a few seconds). */
+  themes: ThemeService;
   /** GET /render/url; launches Chromium on first use (or on `warm()`), never at creation. */
   screenshots: ScreenshotService;
   close(): Promise<void>;
@@ -115,6 +119,7 @@ export async function createModules(
       'artwork',
       createImageArea(config, { log, onFailure: (reason) => metrics.imageFetchFailed(reason) }),
     );
+    const themes = await start('themes', createThemesArea(config, { store, artwork, log, ...clock }));
     const { renderer, renderQueue, templates } = await start(
       'templates',
       createTemplateArea(config, {
@@ -152,6 +157,7 @@ export async function createModules(
       scale: redis && notices && flight ? { redis, redisCache, notices, flight } : null,
       renderQueue,
       templates,
+      themes,
       screenshots,
       close: () => started.close(),
     };
