@@ -51,6 +51,11 @@ export interface AppDeps {
   /** Accounts, keys, passwords and plans, for the dashboard. */
   accounts: AccountsModule;
   sessions: Sessions;
+  /** The Theme page's service, renderer, queue and templates (see DashboardDeps). */
+  themes: DashboardDeps['themes'];
+  renderer: DashboardDeps['renderer'];
+  renderQueue: DashboardDeps['renderQueue'];
+  registry?: DashboardDeps['registry'];
   metrics: Metrics;
   health: Health;
   clock?: Clock;
