@@ -6,6 +6,7 @@ import { runKeys } from './commands/keys.js';
 import { runRender } from './commands/render.js';
 import { runShot } from './commands/shot.js';
 import { runSign } from './commands/sign.js';
+import { runTheme } from './commands/theme.js';
 import { runUsage } from './commands/usage.js';
 
 /** Each verb's one-line help; the first word is the command. */
@@ -27,6 +28,10 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<
     run: runKeys,
   },
   usage: { help: 'usage --account <id> [--days 30] [--json]', run: runUsage },
+  theme: {
+    help: 'theme show | set [--background … --text … --accent … --font … --logo-file … | --logo-url …] | clear   --account <id|email> [--json]',
+    run: runTheme,
+  },
   sign: { help: 'sign <url> --key-id key_… --secret cssig_… [--expires 365d]', run: runSign },
   config: {
     help: 'config [--json | --markdown]   effective settings, secrets masked, and where each came from',
