@@ -127,8 +127,30 @@ function initTheme() {
   });
   size?.addEventListener('change', schedule);
   syncTemplate();
+  // The image the server put in the page shows the saved theme (or none); the form may differ
+  // (the defaults before a first save, or values sent back with an error): draw what it says.
+  update();
 
   const file = document.getElementById('theme-logo-file');
+  // The new logo is shown in place and drawn in the preview: unsaved colours stay in the form.
+  const showLogo = (body) => {
+    let logo = document.getElementById('theme-logo');
+    if (!logo) {
+      const box = document.createElement('div');
+      box.className = 'logo-frame';
+      logo = document.createElement('img');
+      logo.id = 'theme-logo';
+      logo.alt = 'Your logo';
+      box.append(logo);
+      file.closest('.field').before(box);
+    }
+    logo.width = body.logo.width;
+    logo.height = body.logo.height;
+    logo.src = `/dashboard/theme/logo.png?v=${body.updatedAt}`;
+    document.getElementById('theme-logo-size').textContent = `${body.logo.width} × ${body.logo.height} PNG`;
+    document.getElementById('theme-saved').textContent = 'Logo saved';
+    update();
+  };
   const logoError = document.getElementById('theme-logo-error');
   file?.addEventListener('change', async () => {
     const chosen = file.files?.[0];
@@ -141,12 +163,9 @@ function initTheme() {
         body: chosen,
         credentials: 'same-origin',
       });
-      if (res.ok) {
-        window.location.href = '/dashboard/theme?notice=saved';
-        return;
-      }
       const body = await res.json().catch(() => ({}));
-      showError(logoError, body.error || `The upload failed (HTTP ${res.status}).`);
+      if (res.ok) showLogo(body);
+      else showError(logoError, body.error || `The upload failed (HTTP ${res.status}).`);
     } catch {
       showError(logoError, 'The upload failed; check your connection and try again.');
     }

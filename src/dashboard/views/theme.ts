@@ -71,12 +71,12 @@ ${opts.notice ? alertBox(opts.notice.kind, opts.notice.text) : ''}
       <div class="form-actions"><button class="button primary" type="submit">Save theme</button><span class="pg-status" role="status" aria-live="polite" id="theme-status"></span></div>
     </form>
     <section class="card" aria-labelledby="logo-title">
-      <div class="card-head"><h2 id="logo-title">Logo</h2><span class="subtle">${saved?.logo ? `${saved.logo.width} × ${saved.logo.height} PNG` : 'None'}</span></div>
+      <div class="card-head"><h2 id="logo-title">Logo</h2><span class="subtle" id="theme-logo-size">${saved?.logo ? `${saved.logo.width} × ${saved.logo.height} PNG` : 'None'}</span></div>
       ${saved?.logo ? html`<div class="logo-frame"><img id="theme-logo" src="/dashboard/theme/logo.png?v=${saved.updatedAt}" width="${saved.logo.width}" height="${saved.logo.height}" alt="Your logo"></div>` : ''}
       <div class="field">
         <label for="theme-logo-file">Upload a logo</label>
         <input id="theme-logo-file" type="file" accept="image/png,image/jpeg,image/webp,image/gif,image/avif" aria-describedby="theme-logo-file-hint">
-        <p class="field-hint" id="theme-logo-file-hint">PNG, JPEG, WebP, GIF or AVIF up to 1 MB; stored as a PNG of at most 512 × 512, transparency kept. Saved as soon as it is uploaded.</p>
+        <p class="field-hint" id="theme-logo-file-hint">PNG, JPEG, WebP, GIF or AVIF up to 1 MB; stored as a PNG of at most 512 × 512, transparency kept. Saved as soon as it is chosen; your other changes stay as they are until you save them.</p>
       </div>
       <div class="alert error" role="alert" id="theme-logo-error" hidden></div>
       <div class="form-actions">
