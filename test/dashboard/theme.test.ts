@@ -1,63 +1,24 @@
-import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { csrfOf, type DashClient, dashClient, signedIn } from '../helpers/dashboard.js';
 import { expectError } from '../helpers/errors.js';
-import { pixelAt, pngSize } from '../helpers/png.js';
-import { pngBomb } from '../helpers/servers.js';
-import { withThemedTemplates } from '../helpers/theme-app.js';
-import { UNTHEMED } from '../helpers/themed-template.js';
+import { pngSize } from '../helpers/png.js';
+import { previewCall, redSquare, rgbAt, uploadLogo, withThemedTemplates } from '../helpers/theme-app.js';
 
+// The Theme page over HTTP; a hostile second account is theme-tenants.test.ts.
 let base: TestApp;
 let t: TestApp;
 let alice: DashClient;
-let mallory: DashClient;
-let malloryId: string;
-const MALLORY = 'mallory@hostile.test';
 
 beforeAll(async () => {
-  base = await startTestApp({ renderConcurrency: 2, renderQueueSize: 64 });
+  base = await startTestApp();
   t = await withThemedTemplates(base);
-  const m = await t.modules.accounts.accounts.createAccount({ name: 'Mallory', email: MALLORY, plan: 'pro' });
-  malloryId = m.id;
   alice = await signedIn(t);
-  mallory = await signedIn(t, MALLORY);
 });
 afterAll(async () => {
   await t?.close();
   await base?.close();
 });
-
-const hex = (rgb: number[]) => `#${rgb.map((c) => c.toString(16).padStart(2, '0')).join('')}`.toUpperCase();
-const rgbAt = async (png: Buffer, x: number, y: number) => hex((await pixelAt(png, x, y)).slice(0, 3));
-
-/** A JSON call from the page's script: CSRF token in the header. */
-async function preview(c: DashClient, body: Record<string, string>, csrf?: string) {
-  const token = csrf ?? csrfOf((await c.get('/dashboard/theme')).body);
-  return t.app.inject({
-    method: 'POST',
-    url: '/dashboard/theme/preview',
-    cookies: c.cookies,
-    headers: { 'content-type': 'application/json', 'x-csrf-token': token, origin: 'http://localhost:80' },
-    payload: JSON.stringify(body),
-  });
-}
-
-async function upload(c: DashClient, bytes: Buffer) {
-  const token = csrfOf((await c.get('/dashboard/theme')).body);
-  return t.app.inject({
-    method: 'POST',
-    url: '/dashboard/theme/logo',
-    cookies: c.cookies,
-    headers: { 'content-type': 'application/octet-stream', 'x-csrf-token': token },
-    payload: bytes,
-  });
-}
-
-const redSquare = (side: number) =>
-  sharp({ create: { width: side, height: side, channels: 4, background: { r: 255, g: 0, b: 0, alpha: 1 } } })
-    .png()
-    .toBuffer();
 
 describe('the Theme page', () => {
   it('is in the navigation, shows the defaults before a theme is saved, and has no inline script', async () => {
@@ -144,7 +105,7 @@ describe('the Theme page', () => {
 
 describe('the live preview', () => {
   it('draws the unsaved values (theme colours on pixels), at the chosen size', async () => {
-    const res = await preview(alice, {
+    const res = await previewCall(t, alice, {
       template: 'themed',
       size: 'og',
       background: '#0B3D2E',
@@ -160,7 +121,7 @@ describe('the live preview', () => {
     // Nothing was saved.
     expect((await t.modules.themes.get(t.account.id))?.background).toBe('#FEF3C7');
 
-    const story = await preview(alice, {
+    const story = await previewCall(t, alice, {
       template: 'themed',
       size: 'story',
       background: '#0B3D2E',
@@ -172,7 +133,7 @@ describe('the live preview', () => {
   });
 
   it('shows a template that does not draw themes in its own look, and refuses bad values as JSON', async () => {
-    const own = await preview(alice, {
+    const own = await previewCall(t, alice, {
       template: 'blog',
       size: 'og',
       background: '#0B3D2E',
@@ -183,7 +144,7 @@ describe('the live preview', () => {
     expect(own.statusCode).toBe(200);
     expect(await rgbAt(own.rawPayload, 600, 600)).not.toBe('#0B3D2E');
     await expectError(
-      await preview(alice, {
+      await previewCall(t, alice, {
         template: 'themed',
         size: 'og',
         background: 'green',
@@ -195,7 +156,7 @@ describe('the live preview', () => {
       'background must be a hex colour like #1A2B3C (got "green")',
     );
     await expectError(
-      await preview(alice, {
+      await previewCall(t, alice, {
         template: 'blog',
         size: 'story',
         background: '#000000',
@@ -207,7 +168,8 @@ describe('the live preview', () => {
       'size must be one of: og (for template blog)',
     );
     await expectError(
-      await preview(
+      await previewCall(
+        t,
         alice,
         {
           template: 'themed',
@@ -234,7 +196,7 @@ describe('the live preview', () => {
 
 describe('the logo', () => {
   it('uploads a file, stores it normalised, draws it in the preview, and removes it', async () => {
-    const res = await upload(alice, await redSquare(800));
+    const res = await uploadLogo(t, alice, await redSquare(800));
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ logo: { width: 512, height: 512 } });
     const logo = await alice.get('/dashboard/theme/logo.png');
@@ -249,87 +211,5 @@ describe('the logo', () => {
     expect(removed.headers.location).toBe('/dashboard/theme?notice=logo-removed');
     expect((await t.modules.themes.get(t.account.id))?.logo).toBeUndefined();
     expect((await alice.get('/dashboard/theme/logo.png')).statusCode).toBe(404);
-  });
-});
-
-describe('a hostile second account', () => {
-  it('cannot see or change the first account’s theme', async () => {
-    await upload(alice, await redSquare(64));
-    const page = await mallory.get('/dashboard/theme');
-    expect(page.body).toContain('name="background" value="#0F172A"');
-    expect(page.body).not.toContain('#FEF3C7');
-    expect((await mallory.get('/dashboard/theme/logo.png')).statusCode).toBe(404);
-    const drawn = await mallory.get('/dashboard/theme/preview.png?template=themed&size=og');
-    expect(await rgbAt(drawn.rawPayload, 10, 300)).toBe(UNTHEMED.background);
-    const csrf = csrfOf(page.body);
-    await mallory.post('/dashboard/theme', {
-      _csrf: csrf,
-      background: '#000000',
-      text: '#FFFFFF',
-      accent: '#00FF00',
-      font: 'sans',
-      logoUrl: '',
-    });
-    await mallory.post('/dashboard/theme/reset', { _csrf: csrf });
-    expect(await t.modules.themes.get(t.account.id)).toMatchObject({ background: '#FEF3C7' });
-    expect((await t.modules.themes.get(t.account.id))?.logo).toBeDefined();
-  });
-
-  it('gets a clear refusal for a huge logo, a decompression bomb and a logo URL to a private address', async () => {
-    await expectError(
-      await upload(mallory, Buffer.alloc(3 * 1024 * 1024, 1)),
-      413,
-      'logo is larger than 1 MB',
-    );
-    await expectError(
-      await upload(mallory, pngBomb(30_000, 30_000)),
-      422,
-      'logo has more than 16 megapixels',
-    );
-    await expectError(
-      await upload(mallory, Buffer.from('GIF89a not really')),
-      422,
-      'logo could not be decoded as GIF',
-    );
-    const csrf = csrfOf((await mallory.get('/dashboard/theme')).body);
-    for (const url of [
-      'http://127.0.0.1:9/logo.png',
-      'http://169.254.169.254/latest/meta-data/',
-      'http://[::1]/x.png',
-    ]) {
-      const res = await mallory.post('/dashboard/theme', {
-        _csrf: csrf,
-        background: '#000000',
-        text: '#FFFFFF',
-        accent: '#00FF00',
-        font: 'sans',
-        logoUrl: url,
-      });
-      expect(res.statusCode, url).toBe(400);
-      expect(res.body, url).toContain('logoUrl points to an address that is not allowed.');
-    }
-    expect((await t.modules.themes.read(malloryId))?.logo).toBeUndefined();
-  });
-
-  it('a flood of previews is bounded to its own share: others still get their cards and previews', async () => {
-    const csrf = csrfOf((await mallory.get('/dashboard/theme')).body);
-    const body = {
-      template: 'themed',
-      size: 'story',
-      background: '#000000',
-      text: '#FFFFFF',
-      accent: '#00FF00',
-      font: 'sans',
-    };
-    const flood = Array.from({ length: 30 }, () => preview(mallory, body, csrf));
-    const card = base.inject({ method: 'GET', url: '/render/template?template=saas&title=Still%20here' });
-    const mine = preview(alice, { ...body, accent: '#123456' });
-    const statuses = (await Promise.all(flood)).map((r) => r.statusCode);
-    expect((await card).statusCode).toBe(200);
-    expect((await mine).statusCode).toBe(200);
-    // One drawing and one waiting at a time: the rest are refused at once.
-    expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(4);
-    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(26);
-    expect(statuses.every((s) => s === 200 || s === 429)).toBe(true);
   });
 });
