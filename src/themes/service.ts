@@ -59,6 +59,9 @@ export interface ThemeService extends ThemeSource {
 /** Bytes of cached themes (logos dominate); a few hundred accounts with logos fit. */
 const CACHE_BYTES = 32 * 1024 * 1024;
 
+/** How long a theme read from the database is still used when the database cannot be reached (as for API keys). */
+const STALE_MS = 30_000;
+
 /** Creates the theme service over the store; logo URLs go through `artwork` (the URL guard, per-account bounds). */
 export function createThemeService(
   config: ThemeConfig,
@@ -66,10 +69,10 @@ export function createThemeService(
 ): ThemeService {
   const clock = deps.clock ?? systemClock;
   const ttl = config.themeCacheSeconds * 1000;
-  const cache = new LRUCache<string, { theme: CardTheme | null }>({
+  // Entries outlive the TTL (up to STALE_MS) only to answer while the database is unreachable.
+  const cache = new LRUCache<string, { theme: CardTheme | null; at: number }>({
     maxSize: CACHE_BYTES,
     sizeCalculation: (e) => 256 + (e.theme?.logo?.data.length ?? 0),
-    ttl: Math.max(1, ttl),
   });
   // Bumped on every local change: a read that began before it must not refill the cache with
   // what it read (the old theme), or the change would take a whole TTL to show on this node.
@@ -129,12 +132,24 @@ export function createThemeService(
 
   return {
     async get(accountId) {
-      const hit = ttl > 0 ? cache.get(accountId) : undefined;
-      if (hit) return hit.theme ?? undefined;
+      const now = clock.now();
+      const hit = cache.get(accountId);
+      if (hit && now - hit.at < ttl) return hit.theme ?? undefined;
       const started = generation;
-      const record = await deps.store.getTheme(accountId);
+      let record: ThemeRecord | undefined;
+      try {
+        record = await deps.store.getTheme(accountId);
+      } catch (err) {
+        // Like verified keys: a theme read moments ago keeps cards looking the same while the
+        // database is away, rather than every themed card failing at once.
+        if (hit && now - hit.at < STALE_MS) return hit.theme ?? undefined;
+        throw new AppError('unavailable', 'Brand themes cannot be read right now; retry shortly', {
+          retryAfter: 5,
+          cause: err,
+        });
+      }
       const theme = record ? toCardTheme(record) : null;
-      if (ttl > 0 && started === generation) cache.set(accountId, { theme });
+      if (started === generation) cache.set(accountId, { theme, at: now });
       return theme ?? undefined;
     },
 

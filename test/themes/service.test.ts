@@ -9,6 +9,7 @@ import { openStore } from '../../src/storage/open.js';
 import type { Store } from '../../src/storage/store.js';
 import { createThemeService, type ThemeService } from '../../src/themes/service.js';
 import { useArtworkFixture } from '../helpers/artwork.js';
+import { fakeClock } from '../helpers/clock.js';
 import { pngBomb } from '../helpers/servers.js';
 
 const artworkFx = useArtworkFixture();
@@ -185,10 +186,12 @@ describe('logo', () => {
 
 describe('the cache in front of the store', () => {
   it('shows a local change at once and another node’s change within the TTL', async () => {
+    const clock = fakeClock();
+    const cached = createThemeService(CONFIG, { store, artwork: artworkFx.artwork(), clock });
     const id = await newAccount();
-    const first = await themes.set(id, { accent: '#111111', background: '#FFFFFF', text: '#000000' });
-    expect((await themes.get(id))?.accent).toBe('#111111');
-    // Another node writes straight to the database: this node keeps its copy for up to 1 s.
+    const first = await cached.set(id, { accent: '#111111', background: '#FFFFFF', text: '#000000' });
+    expect((await cached.get(id))?.accent).toBe('#111111');
+    // Another node writes straight to the database: this node keeps its copy for 1 s.
     await store.setTheme({
       accountId: id,
       ...first,
@@ -197,15 +200,40 @@ describe('the cache in front of the store', () => {
       version: 'other',
       updatedAt: 2,
     });
-    expect((await themes.get(id))?.accent).toBe('#111111');
-    await new Promise((r) => setTimeout(r, 1100));
-    expect((await themes.get(id))?.accent).toBe('#222222');
+    clock.advance(999);
+    expect((await cached.get(id))?.accent).toBe('#111111');
+    clock.advance(1);
+    expect((await cached.get(id))?.accent).toBe('#222222');
     // A change through this node is seen at once, and so is a clear.
-    await themes.set(id, { accent: '#333333' });
-    expect((await themes.get(id))?.accent).toBe('#333333');
-    expect(await themes.clear(id)).toBe(true);
-    expect(await themes.get(id)).toBeUndefined();
-    expect(await themes.clear(id)).toBe(false);
+    await cached.set(id, { accent: '#333333' });
+    expect((await cached.get(id))?.accent).toBe('#333333');
+    expect(await cached.clear(id)).toBe(true);
+    expect(await cached.get(id)).toBeUndefined();
+    expect(await cached.clear(id)).toBe(false);
+    await cached.close();
+  });
+
+  it('keeps answering a theme read in the last 30 s while the database is away, then 503', async () => {
+    const clock = fakeClock();
+    let down = false;
+    const flaky: typeof store = Object.create(store);
+    flaky.getTheme = (accountId) =>
+      down ? Promise.reject(new Error('connection refused')) : store.getTheme(accountId);
+    const cached = createThemeService(CONFIG, { store: flaky, artwork: artworkFx.artwork(), clock });
+    const id = await newAccount();
+    await cached.set(id, { accent: '#444444' });
+    expect((await cached.get(id))?.accent).toBe('#444444');
+    down = true;
+    clock.advance(29_999);
+    expect((await cached.get(id))?.accent).toBe('#444444');
+    clock.advance(1);
+    const unavailable = {
+      code: 'unavailable',
+      message: 'Brand themes cannot be read right now; retry shortly',
+    };
+    expect(await refusal(cached.get(id))).toEqual(unavailable);
+    expect(await refusal(cached.get(await newAccount()))).toEqual(unavailable);
+    await cached.close();
   });
 
   it('a draft is validated but not saved', async () => {
