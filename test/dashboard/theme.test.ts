@@ -195,6 +195,30 @@ describe('the live preview', () => {
 });
 
 describe('the logo', () => {
+  it('refuses an upload without a session or without the CSRF token, as JSON', async () => {
+    const png = await redSquare(16);
+    const anon = await t.app.inject({
+      method: 'POST',
+      url: '/dashboard/theme/logo',
+      headers: { 'content-type': 'application/octet-stream' },
+      payload: png,
+    });
+    await expectError(anon, 401, 'Your session has ended; sign in again');
+    const forged = await t.app.inject({
+      method: 'POST',
+      url: '/dashboard/theme/logo',
+      cookies: alice.cookies,
+      headers: { 'content-type': 'application/octet-stream', 'x-csrf-token': 'forged' },
+      payload: png,
+    });
+    await expectError(
+      forged,
+      403,
+      'This form has expired or did not come from this dashboard. Go back, reload the page and try again.',
+    );
+    expect((await t.modules.themes.read(t.account.id))?.logo).toBeUndefined();
+  });
+
   it('uploads a file, stores it normalised, draws it in the preview, and removes it', async () => {
     const res = await uploadLogo(t, alice, await redSquare(800));
     expect(res.statusCode).toBe(200);
