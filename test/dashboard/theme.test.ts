@@ -142,6 +142,18 @@ describe('the live preview', () => {
       font: 'sans',
     });
     expect(own.statusCode).toBe(200);
+    for (const template of ['product', 'saas']) {
+      const other = await previewCall(t, alice, {
+        template,
+        size: 'og',
+        background: '#0B3D2E',
+        text: '#FFFFFF',
+        accent: '#FF5500',
+        font: 'sans',
+      });
+      expect(other.statusCode, template).toBe(200);
+      expect(pngSize(other.rawPayload), template).toEqual({ width: 1200, height: 630 });
+    }
     expect(await rgbAt(own.rawPayload, 600, 600)).not.toBe('#0B3D2E');
     await expectError(
       await previewCall(t, alice, {
