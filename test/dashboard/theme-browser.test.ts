@@ -89,6 +89,8 @@ describe.runIf(run)('Theme page in Chromium', () => {
       page.getByLabel('Password').press('Enter'),
     ]);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Brand theme');
+    // The fixture that draws the theme (the page selects the first template that does).
+    await page.getByLabel('Template').selectOption('themed');
     // On load the preview is redrawn from the form (the defaults, nothing saved yet).
     await expect.poll(() => previewPixel(10, 300), { timeout: 10_000 }).toBe('#0F172A');
 

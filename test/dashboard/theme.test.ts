@@ -4,6 +4,7 @@ import { csrfOf, type DashClient, dashClient, signedIn } from '../helpers/dashbo
 import { expectError } from '../helpers/errors.js';
 import { pngSize } from '../helpers/png.js';
 import { previewCall, redSquare, rgbAt, uploadLogo, withThemedTemplates } from '../helpers/theme-app.js';
+import { UNTHEMED } from '../helpers/themed-template.js';
 
 // The Theme page over HTTP; a hostile second account is theme-tenants.test.ts.
 let base: TestApp;
@@ -28,9 +29,11 @@ describe('the Theme page', () => {
     expect(res.body).toContain('name="background" value="#0F172A"');
     expect(res.body).toContain('name="text" value="#F8FAFC"');
     expect(res.body).toContain('Not saved yet');
-    expect(res.body).toMatch(/<option value="themed"[^>]*selected>themed<\/option>/);
+    // The first template that draws themes is selected (whichever that is among the built-ins).
+    expect(res.body).toMatch(/<option value="[a-z-]+" data-sizes="[a-z,]+" data-themed="1" selected>/);
+    expect(res.body).toContain('<option value="themed" data-sizes="og,square,story" data-themed="1" ');
     expect(res.body).toContain(
-      '<option value="blog" data-sizes="og" data-themed="0" >blog (own look)</option>',
+      '<option value="plain" data-sizes="og" data-themed="0" >plain (own look)</option>',
     );
     expect(res.body).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
     expect(res.body).not.toMatch(/\sstyle=/);
@@ -134,7 +137,7 @@ describe('the live preview', () => {
 
   it('shows a template that does not draw themes in its own look, and refuses bad values as JSON', async () => {
     const own = await previewCall(t, alice, {
-      template: 'blog',
+      template: 'plain',
       size: 'og',
       background: '#0B3D2E',
       text: '#FFFFFF',
@@ -154,7 +157,8 @@ describe('the live preview', () => {
       expect(other.statusCode, template).toBe(200);
       expect(pngSize(other.rawPayload), template).toEqual({ width: 1200, height: 630 });
     }
-    expect(await rgbAt(own.rawPayload, 600, 600)).not.toBe('#0B3D2E');
+    expect(await rgbAt(own.rawPayload, 10, 300)).toBe(UNTHEMED.background);
+    expect(await rgbAt(own.rawPayload, 10, 10)).toBe(UNTHEMED.accent);
     await expectError(
       await previewCall(t, alice, {
         template: 'themed',
@@ -169,7 +173,7 @@ describe('the live preview', () => {
     );
     await expectError(
       await previewCall(t, alice, {
-        template: 'blog',
+        template: 'plain',
         size: 'story',
         background: '#000000',
         text: '#FFFFFF',
@@ -177,7 +181,7 @@ describe('the live preview', () => {
         font: 'sans',
       }),
       400,
-      'size must be one of: og (for template blog)',
+      'size must be one of: og (for template plain)',
     );
     await expectError(
       await previewCall(

@@ -7,15 +7,15 @@ import { createTemplateRenderer, type TemplateRenderer } from '../../src/render/
 import type { TestApp } from './app.js';
 import { csrfOf, type DashClient } from './dashboard.js';
 import { pixelAt } from './png.js';
-import { themedTemplate } from './themed-template.js';
+import { plainTemplate, themedTemplate } from './themed-template.js';
 
 /**
- * A second app on the test app's modules whose template registry also holds the `themed`
- * fixture (the built-ins do not draw themes yet), with its own renderer over that registry.
+ * A second app on the test app's modules whose template registry also holds the `themed` and
+ * `plain` fixtures (one draws the theme, one never does, whatever the built-ins do), with its own renderer over that registry.
  * The returned TestApp shares the store, sessions, queue and theme service with `t`.
  */
 export async function withThemedTemplates(t: TestApp): Promise<TestApp & { renderer: TemplateRenderer }> {
-  const registry = createStaticRegistry([...Object.values(TEMPLATES), themedTemplate]);
+  const registry = createStaticRegistry([...Object.values(TEMPLATES), themedTemplate, plainTemplate]);
   const renderer = await createTemplateRenderer(registry);
   const app: FastifyInstance = createApp({
     config: t.config,

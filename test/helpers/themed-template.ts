@@ -53,3 +53,15 @@ export const themedTemplate: TemplateDefinition = {
     };
   },
 };
+
+/** A fixture that does not declare theme support: always white with a grey title, og only. */
+export const plainTemplate: TemplateDefinition = {
+  ...themedTemplate,
+  name: 'plain',
+  description: 'Test fixture: its own look, whatever the theme.',
+  sizes: ['og'],
+  uses: { brand: false, artwork: false, theme: false },
+  hash: 'fixture-plain-1',
+  source: 'test:plain',
+  build: (fields, ctx = { size: DEFAULT_SIZE }) => themedTemplate.build(fields, { size: ctx.size }),
+};
