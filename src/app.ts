@@ -37,6 +37,7 @@ import type { Metrics } from './metrics/metrics.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
 import type { ScreenshotService } from './render/screenshot/service.js';
 import type { TemplateService } from './render/template/service.js';
+import type { TemplateRegistry } from './render/template/types.js';
 import type { UsageRecorder } from './usage/recorder.js';
 
 export interface AppDeps {
@@ -44,6 +45,8 @@ export interface AppDeps {
   config: HttpConfig & DashboardDeps['config'];
   log: Logger;
   templates: TemplateService;
+  /** The templates a card request may name (absent: the built-ins). */
+  registry?: TemplateRegistry;
   screenshots: ScreenshotService;
   authenticator: Authenticator;
   limiter: RateLimiter;
@@ -51,11 +54,10 @@ export interface AppDeps {
   /** Accounts, keys, passwords and plans, for the dashboard. */
   accounts: AccountsModule;
   sessions: Sessions;
-  /** The Theme page's service, renderer, queue and templates (see DashboardDeps). */
+  /** The Theme page's service, renderer and queue (see DashboardDeps). */
   themes: DashboardDeps['themes'];
   renderer: DashboardDeps['renderer'];
   renderQueue: DashboardDeps['renderQueue'];
-  registry?: DashboardDeps['registry'];
   metrics: Metrics;
   health: Health;
   clock?: Clock;

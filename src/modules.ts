@@ -24,10 +24,11 @@ import type { ArtworkFetcher } from './render/image/artwork.js';
 import { createImageArea } from './render/image/module.js';
 import { createScreenshotArea } from './render/screenshot/module.js';
 import type { ScreenshotService } from './render/screenshot/types.js';
+import { createTemplateFilesArea } from './render/template/files/area.js';
 import { createTemplateArea } from './render/template/module.js';
-import { TEMPLATE_NAMES } from './render/template/registry.js';
 import type { TemplateRenderer } from './render/template/renderer.js';
 import type { TemplateService } from './render/template/service.js';
+import type { TemplateRegistry, ThemeSource } from './render/template/types.js';
 import type { Config } from './settings.js';
 import { createThemesArea } from './themes/module.js';
 import type { ThemeService } from './themes/service.js';
@@ -63,6 +64,8 @@ export interface Modules {
     flight: SharedFlight;
   } | null;
   renderQueue: WorkQueue;
+  /** Every template (built-ins and files); reloaded outside production, so read it per request. */
+  registry: TemplateRegistry;
   templates: TemplateService;
   /** Account brand themes; the card routes' `ThemeSource` (cached per node for a few seconds). */
   themes: ThemeService;
@@ -83,6 +86,10 @@ export async function createModules(
     clock?: Clock;
     /** The screenshots' URL guard (tests give one whose resolver maps fixture host names). */
     screenshotGuard?: UrlGuard;
+    /** Brand themes for the card routes instead of the accounts' stored ones (tests). */
+    themes?: ThemeSource;
+    /** The built-in templates' directory (tests use a fixture one). */
+    builtinTemplatesDir?: string;
   } = {},
 ): Promise<Modules> {
   const clock = opts.clock ? { clock: opts.clock } : {};
@@ -98,9 +105,17 @@ export async function createModules(
     return service;
   };
   try {
+    // First: plans name templates, and a broken template file stops the start before anything opens.
+    const registry = await start(
+      'template files',
+      createTemplateFilesArea(config, {
+        log,
+        ...(opts.builtinTemplatesDir ? { builtinDir: opts.builtinTemplatesDir } : {}),
+      }),
+    );
     const accounts = await start(
       'accounts',
-      createAccountsArea(config, { log, templates: TEMPLATE_NAMES, ...clock }),
+      createAccountsArea(config, { log, templates: registry.names(), ...clock }),
     );
     const redis = await start('redis', createRedisArea(config, { log }));
     const { authenticator, notices } = await start(
@@ -123,6 +138,9 @@ export async function createModules(
     const { renderer, renderQueue, templates } = await start(
       'templates',
       createTemplateArea(config, {
+        registry,
+        // Tests may give their own source; otherwise the accounts' stored themes.
+        themes: opts.themes ?? themes,
         artwork,
         cache,
         log,
@@ -156,6 +174,7 @@ export async function createModules(
       cache,
       scale: redis && notices && flight ? { redis, redisCache, notices, flight } : null,
       renderQueue,
+      registry,
       templates,
       themes,
       screenshots,

@@ -63,7 +63,7 @@ export interface DashboardDeps {
   themes: ThemeService;
   renderer: TemplateRenderer;
   renderQueue: WorkQueue;
-  /** The templates the preview offers (the built-ins when not given). */
+  /** The templates (built-ins and files); absent: the built-ins. */
   registry?: TemplateRegistry;
   clock?: Clock;
 }

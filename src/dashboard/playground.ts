@@ -3,7 +3,8 @@ import { assertTemplateAllowed, type Plan } from '../auth/plans.js';
 import type { ServerSecrets } from '../auth/secret.js';
 import { encodeRfc3986, signUrl } from '../auth/signing.js';
 import { AppError } from '../errors.js';
-import { parseTemplateRequest, type TemplateRequest } from '../render/template/request.js';
+import { parseTemplateRequest, requestBody, type TemplateRequest } from '../render/template/request.js';
+import type { TemplateRegistry } from '../render/template/types.js';
 import type { ApiKeyRecord } from '../storage/store.js';
 import { escapeHtml } from './html.js';
 import { dateTime, shortDate } from './views/format.js';
@@ -76,12 +77,14 @@ export function buildPlayground(opts: {
   secrets: ServerSecrets;
   baseUrl: string;
   now: number;
+  /** The templates a request may name (absent: the built-ins). */
+  registry?: TemplateRegistry;
 }): PlaygroundResult {
   const { input } = opts;
   const fields: Record<string, string> = { template: input.template, title: input.title };
   for (const name of ['subtitle', 'brand', 'imageUrl'] as const)
     if (input[name] !== '') fields[name] = input[name];
-  const parsed = parseTemplateRequest(fields, 'query');
+  const parsed = parseTemplateRequest(fields, 'query', undefined, opts.registry);
   assertTemplateAllowed(opts.plan, parsed.template);
   const key = playgroundKey(opts.keys, input.key, opts.now, 'previews and og:image URLs');
   const path = `/render/template?${query(parsed)}`;
@@ -140,9 +143,8 @@ export function signPlaygroundUrls(
 }
 
 function query(r: TemplateRequest): string {
-  return (['template', 'title', 'subtitle', 'brand', 'imageUrl'] as const)
-    .filter((n) => r[n] !== undefined)
-    .map((n) => `${n}=${encodeRfc3986(r[n]!)}`)
+  return Object.entries(requestBody(r))
+    .map(([n, value]) => `${n}=${encodeRfc3986(String(value))}`)
     .join('&');
 }
 
@@ -157,7 +159,7 @@ function curlCommand(baseUrl: string, r: TemplateRequest): string {
     `curl -sS -X POST ${shellQuote(`${baseUrl}/render/template`)} \\`,
     `  -H "x-api-key: $CARDSHOT_KEY" \\`,
     `  -H 'Content-Type: application/json' \\`,
-    `  -d ${shellQuote(JSON.stringify(r))} \\`,
+    `  -d ${shellQuote(JSON.stringify(requestBody(r)))} \\`,
     '  -o card.png',
   ].join('\n');
 }

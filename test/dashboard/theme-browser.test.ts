@@ -12,7 +12,8 @@ import { pngSize } from '../helpers/png.js';
 import { withThemedTemplates } from '../helpers/theme-app.js';
 
 // The Theme page in a real browser against the real server, with the `themed` fixture template
-// (the built-ins do not draw themes yet). `npm run docs:screens` keeps its screenshot.
+// (its pixels are known exactly); the docs picture shows a built-in that draws themes
+// (`npm run docs:screens` keeps it).
 const run = chromiumAvailable();
 const screensDir = process.env.CARDSHOT_SCREENS_DIR;
 
@@ -141,6 +142,21 @@ describe.runIf(run)('Theme page in Chromium', () => {
     expect(await page.locator('#theme-background').inputValue()).toBe('#FEF3C7');
     expect(await previewPixel(10, 300)).toBe('#FEF3C7');
     expect((await t.modules.themes.read(accountId))?.background).toBe('#0F172A');
+    // The picture for the docs shows a built-in design that draws themes, when there is one.
+    const builtin = await page
+      .locator('#theme-template option[data-themed="1"]')
+      .first()
+      .getAttribute('value');
+    if (builtin && builtin !== 'themed') {
+      const drawn = await page.locator('#theme-preview').getAttribute('data-drawn');
+      await page.getByLabel('Template').selectOption(builtin);
+      await expect
+        .poll(() => page.locator('#theme-preview').getAttribute('data-drawn'), { timeout: 10_000 })
+        .not.toBe(drawn);
+      await expect
+        .poll(() => page.locator('#theme-status').textContent())
+        .toBe('Preview up to date (not saved)');
+    }
     const height = await page.evaluate<number>('document.documentElement.scrollHeight');
     await page.setViewportSize({ width: 1360, height });
     const buf = await page.screenshot({ path: path.join(shotsDir, 'dashboard-theme.png'), fullPage: true });
@@ -155,6 +171,7 @@ describe.runIf(run)('Theme page in Chromium', () => {
       'Theme saved. Cards drawn from now on use it.',
     );
     await page.reload();
+    await page.getByLabel('Template').selectOption('themed');
     expect(await page.locator('#theme-background').inputValue()).toBe('#FEF3C7');
     expect(await page.locator('#theme-accent').inputValue()).toBe('#D97706');
     expect(await page.getByLabel('Font').inputValue()).toBe('serif');

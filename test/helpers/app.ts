@@ -7,6 +7,7 @@ import { createApp } from '../../src/app.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { createModules, type Modules } from '../../src/modules.js';
 import type { UrlGuard } from '../../src/net/url-guard.js';
+import type { ThemeSource } from '../../src/render/template/types.js';
 import { type Config, loadConfig, type SettingKey } from '../../src/settings.js';
 import type { Account, Store } from '../../src/storage/store.js';
 import { capturedLogger } from './logs.js';
@@ -48,6 +49,10 @@ export async function startTestApp(
     beforeReady?: (app: FastifyInstance) => void;
     /** The screenshots' URL guard (a resolver that maps fixture host names to 127.0.0.1). */
     screenshotGuard?: UrlGuard;
+    /** Accounts' brand themes for the card routes. */
+    themes?: ThemeSource;
+    /** The built-in templates' directory (default: the package's templates/). */
+    builtinTemplatesDir?: string;
   } = {},
 ): Promise<TestApp> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'cardshot-test-'));
@@ -56,6 +61,8 @@ export async function startTestApp(
   const modules = await createModules(config, log, {
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.screenshotGuard ? { screenshotGuard: opts.screenshotGuard } : {}),
+    ...(opts.themes ? { themes: opts.themes } : {}),
+    ...(opts.builtinTemplatesDir ? { builtinTemplatesDir: opts.builtinTemplatesDir } : {}),
   });
   const account = await modules.accounts.accounts.createAccount({
     name: 'Test account',

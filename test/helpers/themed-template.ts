@@ -7,8 +7,8 @@ import { div, ImageBag, label, picture } from '../../src/render/text/nodes.js';
 export const UNTHEMED = { background: '#FFFFFF', text: '#111111', accent: '#888888' };
 
 /**
- * A small template that declares theme support, for tests of the Theme page until the
- * built-ins draw themes: the whole card in the theme's background, a 40 px accent band at the
+ * A small template that declares theme support, for tests of the Theme page whose pixels do
+ * not depend on the built-ins' designs: the whole card in the theme's background, a 40 px accent band at the
  * top, the title in the theme's text colour and font, and the logo (when there is one) at the
  * bottom right. Pixel (10, 10) is the accent, (10, 200) the background.
  */

@@ -69,7 +69,9 @@ async function renderOne(modules: Modules, args: ReturnType<typeof parse>): Prom
   const out = v.output ?? 'card.png';
   try {
     const started = performance.now();
-    const result = await modules.templates.resolve(parseTemplateRequest(input, 'body'));
+    const result = await modules.templates.resolve(
+      parseTemplateRequest(input, 'body', undefined, modules.registry),
+    );
     if (result.kind !== 'png') throw new Error('unexpected 304');
     await writeFile(out, result.body);
     const ms = performance.now() - started;
@@ -110,12 +112,14 @@ async function renderBatch(modules: Modules, v: ReturnType<typeof parse>['values
       const row = rows[next++]!;
       try {
         const { filename, ...fields } = row.input;
-        const req = parseTemplateRequest(fields, 'body');
+        const req = parseTemplateRequest(fields, 'body', undefined, modules.registry);
         const result = await modules.templates.resolve(req);
         if (result.kind !== 'png') throw new Error('unexpected 304');
         // A row may ask for another format (its format column): the file's extension follows it.
         const name = uniqueName(
-          typeof filename === 'string' && filename ? filename : slug(row.index, req.title),
+          typeof filename === 'string' && filename
+            ? filename
+            : slug(row.index, String(req.fields.title ?? '')),
           used,
           FILE_EXTENSION[result.format],
         );

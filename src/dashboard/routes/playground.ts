@@ -57,7 +57,15 @@ export function registerPlaygroundRoutes(scope: FastifyInstance, deps: Dashboard
     let error: string | null = null;
     if (plan && keys.length > 0) {
       try {
-        result = buildPlayground({ input, plan, keys, secrets, baseUrl: baseUrl(req, deps.config), now });
+        result = buildPlayground({
+          input,
+          plan,
+          keys,
+          secrets,
+          baseUrl: baseUrl(req, deps.config),
+          now,
+          ...(deps.registry ? { registry: deps.registry } : {}),
+        });
       } catch (err) {
         if (!isAppError(err, 'bad_request', 'forbidden')) throw err;
         error = err.message;
@@ -82,7 +90,15 @@ export function registerPlaygroundRoutes(scope: FastifyInstance, deps: Dashboard
       imageUrl: '',
       key: '',
     });
-    const result = buildPlayground({ input, plan, keys, secrets, baseUrl: baseUrl(req, deps.config), now });
+    const result = buildPlayground({
+      input,
+      plan,
+      keys,
+      secrets,
+      baseUrl: baseUrl(req, deps.config),
+      now,
+      ...(deps.registry ? { registry: deps.registry } : {}),
+    });
     return reply.send(result);
   });
 }

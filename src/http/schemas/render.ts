@@ -73,7 +73,7 @@ export const TemplateFields = Type.Object(
 const inputErrors = {
   invalid_json: 'Request body is not valid JSON',
   unknown_field:
-    'Unknown field "subTitle" (did you mean "subtitle"?). Allowed: template, title, subtitle, brand, imageUrl, format, quality',
+    'Unknown field "subTitle" (did you mean "subtitle"?). Allowed: template, title, subtitle, brand, imageUrl, size, theme, format, quality',
   missing: 'title is required',
   unknown_template: 'template must be one of: blog, product, saas (got "blgo")',
   too_long: 'title must be at most 200 characters (got 201)',
