@@ -45,8 +45,8 @@ export interface AppDeps {
   config: HttpConfig & DashboardDeps['config'];
   log: Logger;
   templates: TemplateService;
-  /** The templates a card request may name (absent: the built-ins). */
-  registry?: TemplateRegistry;
+  /** The templates the OpenAPI document and the playground describe (read at request time). */
+  registry: TemplateRegistry;
   screenshots: ScreenshotService;
   authenticator: Authenticator;
   limiter: RateLimiter;
@@ -140,7 +140,7 @@ export function createApp(deps: AppDeps): FastifyInstance {
   // Before any route: its onRoute hook protects every /render/ route registered after it.
   installAccessControl(app, deps);
   // Also before the routes: it collects their schemas as they are registered.
-  registerOpenApi(app, deps.config);
+  registerOpenApi(app, deps.config, deps.registry);
   // In a plugin, so the routes are registered after the OpenAPI collector has loaded.
   app.register(async (api) => {
     registerTemplateRoutes(api, deps);

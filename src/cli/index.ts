@@ -6,6 +6,7 @@ import { runKeys } from './commands/keys.js';
 import { runRender } from './commands/render.js';
 import { runShot } from './commands/shot.js';
 import { runSign } from './commands/sign.js';
+import { runTemplates } from './commands/templates.js';
 import { runTheme } from './commands/theme.js';
 import { runUsage } from './commands/usage.js';
 
@@ -14,6 +15,10 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<
   render: {
     help: 'render <template> --title … [--subtitle … --brand … --image-url …] -o card.png\n  render --batch cards.json|cards.csv --out-dir dir/',
     run: runRender,
+  },
+  templates: {
+    help: 'templates list | check [--dir DIR] [--json] | new NAME | types [--out FILE]   template files: fit check, starter, client types',
+    run: runTemplates,
   },
   shot: {
     help: 'shot <url> [--full-page --selector … --format webp …] -o page.webp\n  shot --batch urls.txt -o shots/ [--concurrency N]   screenshots through a running server',

@@ -56,6 +56,8 @@ export interface DashboardDeps {
     Pick<ThemeConfig, 'themeLogoMaxBytes'>;
   log: Logger;
   accounts: AccountsModule;
+  /** The templates the playground offers, read at request time (they can be reloaded). */
+  registry: TemplateRegistry;
   sessions: Sessions;
   limiter: RateLimiter;
   usage: UsageRecorder;
@@ -63,8 +65,6 @@ export interface DashboardDeps {
   themes: ThemeService;
   renderer: TemplateRenderer;
   renderQueue: WorkQueue;
-  /** The templates (built-ins and files); absent: the built-ins. */
-  registry?: TemplateRegistry;
   clock?: Clock;
 }
 

@@ -2,7 +2,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError } from '../../errors.js';
 import { clientGoneSignal } from '../../http/client-gone.js';
 import { STATUS } from '../../http/errors.js';
-import { createStaticRegistry } from '../../render/template/registry.js';
 import { DEFAULT_THEME, type ThemeInput } from '../../themes/service.js';
 import { type DashboardDeps, field, seeOther, sendPage, sessionOf } from '../context.js';
 import { renderPreview } from '../theme-preview.js';
@@ -39,7 +38,7 @@ export function registerThemeRoutes(scope: FastifyInstance, deps: DashboardDeps)
   const { plans } = deps.accounts;
   const page = { config: { dashboard: 'page' as const } };
   const api = { config: { dashboard: 'api' as const } };
-  const registry = deps.registry ?? createStaticRegistry();
+  const { registry } = deps;
 
   const show = async (
     req: FastifyRequest,
