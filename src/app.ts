@@ -54,6 +54,10 @@ export interface AppDeps {
   /** Accounts, keys, passwords and plans, for the dashboard. */
   accounts: AccountsModule;
   sessions: Sessions;
+  /** The Theme page's service, renderer and queue (see DashboardDeps). */
+  themes: DashboardDeps['themes'];
+  renderer: DashboardDeps['renderer'];
+  renderQueue: DashboardDeps['renderQueue'];
   metrics: Metrics;
   health: Health;
   clock?: Clock;

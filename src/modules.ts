@@ -30,6 +30,8 @@ import type { TemplateRenderer } from './render/template/renderer.js';
 import type { TemplateService } from './render/template/service.js';
 import type { TemplateRegistry, ThemeSource } from './render/template/types.js';
 import type { Config } from './settings.js';
+import { createThemesArea } from './themes/module.js';
+import type { ThemeService } from './themes/service.js';
 import { createUsageArea } from './usage/module.js';
 import type { UsageRecorder } from './usage/recorder.js';
 import { CARDSHOT_VERSION } from './version.js';
@@ -65,6 +67,8 @@ export interface Modules {
   /** Every template (built-ins and files); reloaded outside production, so read it per request. */
   registry: TemplateRegistry;
   templates: TemplateService;
+  /** Account brand themes; the card routes' `ThemeSource` (cached per node for a few seconds). */
+  themes: ThemeService;
   /** GET /render/url; launches Chromium on first use (or on `warm()`), never at creation. */
   screenshots: ScreenshotService;
   close(): Promise<void>;
@@ -82,7 +86,7 @@ export async function createModules(
     clock?: Clock;
     /** The screenshots' URL guard (tests give one whose resolver maps fixture host names). */
     screenshotGuard?: UrlGuard;
-    /** Accounts' brand themes for the card routes. */
+    /** Brand themes for the card routes instead of the accounts' stored ones (tests). */
     themes?: ThemeSource;
     /** The built-in templates' directory (tests use a fixture one). */
     builtinTemplatesDir?: string;
@@ -130,11 +134,13 @@ export async function createModules(
       'artwork',
       createImageArea(config, { log, onFailure: (reason) => metrics.imageFetchFailed(reason) }),
     );
+    const themes = await start('themes', createThemesArea(config, { store, artwork, log, ...clock }));
     const { renderer, renderQueue, templates } = await start(
       'templates',
       createTemplateArea(config, {
         registry,
-        ...(opts.themes ? { themes: opts.themes } : {}),
+        // Tests may give their own source; otherwise the accounts' stored themes.
+        themes: opts.themes ?? themes,
         artwork,
         cache,
         log,
@@ -170,6 +176,7 @@ export async function createModules(
       renderQueue,
       registry,
       templates,
+      themes,
       screenshots,
       close: () => started.close(),
     };

@@ -7,6 +7,7 @@ import { runRender } from './commands/render.js';
 import { runShot } from './commands/shot.js';
 import { runSign } from './commands/sign.js';
 import { runTemplates } from './commands/templates.js';
+import { runTheme } from './commands/theme.js';
 import { runUsage } from './commands/usage.js';
 
 /** Each verb's one-line help; the first word is the command. */
@@ -32,6 +33,10 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<
     run: runKeys,
   },
   usage: { help: 'usage --account <id> [--days 30] [--json]', run: runUsage },
+  theme: {
+    help: 'theme show | set [--background … --text … --accent … --font … --logo-file … | --logo-url …] | clear   --account <id|email> [--json]',
+    run: runTheme,
+  },
   sign: { help: 'sign <url> --key-id key_… --secret cssig_… [--expires 365d]', run: runSign },
   config: {
     help: 'config [--json | --markdown]   effective settings, secrets masked, and where each came from',

@@ -17,8 +17,8 @@ export interface CardshotTemplates {
     /** Accepted and ignored: this template draws no artwork. */
     imageUrl?: string;
     /** Card size; default `og`. */
-    size?: 'og';
-    /** `'none'`: the template's own look (it draws no theme anyway). */
+    size?: 'og' | 'twitter' | 'square' | 'linkedin' | 'story';
+    /** `'none'`: the template's own look instead of your account's theme. */
     theme?: 'none';
   };
   /** Product card: bold headline beside a gradient stage with the product photo (artwork, contained) on a white tile; brand as a pill. */
@@ -32,8 +32,8 @@ export interface CardshotTemplates {
     /** Absolute http(s) URL of the artwork (PNG, JPEG, WebP, GIF or AVIF). */
     imageUrl?: string;
     /** Card size; default `og`. */
-    size?: 'og';
-    /** `'none'`: the template's own look (it draws no theme anyway). */
+    size?: 'og' | 'twitter' | 'square' | 'linkedin' | 'story';
+    /** `'none'`: the template's own look instead of your account's theme. */
     theme?: 'none';
   };
   /** Dark launch card: brand logo mark, large headline, and the artwork as a screenshot in a window frame (cover); text-only without it. */
@@ -47,8 +47,8 @@ export interface CardshotTemplates {
     /** Absolute http(s) URL of the artwork (PNG, JPEG, WebP, GIF or AVIF). */
     imageUrl?: string;
     /** Card size; default `og`. */
-    size?: 'og';
-    /** `'none'`: the template's own look (it draws no theme anyway). */
+    size?: 'og' | 'twitter' | 'square' | 'linkedin' | 'story';
+    /** `'none'`: the template's own look instead of your account's theme. */
     theme?: 'none';
   };
 }

@@ -83,7 +83,7 @@ describe('render: options follow the template declaration', () => {
       'unknown option --title; event takes: --headline, --accent-color, --seats, --layout, --size, --no-theme',
     );
     expect(() => parseRenderArgs(['blog', '--headline', 'x'], registry)).toThrow(
-      /; blog takes: --title, --subtitle, --brand, --size$/,
+      /; blog takes: --title, --subtitle, --brand, --size, --no-theme$/,
     );
     expect(() => parseRenderArgs(['--template', 'blog', 'saas'], registry)).toThrow(
       'give the template once: --template blog or "saas", not both',

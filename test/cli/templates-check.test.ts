@@ -51,7 +51,7 @@ describe('templates check: report and exit status', () => {
       /^FAIL raw og long: "How we cut our build time in half: a fie…" leaves the card \d+ px past the right$/,
     );
     const failed = lines.filter((l) => l.startsWith('FAIL')).length;
-    expect(lines.at(-1)).toBe(`2 templates, 24 checks: ${failed} with problems`);
+    expect(lines.at(-1)).toBe(`2 templates, 120 checks: ${failed} with problems`);
   });
 
   it('exits 0 for templates whose text fits; --json gives the results', async () => {
@@ -59,6 +59,6 @@ describe('templates check: report and exit status', () => {
     expect(await checkTemplates(BUILTINS, { json: true, template: 'blog' })).toBe(0);
     const report = JSON.parse(read()) as { ok: boolean; results: unknown[] };
     expect(report.ok).toBe(true);
-    expect(report.results).toHaveLength(12);
+    expect(report.results).toHaveLength(60);
   });
 });

@@ -97,10 +97,12 @@ describe('the playground form follows the template declaration', () => {
     );
     expect(body).toContain('name="brand"');
     expect(body).toContain('name="imageUrl"');
-    expect(body).toContain(
-      '<p class="field-hint" id="pg-size-hint">The only size this template lays out.</p>',
+    // The built-ins lay out at every size and draw the account's theme.
+    expect(body).toMatch(
+      /<select id="pg-size" name="size" >\s*<option value="og" selected>og · 1200 × 630<\/option><option value="twitter" >twitter · 1200 × 675<\/option>/,
     );
-    expect(body).not.toContain('useTheme');
+    expect(body).toContain('<input type="hidden" name="useTheme" value="off">');
+    expect(body).toContain('<input id="pg-theme" name="useTheme" type="checkbox" value="on" checked');
     // The other templates' inputs wait in inert <template>s for the script to swap in.
     expect(page).toMatch(/<template data-fields="event">[\s\S]*name="headline"[\s\S]*<\/template>/);
     expect(page).toMatch(/<template data-fields="blog">[\s\S]*<textarea id="pg-title"[\s\S]*<\/template>/);
@@ -129,12 +131,16 @@ describe('the playground form follows the template declaration', () => {
   });
 
   it("sends a chosen size and theme=none when 'use my theme' is off", async () => {
-    // Today's parser knows neither key, so its refusal shows what was sent; once request parsing
-    // follows the declaration (merge), these render at 1080×1080 and in the template's own look.
     const square = await preview({ template: 'blog', title: 'Hi', size: 'square', useTheme: 'on' });
-    expect(square.json().error).toMatch(/^Unknown query parameter "size"/);
-    const plain = await preview({ template: 'blog', title: 'Hi', size: 'og' });
-    expect(plain.json().error).toMatch(/^Unknown query parameter "theme"/);
+    expect(square.statusCode, square.body).toBe(200);
+    expect(square.json()).toMatchObject({ width: 1080, height: 1080 });
+    expect(square.json().previewUrl).toMatch(/^\/render\/template\?template=blog&title=Hi&size=square&kid=/);
+    const squareCard = await app.inject({ method: 'GET', url: square.json().previewUrl });
+    expect(pngSize(squareCard.rawPayload)).toEqual({ width: 1080, height: 1080 });
+    // The form sends the hidden "off" before the box: unticked, only "off" arrives.
+    const plain = await preview({ template: 'blog', title: 'Hi', size: 'og', useTheme: 'off' });
+    expect(plain.statusCode, plain.body).toBe(200);
+    expect(plain.json().previewUrl).toMatch(/^\/render\/template\?template=blog&title=Hi&theme=none&kid=/);
     // Ticked and at the default size: the same request as ever.
     const themed = await preview({ template: 'blog', title: 'Hi', size: 'og', useTheme: 'on' });
     expect(themed.statusCode).toBe(200);

@@ -124,10 +124,12 @@ describe('the OpenAPI card schemas follow the template registry', () => {
       'subtitle',
       'brand',
       'size',
+      'theme',
       'format',
       'quality',
     ]);
-    expect(blog.size).toMatchObject({ enum: ['og'] });
+    expect(blog.size).toMatchObject({ enum: ['og', 'twitter', 'square', 'linkedin', 'story'] });
+    expect(blog.theme).toMatchObject({ enum: ['none'] });
     expect(Object.keys(doc.components.schemas['CardFields-saas']!.properties!)).toContain('imageUrl');
     // An example per template, which the linter checks against its variant.
     expect(body.examples.event!.value).toEqual({
@@ -168,7 +170,10 @@ describe('the OpenAPI card schemas follow the template registry', () => {
     });
     expect(by.seats!.schema).toEqual({ type: 'integer', minimum: 1, maximum: 500 });
     expect(by.imageUrl!.description).toMatch(/Drawn by product, saas, event\.$/);
-    expect(by.size!.schema).toEqual({ type: 'string', enum: ['og', 'square', 'story'] });
+    expect(by.size!.schema).toEqual({
+      type: 'string',
+      enum: ['og', 'twitter', 'square', 'linkedin', 'story'],
+    });
     expect(params.some((p) => p.in === 'header' && p.name === 'if-none-match')).toBe(true);
     // HEAD is documented with the same parameters.
     expect(doc.paths['/render/template']!.head!.parameters.map((p) => p.name)).toEqual(

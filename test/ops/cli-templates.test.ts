@@ -30,7 +30,8 @@ describe('npx cardshot templates', () => {
     expect(lines).toContain('ok   blog og short');
     expect(lines).toContain('ok   saas og thai long');
     expect(lines).toContain('ok   product og emoji');
-    expect(lines.at(-1)).toBe('3 templates, 36 checks: all text fits');
+    // 3 templates × 5 sizes × 12 samples.
+    expect(lines.at(-1)).toBe('3 templates, 180 checks: all text fits');
     expect(lines.filter((l) => l.startsWith('FAIL'))).toEqual([]);
 
     const json = await run('templates', 'check', '--json', '--template', 'saas');
@@ -40,7 +41,7 @@ describe('npx cardshot templates', () => {
       results: Array<{ template: string; size: string; sample: string; problems: unknown[] }>;
     };
     expect(parsed.ok).toBe(true);
-    expect(parsed.results).toHaveLength(12);
+    expect(parsed.results).toHaveLength(60);
     expect(parsed.results[0]).toEqual({
       template: 'saas',
       source: 'builtin:saas',
@@ -62,8 +63,12 @@ describe('npx cardshot templates', () => {
     const r = await run('templates', 'list');
     expect(r.code).toBe(0);
     expect(r.stdout.split('\n')[0]).toMatch(/^NAME +SIZES +FIELDS +DRAWS +SOURCE$/);
-    expect(r.stdout).toMatch(/^blog +og +title:text subtitle\?:text +brand +builtin:blog$/m);
-    expect(r.stdout).toMatch(/^product +og +title:text subtitle\?:text +brand, imageUrl +builtin:product$/m);
+    expect(r.stdout).toMatch(
+      /^blog +og,twitter,square,linkedin,story +title:text subtitle\?:text +brand, theme +\S+$/m,
+    );
+    expect(r.stdout).toMatch(
+      /^product +og,twitter,square,linkedin,story +title:text subtitle\?:text +brand, imageUrl, theme +\S+$/m,
+    );
   });
 
   it('new: scaffolds NAME.tsx from the starter, refuses a bad name and never overwrites', async () => {
@@ -104,6 +109,8 @@ describe('npx cardshot templates', () => {
     const r = await run('templates', 'new', 'event');
     expect(r.code).toBe(0);
     expect(r.stdout.startsWith(`${path.join(dir, 'data', 'templates', 'event.tsx')}: created`)).toBe(true);
+    // The commands after this one read the data dir's templates: leave it as it was.
+    await rm(path.join(dir, 'data', 'templates'), { recursive: true });
   });
 
   it('types: the augmentation for cardshot/client (no custom templates here), to a file or stdout', async () => {
@@ -128,7 +135,10 @@ describe('npx cardshot render follows the declaration', () => {
       /^ {2}--title +text, required, at most 200 characters {2}Main headline drawn on the image\.$/m,
     );
     expect(r.stdout).toMatch(/^ {2}--image-url +http\(s\) URL, optional/m);
-    expect(r.stdout).toMatch(/^ {2}--size +one of og \(1200×630\); default og$/m);
+    expect(r.stdout).toMatch(
+      /^ {2}--size +one of og \(1200×630\), twitter \(1200×675\), square \(1080×1080\), linkedin \(1200×627\), story \(1080×1920\); default og$/m,
+    );
+    expect(r.stdout).toMatch(/^ {2}--no-theme +the template's own look, not the account's theme$/m);
     const unknown = await run('render', '--help', '--template', 'evnt');
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toBe('cardshot render: no template "evnt"; known: blog, product, saas\n');
@@ -143,7 +153,7 @@ describe('npx cardshot render follows the declaration', () => {
     const bad = await run('render', 'blog', '--headline', 'x');
     expect(bad.code).toBe(2);
     expect(bad.stderr.split('\n')[0]).toBe(
-      'cardshot render: unknown option --headline; blog takes: --title, --subtitle, --brand, --size',
+      'cardshot render: unknown option --headline; blog takes: --title, --subtitle, --brand, --size, --no-theme',
     );
   }, 60_000);
 });

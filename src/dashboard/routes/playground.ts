@@ -23,7 +23,11 @@ function readInput(source: unknown, registry: TemplateRegistry, fallbackTemplate
   const template = str('template') || fallbackTemplate;
   const values: Record<string, string> = {};
   for (const name of inputNames(registry.get(template))) values[name] = str(name);
-  return { template, values, useTheme: ['on', 'true', '1'].includes(str('useTheme')), key: str('key') };
+  // The form sends a hidden `useTheme=off` before the box, so an unticked box says so and a
+  // link without the parameter (a bookmark, a shared URL) keeps the default: the account's theme.
+  const box = Array.isArray(s.useTheme) ? s.useTheme.at(-1) : s.useTheme;
+  const useTheme = box === undefined || ['on', 'true', '1'].includes(String(box));
+  return { template, values, useTheme, key: str('key') };
 }
 
 /**

@@ -118,6 +118,7 @@ function sizeField(def: TemplateDefinition, value: string): Html {
 
 function themeField(on: boolean): Html {
   return html`<div class="check">
+  <input type="hidden" name="useTheme" value="off">
   <input id="pg-theme" name="useTheme" type="checkbox" value="on" ${on ? html`checked` : ''} aria-describedby="pg-theme-hint">
   <label for="pg-theme">Use my theme</label>
   <p class="field-hint" id="pg-theme-hint">Your brand colours, font and logo. Off sends theme=none: the template's own look.</p>
