@@ -10,7 +10,8 @@ import { SHOWCASE_COPY, showcaseArtwork } from './showcase.js';
 /**
  * Rewrites every golden image and the README pictures. Run `npm run golden` (compiled to
  * dist/test/golden/regenerate.js) or `UPDATE_GOLDEN=1 npx vitest run test/render/template/golden.test.ts`
- * after a deliberate visual change, bump the template's `version`, and review the PNGs.
+ * after a deliberate visual change to a template file (its ETags follow the file's content hash),
+ * and review the PNGs.
  */
 export async function regenerateGoldens(renderer: TemplateRenderer): Promise<string[]> {
   const written: string[] = [];
