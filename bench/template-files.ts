@@ -1,6 +1,7 @@
 /**
- * Template files against built-ins: the built-in blog and a file with the same calls
- * (test/fixtures/templates/copy/blogcopy.tsx) drawn by one renderer in interleaved rounds, and
+ * Template files against the built-in: the built-in blog (templates/blog.tsx, JSX) and a file
+ * drawing the same card with plain `div()` calls (test/fixtures/templates/copy/blogcopy.tsx, the
+ * built-in as it was before it became a file) drawn by one renderer in interleaved rounds, and
  * the start-up cost of 50 template files (loading, checking, the sample build per size and the
  * renderer's warm-up) against none.
  *
@@ -120,8 +121,8 @@ const median = (xs: number[]) => summarize(xs).p50;
 const extra = median(fifty) - median(none);
 const rows = [
   ['', 'p50 ms', 'p95 ms', 'renders'],
-  ['built-in blog (TS module)', b.p50.toFixed(2), b.p95.toFixed(2), String(b.n)],
-  ['blogcopy.tsx (template file, same calls)', f.p50.toFixed(2), f.p95.toFixed(2), String(f.n)],
+  ['built-in blog (templates/blog.tsx, JSX)', b.p50.toFixed(2), b.p95.toFixed(2), String(b.n)],
+  ['blogcopy.tsx (template file, div() calls)', f.p50.toFixed(2), f.p95.toFixed(2), String(f.n)],
 ];
 const start = [
   ['', 'median ms (3 starts)'],
@@ -138,8 +139,8 @@ if (!args['no-docs']) {
     `## Template files (\`npm run bench:template-files\`)
 
 Measured ${new Date().toISOString().slice(0, 10)} on ${machineFacts()}. One renderer draws the
-built-in blog and \`blogcopy.tsx\`, a template file making the same calls through the SDK (the
-tests check both give byte-identical PNGs), ${ROUNDS} interleaved rounds of ${N} distinct cards each;
+built-in blog (\`templates/blog.tsx\`, written with JSX) and \`blogcopy.tsx\`, a file drawing the
+same og card with the SDK's \`div()\` calls (the tests check both give byte-identical PNGs), ${ROUNDS} interleaved rounds of ${N} distinct cards each;
 time per card is layout plus render and PNG encode. Start-up is the template registry (esbuild
 compile, declaration check, a sample build per declared size) plus the renderer with its fonts
 and one warm-up render per template, from 50 files of the fixture \`event.tsx\` (each importing
@@ -149,7 +150,7 @@ ${markdownTable(rows)}
 
 ${markdownTable(start)}
 
-${verdict} Both make the same calls, so a ratio below 1 is the shared machine's noise (the two p50s
+${verdict} Both build the same node tree (JSX is a thin layer over the same nodes), so a ratio below 1 is the shared machine's noise (the two p50s
 move by about a quarter between runs while other work runs), not a faster file.`,
   );
 }
