@@ -9,30 +9,28 @@ import { syncBuiltinESMExports } from 'node:module';
  */
 const STARTERS = ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork'] as const;
 
+/**
+ * esbuild, the template loader's compiler, runs as one long-lived service process per worker:
+ * loading a template file is a unit of work here like parsing JSON, so that one binary may start.
+ */
+const ESBUILD = /[\\/]@esbuild[\\/][^\\/]+[\\/]bin[\\/]esbuild$/;
+
+const starters = childProcess as unknown as Record<
+  (typeof STARTERS)[number],
+  (...args: unknown[]) => unknown
+>;
+const originals = Object.fromEntries(STARTERS.map((name) => [name, starters[name]])) as typeof starters;
+
 const refuse =
-  (name: string) =>
-  (command: unknown): never => {
+  (name: (typeof STARTERS)[number]) =>
+  (command: unknown, ...rest: unknown[]): unknown => {
+    if (typeof command === 'string' && ESBUILD.test(command)) return originals[name](command, ...rest);
     throw new Error(
       `test:unit starts no process, and this test called ${name}(${JSON.stringify(String(command))}): ` +
         'tag it (or its file, `// @module-tag chromium`) `chromium` or `process`, see test/README.md',
     );
   };
 
-/**
- * esbuild's own service: the template loader compiles every template file with it (the built-ins
- * too), as the server does. One long-lived helper per worker, started by the loader rather than by
- * a test, so it is not a process the tags are about.
- */
-const ESBUILD = /[\\/]@esbuild[\\/][^\\/]+[\\/]bin[\\/]esbuild(\.exe)?$|[\\/]esbuild[\\/]bin[\\/]esbuild$/;
-
-const starters = childProcess as unknown as Record<(typeof STARTERS)[number], unknown>;
-for (const name of STARTERS) {
-  const original = starters[name] as (command: unknown, ...rest: unknown[]) => unknown;
-  const refusal = refuse(name);
-  starters[name] = (command: unknown, ...rest: unknown[]) =>
-    name === 'spawn' && typeof command === 'string' && ESBUILD.test(command)
-      ? original(command, ...rest)
-      : refusal(command);
-}
+for (const name of STARTERS) starters[name] = refuse(name);
 // Files that imported { spawn } from 'node:child_process' see the refusal too.
 syncBuiltinESMExports();
