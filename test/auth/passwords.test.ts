@@ -1,7 +1,12 @@
 import { scryptSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { checkPasswordPolicy, hashPassword, verifyPassword } from '../../src/auth/passwords.js';
+import { checkPasswordPolicy, decoyHash, hashPassword, verifyPassword } from '../../src/auth/passwords.js';
 import { isAppError } from '../../src/errors.js';
+import { createModules } from '../../src/modules.js';
+import { loadConfig } from '../../src/settings.js';
+import { startTestApp } from '../helpers/app.js';
+import { PASSWORD } from '../helpers/dashboard.js';
+import { capturedLogger } from '../helpers/logs.js';
 
 describe('passwords', () => {
   it('hashes with scrypt and a per-password salt, and verifies only the right password', async () => {
@@ -138,5 +143,27 @@ describe('passwords', () => {
     const password = `${'\ufdfa'.repeat(12)}abc`;
     const h = await hashPassword(password);
     expect(await verifyPassword(password, h)).toBe(true);
+  });
+
+  // Test apps hash at 2^10 to start fast (helpers/app.ts); the service never does.
+  it('are hashed at 2^15 by the service; a cheaper cost is for tests only, and never below 2^10', async () => {
+    const t = await startTestApp({}, { fullPasswordCost: true });
+    try {
+      await t.modules.accounts.credentials.setPassword(t.account.email, PASSWORD);
+      expect(await t.store.getPassword(t.account.id)).toMatch(/^\$scrypt\$ln=15,r=8,p=1\$/);
+      expect(await decoyHash()).toMatch(/^\$scrypt\$ln=15,/);
+    } finally {
+      await t.close();
+    }
+    for (const nodeEnv of ['production', 'development']) {
+      const config = loadConfig({ dataDir: '/nonexistent/cardshot', nodeEnv }, {});
+      await expect(createModules(config, capturedLogger().log, { passwordCost: 10 })).rejects.toThrow(
+        'passwordCost is for tests (NODE_ENV=test): the service hashes passwords at full cost',
+      );
+    }
+    await expect(hashPassword('correct horse battery', 9)).rejects.toThrow(RangeError);
+    const cheap = await hashPassword('correct horse battery', 10);
+    expect(cheap).toMatch(/^\$scrypt\$ln=10,r=8,p=1\$/);
+    expect(await verifyPassword('correct horse battery', cheap)).toBe(true);
   });
 });

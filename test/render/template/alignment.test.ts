@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BuiltinName } from '../../../src/render/template/registry.js';
 import { createTemplateRenderer, type TemplateRenderer } from '../../../src/render/template/renderer.js';
 import type { TemplateFields } from '../../../src/render/template/types.js';
+import { sharedEngine } from '../../helpers/engine.js';
 import { decode, type Rgba } from './pixels.js';
 
 /** Each template's title and subtitle colours (a card without brand has no other text). */
@@ -34,7 +35,7 @@ function inkExtent(card: Rgba, color: number[], limit: number, top = 0): Extent 
 
 let renderer: TemplateRenderer;
 beforeAll(async () => {
-  renderer = await createTemplateRenderer();
+  renderer = await createTemplateRenderer(undefined, await sharedEngine());
 });
 afterAll(() => renderer.close());
 

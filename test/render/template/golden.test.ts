@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTemplateRenderer, type TemplateRenderer } from '../../../src/render/template/renderer.js';
 import { caseFields, goldenCases, goldenPath } from '../../golden/cases.js';
 import { regenerateGoldens } from '../../golden/regenerate.js';
+import { sharedEngine } from '../../helpers/engine.js';
 import { decode, diffImage, diffPixels } from './pixels.js';
 
 /** More than this share of pixels off by more than 16 in any channel fails a golden. */
@@ -13,7 +14,7 @@ const UPDATE = process.env.UPDATE_GOLDEN === '1';
 
 let renderer: TemplateRenderer;
 beforeAll(async () => {
-  renderer = await createTemplateRenderer();
+  renderer = await createTemplateRenderer(undefined, await sharedEngine());
   if (UPDATE) await regenerateGoldens(renderer);
 });
 afterAll(() => renderer.close());

@@ -1,4 +1,4 @@
-import { type MeasuredNode, Renderer } from '@takumi-rs/core';
+import type { MeasuredNode, Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TEMPLATE_NAMES, TEMPLATES } from '../../../src/render/template/registry.js';
 import {
@@ -7,7 +7,8 @@ import {
   type Node,
   type TemplateFields,
 } from '../../../src/render/template/types.js';
-import { FALLBACK_FAMILIES, registerFonts } from '../../../src/render/text/fonts.js';
+import { FALLBACK_FAMILIES } from '../../../src/render/text/fonts.js';
+import { sharedEngine } from '../../helpers/engine.js';
 import { textOf } from './nodes.js';
 
 /**
@@ -62,8 +63,7 @@ async function paragraphs(
 
 let engine: Renderer;
 beforeAll(async () => {
-  engine = new Renderer();
-  await registerFonts(engine);
+  engine = await sharedEngine();
 });
 
 const LONG_SUBTITLE =

@@ -11,12 +11,13 @@ import { DEFAULT_SIZE } from '../../../src/render/template/sizes.js';
 import type { TemplateFields } from '../../../src/render/template/types.js';
 import { detectDirection } from '../../../src/render/text/script.js';
 import { caseFields, TITLE_200, testArtwork } from '../../golden/cases.js';
+import { sharedEngine } from '../../helpers/engine.js';
 import { pngSize } from '../../helpers/png.js';
 import { decode, diffPixels, type Rect } from './pixels.js';
 
 let renderer: TemplateRenderer;
 beforeAll(async () => {
-  renderer = await createTemplateRenderer();
+  renderer = await createTemplateRenderer(undefined, await sharedEngine());
 });
 afterAll(() => renderer.close());
 

@@ -1,4 +1,4 @@
-import { type MeasuredNode, Renderer } from '@takumi-rs/core';
+import type { MeasuredNode, Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BuiltinName } from '../../../src/render/template/registry.js';
 import { TEMPLATE_NAMES, TEMPLATES } from '../../../src/render/template/registry.js';
@@ -9,7 +9,8 @@ import {
   type Node,
   type TemplateFields,
 } from '../../../src/render/template/types.js';
-import { FALLBACK_FAMILIES, registerFonts } from '../../../src/render/text/fonts.js';
+import { FALLBACK_FAMILIES } from '../../../src/render/text/fonts.js';
+import { sharedEngine } from '../../helpers/engine.js';
 import { LONG_HEADLINES } from './long-headlines.js';
 import { decode, type Rgba } from './pixels.js';
 
@@ -52,8 +53,7 @@ async function clipFrames(engine: Renderer, { node, images }: BuiltCard): Promis
 
 let engine: Renderer;
 beforeAll(async () => {
-  engine = new Renderer();
-  await registerFonts(engine);
+  engine = await sharedEngine();
 });
 
 describe('a paragraph never draws more lines than its frame shows (no line cut through)', () => {
