@@ -268,6 +268,15 @@ function ensureNginx() {
   aptInstall(['nginx'], 'the scale-out test fails in CI and is skipped elsewhere');
 }
 
+/** Debian's tesseract for the test that every card's title reads back by OCR (test/render/template/ocr.test.ts). */
+function ensureTesseract() {
+  if (existsSync('/usr/bin/tesseract')) return;
+  aptInstall(
+    ['tesseract-ocr', 'tesseract-ocr-eng'],
+    'the OCR title test fails in CI and is skipped elsewhere',
+  );
+}
+
 /**
  * Prometheus's `promtool`, for the test that `GET /metrics` passes `promtool check metrics`
  * (test/health/health-metrics.test.ts). Only the one binary is taken out of Debian's `prometheus`
@@ -336,6 +345,7 @@ try {
   ensureChromiumUser();
   if (forTests) ensureNginx();
   if (forTests) ensurePromtool();
+  if (forTests) ensureTesseract();
 } catch (err) {
   process.stderr.write(`[setup] failed: ${err.message}\n`);
   process.exit(1);

@@ -4,8 +4,15 @@ import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import type { BuiltinName } from '../../src/render/template/registry.js';
 import { TEMPLATE_NAMES, TEMPLATES } from '../../src/render/template/registry.js';
-import { DEFAULT_SIZE } from '../../src/render/template/sizes.js';
-import type { Artwork, TemplateFields } from '../../src/render/template/types.js';
+import { DEFAULT_SIZE, SIZES } from '../../src/render/template/sizes.js';
+import type {
+  Artwork,
+  BuildContext,
+  CardSize,
+  SizeName,
+  TemplateFields,
+} from '../../src/render/template/types.js';
+import { testTheme } from './theme.js';
 
 /** The cases every template is drawn with; each has a golden image test/golden/<template>-<case>.png. */
 export type CaseName = 'short' | 'long' | 'emoji' | 'cjk' | 'arabic' | 'mixed' | 'max' | 'artwork';
@@ -70,16 +77,49 @@ export function hasCase(template: BuiltinName, name: CaseName): boolean {
   return name !== 'artwork' || TEMPLATES[template].uses.artwork;
 }
 
-/** Every (template, case) pair with a golden image. */
-export function goldenCases(): { template: BuiltinName; name: CaseName }[] {
-  return TEMPLATE_NAMES.flatMap((template) =>
-    CASE_NAMES.filter((name) => hasCase(template, name)).map((name) => ({ template, name })),
-  );
+/** One golden image: a template drawn with a case's copy at a size, with the test theme or not. */
+export interface GoldenCase {
+  template: BuiltinName;
+  name: CaseName;
+  size: SizeName;
+  themed: boolean;
 }
 
-/** The fields of a case; artwork is generated at the template's artworkSize. */
-export async function caseFields(template: BuiltinName, name: CaseName): Promise<TemplateFields> {
-  const size = TEMPLATES[template].artworkSize?.(DEFAULT_SIZE);
+/** The cases drawn at every size besides og: short and long copy, an RTL title, artwork. */
+const SIZE_CASES: readonly CaseName[] = ['short', 'long', 'arabic', 'artwork'];
+const OTHER_SIZES: readonly SizeName[] = ['twitter', 'linkedin', 'square', 'story'];
+
+/**
+ * Every golden: og with every case (the goldens the designs started from), the other sizes with
+ * `SIZE_CASES`, and each template themed at og (short copy: the logo takes the mark's place) and
+ * at story (artwork where drawn).
+ */
+export function goldenCases(): GoldenCase[] {
+  const cases: GoldenCase[] = [];
+  for (const template of TEMPLATE_NAMES) {
+    const add = (name: CaseName, size: SizeName, themed = false) => {
+      if (hasCase(template, name)) cases.push({ template, name, size, themed });
+    };
+    for (const name of CASE_NAMES) add(name, 'og');
+    for (const size of OTHER_SIZES) for (const name of SIZE_CASES) add(name, size);
+    add('short', 'og', true);
+    add(TEMPLATES[template].uses.artwork ? 'artwork' : 'short', 'story', true);
+  }
+  return cases;
+}
+
+/** A golden's render context: its size and, when themed, the test theme. */
+export async function caseContext(c: Pick<GoldenCase, 'size' | 'themed'>): Promise<BuildContext> {
+  return { size: SIZES[c.size], ...(c.themed ? { theme: await testTheme() } : {}) };
+}
+
+/** The fields of a case; artwork is generated at the template's artworkSize for `cardSize`. */
+export async function caseFields(
+  template: BuiltinName,
+  name: CaseName,
+  cardSize: CardSize = DEFAULT_SIZE,
+): Promise<TemplateFields> {
+  const size = TEMPLATES[template].artworkSize?.(cardSize);
   if (name === 'max') {
     const fields: TemplateFields = {
       title: TITLE_200.slice(0, 200),
@@ -135,7 +175,20 @@ export function repoRoot(): string {
   return dir;
 }
 
-/** Where a golden image lives. */
-export function goldenPath(template: BuiltinName, name: CaseName): string {
-  return join(repoRoot(), 'test', 'golden', `${template}-${name}.png`);
+/**
+ * Where a golden image lives: `<template>-<case>.png` at og, `<template>-<size>-<case>.png` at
+ * other sizes, `-themed` before `.png` with the test theme.
+ */
+export function goldenPath(
+  template: BuiltinName,
+  name: CaseName,
+  size: SizeName = 'og',
+  themed = false,
+): string {
+  return join(repoRoot(), 'test', 'golden', `${goldenName({ template, name, size, themed })}.png`);
+}
+
+/** A golden's file name without `.png`. */
+export function goldenName({ template, name, size, themed }: GoldenCase): string {
+  return [template, ...(size === 'og' ? [] : [size]), name, ...(themed ? ['themed'] : [])].join('-');
 }

@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { TEMPLATE_NAMES, TEMPLATES } from '../../src/render/template/registry.js';
 import { createTemplateRenderer, type TemplateRenderer } from '../../src/render/template/renderer.js';
 import { DEFAULT_SIZE } from '../../src/render/template/sizes.js';
-import { caseFields, goldenCases, goldenPath, repoRoot } from './cases.js';
+import { caseContext, caseFields, goldenCases, goldenPath, repoRoot } from './cases.js';
 import { SHOWCASE_COPY, showcaseArtwork } from './showcase.js';
 
 /**
@@ -14,9 +14,12 @@ import { SHOWCASE_COPY, showcaseArtwork } from './showcase.js';
  */
 export async function regenerateGoldens(renderer: TemplateRenderer): Promise<string[]> {
   const written: string[] = [];
-  for (const { template, name } of goldenCases()) {
-    const { png } = await renderer.render(template, await caseFields(template, name));
-    const path = goldenPath(template, name);
+  for (const c of goldenCases()) {
+    const ctx = await caseContext(c);
+    const { png } = await renderer.render(c.template, await caseFields(c.template, c.name, ctx.size), {
+      ctx,
+    });
+    const path = goldenPath(c.template, c.name, c.size, c.themed);
     writeFileSync(path, png);
     written.push(path);
   }

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BuiltinName } from '../../../src/render/template/registry.js';
 import { createTemplateRenderer, type TemplateRenderer } from '../../../src/render/template/renderer.js';
-import type { TemplateFields } from '../../../src/render/template/types.js';
+import { productLayout } from '../../../src/render/template/templates/product/layout.js';
+import type { CardSize, TemplateFields } from '../../../src/render/template/types.js';
 import { sharedEngine } from '../../helpers/engine.js';
 import { decode, type Rgba } from './pixels.js';
+import { ALL_SIZES, at } from './sizes.js';
 
 /** Each template's title and subtitle colours (a card without brand has no other text). */
 const INK: Record<BuiltinName, { title: number[]; subtitle: number[] }> = {
@@ -33,6 +35,13 @@ function inkExtent(card: Rgba, color: number[], limit: number, top = 0): Extent 
   return extent;
 }
 
+/** Where a template's text lies: left of `limit`, below `top`. */
+function textRegion(name: BuiltinName, size: CardSize): { limit: number; top: number } {
+  if (name !== 'product') return { limit: size.width, top: 0 };
+  const L = productLayout(size);
+  return L.kind === 'row' ? { limit: size.width - L.stage, top: 0 } : { limit: size.width, top: L.stage };
+}
+
 let renderer: TemplateRenderer;
 beforeAll(async () => {
   renderer = await createTemplateRenderer(undefined, await sharedEngine());
@@ -48,16 +57,17 @@ describe('a subtitle in the other direction aligns with its title', () => {
     ['saas', { title: 'Launch week at Acme', subtitle: arabic }, 'left'],
   ];
   for (const [name, fields, edge] of cases) {
-    it(`${name}: "${fields.subtitle}" under "${fields.title}" is flush ${edge}`, async () => {
-      const card = await decode((await renderer.render(name, fields)).png);
-      // Product's stage, right of its text column, is no part of the text.
-      const limit = name === 'product' ? 700 : card.width;
-      const title = inkExtent(card, INK[name].title, limit);
-      // Below the title: the title's anti-aliased edges pass through the subtitle's colour.
-      const subtitle = inkExtent(card, INK[name].subtitle, limit, title.bottom + 1);
-      expect(subtitle.right).toBeGreaterThan(0);
-      // Side bearings differ between faces and sizes by a few pixels; misalignment was 100+.
-      expect(Math.abs(subtitle[edge] - title[edge])).toBeLessThanOrEqual(12);
-    });
+    for (const size of ALL_SIZES)
+      it(`${name}${at(size)}: "${fields.subtitle}" under "${fields.title}" is flush ${edge}`, async () => {
+        const card = await decode((await renderer.render(name, fields, { ctx: { size } })).png);
+        // Product's stage, beside or above its text, is no part of the text.
+        const { limit, top } = textRegion(name, size);
+        const title = inkExtent(card, INK[name].title, limit, top);
+        // Below the title: the title's anti-aliased edges pass through the subtitle's colour.
+        const subtitle = inkExtent(card, INK[name].subtitle, limit, title.bottom + 1);
+        expect(subtitle.right).toBeGreaterThan(0);
+        // Side bearings differ between faces and sizes by a few pixels; misalignment was 100+.
+        expect(Math.abs(subtitle[edge] - title[edge])).toBeLessThanOrEqual(12);
+      });
   }
 });

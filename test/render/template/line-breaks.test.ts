@@ -2,11 +2,12 @@ import type { MeasuredNode, Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BuiltinName } from '../../../src/render/template/registry.js';
 import { TEMPLATES } from '../../../src/render/template/registry.js';
-import type { Node, TemplateFields } from '../../../src/render/template/types.js';
+import type { CardSize, Node, TemplateFields } from '../../../src/render/template/types.js';
 import { FALLBACK_FAMILIES } from '../../../src/render/text/fonts.js';
 import { type FitBox, fitText } from '../../../src/render/text/text-fit.js';
 import { sharedEngine } from '../../helpers/engine.js';
 import { textOf } from './nodes.js';
+import { ALL_SIZES, at } from './sizes.js';
 
 interface TitleLayout {
   /** The text as drawn, one string per line (zero-width spaces removed). */
@@ -23,21 +24,25 @@ beforeAll(async () => {
 });
 
 /** The title of a card (its largest text) as takumi lays it out, split into lines. */
-async function titleLayout(template: BuiltinName, fields: TemplateFields): Promise<TitleLayout> {
+async function titleLayout(
+  template: BuiltinName,
+  fields: TemplateFields,
+  size: CardSize = ALL_SIZES[0]!,
+): Promise<TitleLayout> {
   const texts: Extract<Node, { type: 'text' }>[] = [];
   const walk = (n: Node) => {
     if (n.type === 'text') texts.push(n);
     if ('children' in n && Array.isArray(n.children)) for (const c of n.children as Node[]) walk(c);
   };
-  walk(TEMPLATES[template].build(fields).node);
-  const size = (n: Node) => Number((n.style as Record<string, unknown> | undefined)?.fontSize ?? 0);
-  const title = texts.reduce((a, b) => (size(b) > size(a) ? b : a));
+  walk(TEMPLATES[template].build(fields, { size }).node);
+  const fontSize = (n: Node) => Number((n.style as Record<string, unknown> | undefined)?.fontSize ?? 0);
+  const title = texts.reduce((a, b) => (fontSize(b) > fontSize(a) ? b : a));
   const style = title.style as Record<string, unknown>;
   const { lineClamp, textOverflow, ...unclamped } = style;
   const measured = await engine.measure({ ...title, style: unclamped } as Node, {
     fontFamilies: [...FALLBACK_FAMILIES],
   });
-  const lineHeight = size(title) * Number(style.lineHeight);
+  const lineHeight = fontSize(title) * Number(style.lineHeight);
   const lines: string[] = [];
   for (const run of measured.runs) {
     const i = Math.floor((run.y + run.height / 2) / lineHeight);
@@ -45,7 +50,7 @@ async function titleLayout(template: BuiltinName, fields: TemplateFields): Promi
   }
   return {
     lines: lines.map((l) => l.replaceAll('\u200b', '').trim()),
-    fontSize: size(title),
+    fontSize: fontSize(title),
     maxLines: Number(lineClamp ?? Infinity),
     style,
   };
@@ -55,13 +60,14 @@ describe('Korean breaks at spaces only (keep-all)', () => {
   const title = '빌드 시간을 절반으로 줄인 방법: 지속적 통합에서 캐싱을 활용하는 실전 가이드와 교훈';
   const words = new Set(title.split(' '));
   for (const template of ['saas', 'product', 'blog'] as const) {
-    it(`${template}: no word is split across lines ("방 | 법"), and the plan holds every line`, async () => {
-      const layout = await titleLayout(template, { title });
-      expect(layout.style.wordBreak).toBe('keep-all');
-      expect(layout.lines.length).toBeGreaterThan(1);
-      expect(layout.lines.length).toBeLessThanOrEqual(layout.maxLines);
-      for (const line of layout.lines) for (const w of line.split(' ')) expect(words, line).toContain(w);
-    });
+    for (const size of ALL_SIZES)
+      it(`${template}${at(size)}: no word is split across lines ("방 | 법"), and the plan holds every line`, async () => {
+        const layout = await titleLayout(template, { title }, size);
+        expect(layout.style.wordBreak).toBe('keep-all');
+        expect(layout.lines.length).toBeGreaterThan(1);
+        expect(layout.lines.length).toBeLessThanOrEqual(layout.maxLines);
+        for (const line of layout.lines) for (const w of line.split(' ')) expect(words, line).toContain(w);
+      });
   }
 
   it('Chinese and Japanese still break between characters', async () => {
@@ -91,15 +97,16 @@ describe('a long word shrinks the title before it is broken', () => {
 
   it('breaks a word no size holds after "/", "?", "&", "-" or ".", not mid-segment', async () => {
     for (const template of ['product', 'saas', 'blog'] as const) {
-      for (const title of [
-        'Read https://example.com/docs/getting-started/install',
-        'See https://example.com/search?query=cards&page=2&sort=newest-first',
-      ]) {
-        const layout = await titleLayout(template, { title });
-        expect(layout.lines.join('').replaceAll(' ', ''), template).toBe(title.replaceAll(' ', ''));
-        for (const line of layout.lines.slice(0, -1))
-          expect(line, `${template}: ${title}`).toMatch(/^Read$|^See$|[/?&.-]$/);
-      }
+      for (const size of ALL_SIZES)
+        for (const title of [
+          'Read https://example.com/docs/getting-started/install',
+          'See https://example.com/search?query=cards&page=2&sort=newest-first',
+        ]) {
+          const layout = await titleLayout(template, { title }, size);
+          expect(layout.lines.join('').replaceAll(' ', ''), template).toBe(title.replaceAll(' ', ''));
+          for (const line of layout.lines.slice(0, -1))
+            expect(line, `${template}: ${title}`).toMatch(/^Read$|^See$|[/?&.-]$/);
+        }
     }
   });
 
@@ -167,31 +174,32 @@ describe('Thai, Lao, Khmer and Myanmar break between words (ICU dictionaries), n
     ['Khmer', 'កញ្ជ្រោងពណ៌ត្នោតរហ័សលោតពីលើឆ្កែខ្ជិល ខណៈពេលដែលក្រុមរបស់យើងផ្តល់ការសាងសង់លឿនជាងមុន'],
   ] as const) {
     for (const template of ['product', 'saas', 'blog'] as const) {
-      it(`${template}: a ${lang} title's lines end at word boundaries${lang === 'Thai' ? ' ("คลาวด์" stays whole)' : ''}`, async () => {
-        const layout = await titleLayout(template, { title });
-        expect(layout.lines.join('').replaceAll(' ', '')).toBe(title.replaceAll(' ', ''));
-        const ends = new Set(words(title).map((w) => w.index + w.segment.length));
-        ends.delete(title.indexOf('คลาวด์') + 'คลา'.length);
-        let end = 0;
-        for (const line of layout.lines.slice(0, -1)) {
-          end = title.indexOf(line, end) + line.length;
-          expect(ends.has(end), `${template}: "${line}"`).toBe(true);
-        }
-      });
+      for (const size of ALL_SIZES)
+        it(`${template}${at(size)}: a ${lang} title's lines end at word boundaries${lang === 'Thai' ? ' ("คลาวด์" stays whole)' : ''}`, async () => {
+          const layout = await titleLayout(template, { title }, size);
+          expect(layout.lines.join('').replaceAll(' ', '')).toBe(title.replaceAll(' ', ''));
+          const ends = new Set(words(title).map((w) => w.index + w.segment.length));
+          ends.delete(title.indexOf('คลาวด์') + 'คลา'.length);
+          let end = 0;
+          for (const line of layout.lines.slice(0, -1)) {
+            end = title.indexOf(line, end) + line.length;
+            expect(ends.has(end), `${template}: "${line}"`).toBe(true);
+          }
+        });
     }
   }
 });
 
 describe('Korean with as much Han as Hangul keeps its Hangul words whole', () => {
   /** The lines of the paragraph drawing `title` (a text, or a container of keep-all spans). */
-  async function lines(template: BuiltinName, title: string): Promise<string[]> {
+  async function lines(template: BuiltinName, title: string, size: CardSize): Promise<string[]> {
     let found: Node | undefined;
     const walk = (n: Node) => {
       const style = n.style as Record<string, unknown> | undefined;
       if (!found && style?.fontSize && textOf(n).startsWith(title.slice(0, 4))) found = n;
       if ('children' in n && Array.isArray(n.children)) for (const c of n.children as Node[]) walk(c);
     };
-    walk(TEMPLATES[template].build({ title }).node);
+    walk(TEMPLATES[template].build({ title }, { size }).node);
     const { lineClamp, textOverflow, ...style } = found!.style as Record<string, unknown>;
     const measured = await engine.measure({ ...found!, style } as Node, {
       fontFamilies: [...FALLBACK_FAMILIES],
@@ -214,15 +222,16 @@ describe('Korean with as much Han as Hangul keeps its Hangul words whole', () =>
     'Seoul 서울 東京大阪北京上海香港台北漢字文化圏会議 부산광역시 漢字文化 대한민국',
   ]) {
     for (const template of ['product', 'saas', 'blog'] as const) {
-      it(`${template}: "${title.slice(0, 12)}…" splits no Hangul word ("서 | 울")`, async () => {
-        const drawn = await lines(template, title);
-        expect(drawn.join('').replaceAll(' ', '')).toBe(title.replaceAll(' ', ''));
-        for (const word of title.match(/\p{Script=Hangul}+/gu)!)
-          expect(
-            drawn.some((line) => line.includes(word)),
-            `${word} in ${JSON.stringify(drawn)}`,
-          ).toBe(true);
-      });
+      for (const size of ALL_SIZES)
+        it(`${template}${at(size)}: "${title.slice(0, 12)}…" splits no Hangul word ("서 | 울")`, async () => {
+          const drawn = await lines(template, title, size);
+          expect(drawn.join('').replaceAll(' ', '')).toBe(title.replaceAll(' ', ''));
+          for (const word of title.match(/\p{Script=Hangul}+/gu)!)
+            expect(
+              drawn.some((line) => line.includes(word)),
+              `${word} in ${JSON.stringify(drawn)}`,
+            ).toBe(true);
+        });
     }
   }
 });

@@ -2,14 +2,23 @@ import type { Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { brandInitial } from '../../../src/render/template/brand.js';
 import { TEMPLATES } from '../../../src/render/template/registry.js';
-import type { ImageSource, Node } from '../../../src/render/template/types.js';
+import { productLayout } from '../../../src/render/template/templates/product/layout.js';
+import type { CardSize, ImageSource, Node } from '../../../src/render/template/types.js';
 import { FALLBACK_FAMILIES, FAMILY } from '../../../src/render/text/fonts.js';
 import { fontStack } from '../../../src/render/text/script.js';
 import { sharedEngine } from '../../helpers/engine.js';
 import { decode, type Rect } from './pixels.js';
+import { ALL_SIZES, at } from './sizes.js';
 
-/** Inside product's white tile, clear of its rounded corners. */
-const TILE_INSIDE: Rect = { x0: 775, y0: 140, x1: 1125, y1: 490 };
+/** Inside product's white tile, clear of its rounded corners (775,140–1125,490 at og). */
+function tileInside(size: CardSize): Rect {
+  const L = productLayout(size);
+  const x = L.kind === 'row' ? size.width - L.stage + (L.stage - L.tile) / 2 : (size.width - L.tile) / 2;
+  const y = L.kind === 'row' ? (size.height - L.tile) / 2 : (L.stage - L.tile) / 2;
+  const inset = Math.round((40 * L.tile) / 430);
+  const r = Math.round;
+  return { x0: r(x + inset), y0: r(y + inset), x1: r(x + L.tile - inset), y1: r(y + L.tile - inset) };
+}
 
 /** The bounding box size of everything not white inside `rect`. */
 async function inkSize(png: Buffer, rect: Rect): Promise<{ width: number; height: number }> {
@@ -30,10 +39,10 @@ beforeAll(async () => {
   engine = await sharedEngine();
 });
 
-const draw = (node: Node, images: ImageSource[] = []) =>
+const draw = (node: Node, images: ImageSource[] = [], size: CardSize = ALL_SIZES[0]!) =>
   engine.render(node, {
-    width: 1200,
-    height: 630,
+    width: size.width,
+    height: size.height,
     format: 'png',
     images,
     fontFamilies: [...FALLBACK_FAMILIES],
@@ -43,41 +52,42 @@ describe('product monogram', () => {
   // Each but the plain "A" once lost a part to the gradient's box: a ring, an accent or a dot
   // above the cap height, the tail of "@" below the baseline (a brand with no letter shows it),
   // Thai marks.
-  for (const brand of ['Ångström', 'Émile', 'ġjy studio', 'أكمي', 'ที่นี่', '@@', 'Acme']) {
-    it(`draws all of ${brand}'s initial`, async () => {
-      const card = TEMPLATES.product.build({ title: 'Monogram', brand });
-      const drawn = await inkSize(await draw(card.node, card.images), TILE_INSIDE);
-      // The same letter in plain black with room all around: what whole ink measures.
-      const whole = await inkSize(
-        await draw({
-          type: 'container',
-          style: {
-            width: 1200,
-            height: 630,
-            display: 'flex',
-            alignItems: 'center',
-            justifyContent: 'center',
-            backgroundColor: '#fff',
-          },
-          children: [
-            {
-              type: 'text',
-              text: brandInitial(brand),
-              style: {
-                fontFamily: fontStack(brand, FAMILY.sans),
-                fontSize: 210,
-                fontWeight: 800,
-                lineHeight: 2.5,
-              },
+  for (const size of ALL_SIZES)
+    for (const brand of ['Ångström', 'Émile', 'ġjy studio', 'أكمي', 'ที่นี่', '@@', 'Acme']) {
+      it(`draws all of ${brand}'s initial${at(size)}`, async () => {
+        const card = TEMPLATES.product.build({ title: 'Monogram', brand }, { size });
+        const drawn = await inkSize(await draw(card.node, card.images, size), tileInside(size));
+        // The same letter in plain black with room all around: what whole ink measures.
+        const whole = await inkSize(
+          await draw({
+            type: 'container',
+            style: {
+              width: 1200,
+              height: 630,
+              display: 'flex',
+              alignItems: 'center',
+              justifyContent: 'center',
+              backgroundColor: '#fff',
             },
-          ],
-        }),
-        { x0: 0, y0: 0, x1: 1200, y1: 630 },
-      );
-      expect(Math.abs(drawn.height - whole.height), 'ink height').toBeLessThanOrEqual(3);
-      expect(Math.abs(drawn.width - whole.width), 'ink width').toBeLessThanOrEqual(3);
-    });
-  }
+            children: [
+              {
+                type: 'text',
+                text: brandInitial(brand),
+                style: {
+                  fontFamily: fontStack(brand, FAMILY.sans),
+                  fontSize: productLayout(size).monogram,
+                  fontWeight: 800,
+                  lineHeight: 2.5,
+                },
+              },
+            ],
+          }),
+          { x0: 0, y0: 0, x1: 1200, y1: 630 },
+        );
+        expect(Math.abs(drawn.height - whole.height), 'ink height').toBeLessThanOrEqual(3);
+        expect(Math.abs(drawn.width - whole.width), 'ink width').toBeLessThanOrEqual(3);
+      });
+    }
 });
 
 describe('product brand pill', () => {

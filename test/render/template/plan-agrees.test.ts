@@ -1,15 +1,11 @@
 import type { MeasuredNode, Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TEMPLATE_NAMES, TEMPLATES } from '../../../src/render/template/registry.js';
-import {
-  CARD_HEIGHT,
-  CARD_WIDTH,
-  type Node,
-  type TemplateFields,
-} from '../../../src/render/template/types.js';
+import type { CardSize, Node, TemplateFields } from '../../../src/render/template/types.js';
 import { FALLBACK_FAMILIES } from '../../../src/render/text/fonts.js';
 import { sharedEngine } from '../../helpers/engine.js';
 import { textOf } from './nodes.js';
+import { ALL_SIZES, at } from './sizes.js';
 
 /**
  * The fitter's plan must agree with takumi: laid out without its line clamp, every paragraph
@@ -38,12 +34,13 @@ async function paragraphs(
   engine: Renderer,
   fields: TemplateFields,
   template: (typeof TEMPLATE_NAMES)[number],
+  size: CardSize,
 ) {
-  const built = TEMPLATES[template].build(fields);
+  const built = TEMPLATES[template].build(fields, { size });
   const node = unclamped(built.node);
   const measured = await engine.measure(node, {
-    width: CARD_WIDTH,
-    height: CARD_HEIGHT,
+    width: size.width,
+    height: size.height,
     images: built.images,
     fontFamilies: [...FALLBACK_FAMILIES],
   });
@@ -83,33 +80,40 @@ const WHOLE_TITLES: Record<string, string> = {
 
 describe('the plan agrees with takumi: no paragraph needs more lines than its frame shows', () => {
   for (const template of TEMPLATE_NAMES) {
-    it(`${template}: Greek and Cyrillic capitals, Tamil, Khmer and Persian titles are drawn whole`, async () => {
-      for (const [label, title] of Object.entries(WHOLE_TITLES)) {
-        for (const subtitle of [undefined, 'راهنمای عملی برای تیم‌های مهندسی']) {
-          const fields = { title, ...(subtitle ? { subtitle, brand: 'فناوری پارس' } : {}) };
-          for (const p of await paragraphs(engine, fields, template)) {
-            expect(p.content, `${label}: "${p.text}"`).toBeLessThanOrEqual(p.visible + 0.5);
+    for (const size of ALL_SIZES) {
+      it(`${template}${at(size)}: Greek and Cyrillic capitals, Tamil, Khmer and Persian titles are drawn whole`, async () => {
+        for (const [label, title] of Object.entries(WHOLE_TITLES)) {
+          for (const subtitle of [undefined, 'راهنمای عملی برای تیم‌های مهندسی']) {
+            const fields = { title, ...(subtitle ? { subtitle, brand: 'فناوری پارس' } : {}) };
+            for (const p of await paragraphs(engine, fields, template, size)) {
+              expect(p.content, `${label}: "${p.text}"`).toBeLessThanOrEqual(p.visible + 0.5);
+            }
+            // Short words are glued to their neighbour with no-break spaces ("ΤΟ ΜΕΓΑΛΟ").
+            const plain = (text: string) => text.replaceAll('\u200b', '').replaceAll('\u00a0', ' ');
+            const [drawn] = (await paragraphs(engine, fields, template, size)).filter((p) =>
+              plain(p.text).includes(title.slice(0, 8)),
+            );
+            expect(plain(drawn!.text), label).toBe(title);
           }
-          // Short words are glued to their neighbour with no-break spaces ("ΤΟ ΜΕΓΑΛΟ").
-          const plain = (text: string) => text.replaceAll('\u200b', '').replaceAll('\u00a0', ' ');
-          const [drawn] = (await paragraphs(engine, fields, template)).filter((p) =>
-            plain(p.text).includes(title.slice(0, 8)),
-          );
-          expect(plain(drawn!.text), label).toBe(title);
         }
-      }
-    });
+      });
 
-    it(`${template}: a long subtitle is cut by the fitter, tidily, not by takumi's clamp`, async () => {
-      for (const subtitle of [LONG_SUBTITLE, CHINESE_SUBTITLE]) {
-        const found = await paragraphs(engine, { title: 'Release notes', subtitle, brand: 'Acme' }, template);
-        const sub = found.find((p) => p.text.startsWith(subtitle.slice(0, 6)))!;
-        expect(sub.content, sub.text).toBeLessThanOrEqual(sub.visible + 0.5);
-        // Chinese ends with the centred "⋯"; a cut never leaves a comma before the ellipsis.
-        if (subtitle === CHINESE_SUBTITLE)
-          expect(sub.text === subtitle || /[^，、]⋯$/u.test(sub.text), sub.text).toBe(true);
-        else expect(sub.text).toMatch(/[a-z]…$/u);
-      }
-    });
+      it(`${template}${at(size)}: a long subtitle is cut by the fitter, tidily, not by takumi's clamp`, async () => {
+        for (const subtitle of [LONG_SUBTITLE, CHINESE_SUBTITLE]) {
+          const found = await paragraphs(
+            engine,
+            { title: 'Release notes', subtitle, brand: 'Acme' },
+            template,
+            size,
+          );
+          const sub = found.find((p) => p.text.startsWith(subtitle.slice(0, 6)))!;
+          expect(sub.content, sub.text).toBeLessThanOrEqual(sub.visible + 0.5);
+          // Chinese ends with the centred "⋯"; a cut never leaves a comma before the ellipsis.
+          if (subtitle === CHINESE_SUBTITLE)
+            expect(sub.text === subtitle || /[^，、]⋯$/u.test(sub.text), sub.text).toBe(true);
+          else expect(sub.text).toMatch(/[a-z]…$/u);
+        }
+      });
+    }
   }
 });

@@ -8,12 +8,15 @@ import {
   type TemplateRenderer,
 } from '../../../src/render/template/renderer.js';
 import { DEFAULT_SIZE } from '../../../src/render/template/sizes.js';
-import type { TemplateFields } from '../../../src/render/template/types.js';
+import { productLayout } from '../../../src/render/template/templates/product/layout.js';
+import { saasLayout } from '../../../src/render/template/templates/saas/layout.js';
+import type { CardSize, TemplateFields } from '../../../src/render/template/types.js';
 import { detectDirection } from '../../../src/render/text/script.js';
 import { caseFields, TITLE_200, testArtwork } from '../../golden/cases.js';
 import { sharedEngine } from '../../helpers/engine.js';
 import { pngSize } from '../../helpers/png.js';
 import { decode, diffPixels, type Rect } from './pixels.js';
+import { ALL_SIZES, at } from './sizes.js';
 
 let renderer: TemplateRenderer;
 beforeAll(async () => {
@@ -21,7 +24,8 @@ beforeAll(async () => {
 });
 afterAll(() => renderer.close());
 
-const render = async (name: BuiltinName, fields: TemplateFields) => (await renderer.render(name, fields)).png;
+const render = async (name: BuiltinName, fields: TemplateFields, size: CardSize = DEFAULT_SIZE) =>
+  (await renderer.render(name, fields, { ctx: { size } })).png;
 
 describe('template renderer', () => {
   it('names the pinned engine, the font set and its revision in its version', () => {
@@ -32,10 +36,15 @@ describe('template renderer', () => {
     expect(renderer.version).toMatch(/^takumi-\d+\.\d+\.\d+\/fonts-\d+\/r\d+$/);
   });
 
-  it.each(TEMPLATE_NAMES)('%s renders a 1200×630 PNG', async (name) => {
-    const png = await render(name, await caseFields(name, 'short'));
-    expect(pngSize(png)).toEqual({ width: 1200, height: 630 });
-  });
+  for (const name of TEMPLATE_NAMES) {
+    it(`${name} renders every size it declares at that size's pixels`, async () => {
+      expect(TEMPLATES[name].sizes).toEqual(ALL_SIZES.map((s) => s.name));
+      for (const size of ALL_SIZES) {
+        const png = await render(name, await caseFields(name, 'short', size), size);
+        expect(pngSize(png), size.name).toEqual({ width: size.width, height: size.height });
+      }
+    });
+  }
 
   it('renders byte-identical PNGs for identical inputs, even from a second process-wide renderer', async () => {
     const fields = await caseFields('saas', 'max');
@@ -73,16 +82,35 @@ describe('template renderer', () => {
   });
 });
 
-/** Strips that only decoration may touch: the outer margins, and the gutter next to the art. */
-function keepOut(name: BuiltinName, withArtwork: boolean): Rect[] {
+/**
+ * Strips that only decoration may touch: the outer margins, and the gutter between the text and
+ * the art (beside it on wide cards, above it on square and story).
+ */
+function keepOut(name: BuiltinName, withArtwork: boolean, size: CardSize): Rect[] {
+  const { width: W, height: H } = size;
   const margins: Rect[] = [
-    { x0: 0, y0: 0, x1: 1200, y1: 48 },
-    { x0: 0, y0: 584, x1: 1200, y1: 630 },
-    { x0: 0, y0: 0, x1: 52, y1: 630 },
-    { x0: 1148, y0: 0, x1: 1200, y1: 630 },
+    { x0: 0, y0: 0, x1: W, y1: 48 },
+    { x0: 0, y0: H - 46, x1: W, y1: H },
+    { x0: 0, y0: 0, x1: 52, y1: H },
+    { x0: W - 52, y0: 0, x1: W, y1: H },
   ];
-  if (name === 'product') margins.push({ x0: 648, y0: 0, x1: 700, y1: 630 });
-  if (name === 'saas' && withArtwork) margins.push({ x0: 545, y0: 130, x1: 600, y1: 630 });
+  if (name === 'product') {
+    const L = productLayout(size);
+    const stage = L.kind === 'row' ? W - L.stage : L.stage;
+    margins.push(
+      L.kind === 'row'
+        ? { x0: stage - 52, y0: 0, x1: stage, y1: H }
+        : { x0: 0, y0: stage, x1: W, y1: stage + L.pad - 24 },
+    );
+  }
+  if (name === 'saas' && withArtwork) {
+    const L = saasLayout(size);
+    margins.push(
+      L.kind === 'row'
+        ? { x0: 545, y0: 130, x1: 600, y1: H }
+        : { x0: 0, y0: L.window.top - 48, x1: W, y1: L.window.top },
+    );
+  }
   return margins;
 }
 
@@ -118,17 +146,18 @@ function mixedTitle(seed: number, length: number): string {
 
 describe('long text stays inside its box', () => {
   for (const name of TEMPLATE_NAMES) {
-    it(`${name}: six seeded mixed-script titles and subtitles at full length`, async () => {
-      const empty = await decode(await render(name, { title: '' }));
-      for (let seed = 1; seed <= 6; seed++) {
-        const fields = { title: mixedTitle(seed, 200), subtitle: mixedTitle(seed + 100, 300) };
-        if (detectDirection(fields.title) === 'rtl') continue;
-        const full = await decode(await render(name, fields));
-        for (const rect of keepOut(name, false)) {
-          expect(diffPixels(full, empty, 16, rect).count, `seed ${seed}: ${fields.title}`).toBe(0);
+    for (const size of ALL_SIZES)
+      it(`${name}${at(size)}: six seeded mixed-script titles and subtitles at full length`, async () => {
+        const empty = await decode(await render(name, { title: '' }, size));
+        for (let seed = 1; seed <= 6; seed++) {
+          const fields = { title: mixedTitle(seed, 200), subtitle: mixedTitle(seed + 100, 300) };
+          if (detectDirection(fields.title) === 'rtl') continue;
+          const full = await decode(await render(name, fields, size));
+          for (const rect of keepOut(name, false, size)) {
+            expect(diffPixels(full, empty, 16, rect).count, `seed ${seed}: ${fields.title}`).toBe(0);
+          }
         }
-      }
-    });
+      });
   }
 
   const url = `https://example.com/${'a'.repeat(180)}`;
@@ -148,22 +177,23 @@ describe('long text stays inside its box', () => {
     ],
   ];
   for (const name of TEMPLATE_NAMES) {
-    for (const [label, fields] of variants) {
-      it(`${name}: ${label}`, async () => {
-        const size = TEMPLATES[name].artworkSize?.(DEFAULT_SIZE);
-        const artwork = size ? await testArtwork(size.width, size.height) : undefined;
-        const withArt = artwork ? { artwork } : {};
-        const full = await decode(await render(name, { ...fields, ...withArt }));
-        const rtl = label.includes('Arabic');
-        // An empty title of the same direction (U+200F RIGHT-TO-LEFT MARK) keeps the same layout.
-        const empty = await decode(await render(name, { title: rtl ? '\u200F' : '', ...withArt }));
-        for (const rect of keepOut(name, artwork !== undefined)) {
-          // Gutters are mirrored for RTL; only the outer margins apply there.
-          if (rtl && rect.x0 > 52 && rect.x1 < 1148) continue;
-          const { count } = diffPixels(full, empty, 16, rect);
-          expect(count, `ink in ${JSON.stringify(rect)}`).toBe(0);
-        }
-      });
-    }
+    for (const size of ALL_SIZES)
+      for (const [label, fields] of variants) {
+        it(`${name}${at(size)}: ${label}`, async () => {
+          const art = TEMPLATES[name].artworkSize?.(size);
+          const artwork = art ? await testArtwork(art.width, art.height) : undefined;
+          const withArt = artwork ? { artwork } : {};
+          const full = await decode(await render(name, { ...fields, ...withArt }, size));
+          const rtl = label.includes('Arabic');
+          // An empty title of the same direction (U+200F RIGHT-TO-LEFT MARK) keeps the same layout.
+          const empty = await decode(await render(name, { title: rtl ? '\u200F' : '', ...withArt }, size));
+          for (const rect of keepOut(name, artwork !== undefined, size)) {
+            // Gutters beside the art are mirrored for RTL; only the outer margins apply there.
+            if (rtl && rect.x0 > 52 && rect.x1 < size.width - 52) continue;
+            const { count } = diffPixels(full, empty, 16, rect);
+            expect(count, `ink in ${JSON.stringify(rect)}`).toBe(0);
+          }
+        });
+      }
   }
 });

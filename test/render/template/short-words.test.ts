@@ -2,12 +2,13 @@ import type { Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BuiltinName } from '../../../src/render/template/registry.js';
 import { TEMPLATES } from '../../../src/render/template/registry.js';
-import type { Node, TemplateFields } from '../../../src/render/template/types.js';
+import type { CardSize, Node, TemplateFields } from '../../../src/render/template/types.js';
 import { FALLBACK_FAMILIES } from '../../../src/render/text/fonts.js';
 import { glueShortWords } from '../../../src/render/text/text-glue.js';
 import { sharedEngine } from '../../helpers/engine.js';
 import { textOf } from './nodes.js';
 import { decode } from './pixels.js';
+import { ALL_SIZES, at } from './sizes.js';
 
 /**
  * Short tokens stay with their neighbour and subtitles end with more than one word, judged on
@@ -22,14 +23,14 @@ beforeAll(async () => {
 const plain = (s: string) => s.replaceAll('\u200b', '').replaceAll('\u00a0', ' ');
 
 /** The text node of a card's paragraph whose text starts like `start`. */
-function paragraphOf(template: BuiltinName, fields: TemplateFields, start: string): Node {
+function paragraphOf(template: BuiltinName, fields: TemplateFields, start: string, size: CardSize): Node {
   let found: Node | undefined;
   const walk = (n: Node) => {
     const style = n.style as Record<string, unknown> | undefined;
     if (!found && n.type === 'text' && style?.fontSize && plain(textOf(n)).startsWith(start)) found = n;
     if ('children' in n && Array.isArray(n.children)) for (const c of n.children as Node[]) walk(c);
   };
-  walk(TEMPLATES[template].build(fields).node);
+  walk(TEMPLATES[template].build(fields, { size }).node);
   return found!;
 }
 
@@ -37,8 +38,13 @@ function paragraphOf(template: BuiltinName, fields: TemplateFields, start: strin
  * The lines of a card's paragraph as takumi lays it out (without its clamp). `measure` breaks
  * lines greedily even under `textWrap: 'balance'`, which only drawing applies: see `inkWidths`.
  */
-async function linesOf(template: BuiltinName, fields: TemplateFields, start: string): Promise<string[]> {
-  const found = paragraphOf(template, fields, start);
+async function linesOf(
+  template: BuiltinName,
+  fields: TemplateFields,
+  start: string,
+  size: CardSize,
+): Promise<string[]> {
+  const found = paragraphOf(template, fields, start, size);
   const { lineClamp, textOverflow, ...style } = found.style as Record<string, unknown>;
   const measured = await engine.measure({ ...found, style } as Node, {
     fontFamilies: [...FALLBACK_FAMILIES],
@@ -53,8 +59,13 @@ async function linesOf(template: BuiltinName, fields: TemplateFields, start: str
 }
 
 /** The inked width of each line of a card's paragraph as takumi draws it, black on white. */
-async function inkWidths(template: BuiltinName, fields: TemplateFields, start: string): Promise<number[]> {
-  const found = paragraphOf(template, fields, start);
+async function inkWidths(
+  template: BuiltinName,
+  fields: TemplateFields,
+  start: string,
+  size: CardSize,
+): Promise<number[]> {
+  const found = paragraphOf(template, fields, start, size);
   const style: Record<string, unknown> = { ...(found.style as Record<string, unknown>), color: '#000' };
   const width = Number(style.width) + 40;
   const height = 400;
@@ -111,15 +122,16 @@ describe('a subtitle does not end with a lone short word ("size", "ティス", "
     ],
   ];
   for (const template of TEMPLATE_LIST) {
-    it(`${template}: the last line is at least a third as long as the longest`, async () => {
-      for (const [title, subtitle, brand] of cases) {
-        const widths = await inkWidths(template, { title, subtitle, brand }, subtitle.slice(0, 6));
-        expect(widths.length, `${template}: ${subtitle}`).toBeGreaterThan(0);
-        expect(widths.at(-1)!, `${template}: ${subtitle} (${widths.join(', ')} px)`).toBeGreaterThanOrEqual(
-          Math.max(...widths) / 3,
-        );
-      }
-    });
+    for (const size of ALL_SIZES)
+      it(`${template}${at(size)}: the last line is at least a third as long as the longest`, async () => {
+        for (const [title, subtitle, brand] of cases) {
+          const widths = await inkWidths(template, { title, subtitle, brand }, subtitle.slice(0, 6), size);
+          expect(widths.length, `${template}: ${subtitle}`).toBeGreaterThan(0);
+          expect(widths.at(-1)!, `${template}: ${subtitle} (${widths.join(', ')} px)`).toBeGreaterThanOrEqual(
+            Math.max(...widths) / 3,
+          );
+        }
+      });
   }
 });
 
@@ -150,15 +162,16 @@ describe('short tokens stay with their neighbour (Latin, Cyrillic, Greek)', () =
     'Πώς μειώσαμε το κόστος του cloud στο μισό μέσα σε έξι μήνες',
   ];
   for (const template of TEMPLATE_LIST) {
-    it(`${template}: no line ends with "50%", "Series", "React" or "в" before its partner`, async () => {
-      for (const title of titles) {
-        const lines = await linesOf(template, { title }, title.slice(0, 6));
-        for (const [i, line] of lines.slice(0, -1).entries()) {
-          const next = lines[i + 1]!;
-          expect(separates(line, next), `${template}: ${lines.join(' / ')}`).toBe(false);
+    for (const size of ALL_SIZES)
+      it(`${template}${at(size)}: no line ends with "50%", "Series", "React" or "в" before its partner`, async () => {
+        for (const title of titles) {
+          const lines = await linesOf(template, { title }, title.slice(0, 6), size);
+          for (const [i, line] of lines.slice(0, -1).entries()) {
+            const next = lines[i + 1]!;
+            expect(separates(line, next), `${template}: ${lines.join(' / ')}`).toBe(false);
+          }
         }
-      }
-    });
+      });
   }
 });
 

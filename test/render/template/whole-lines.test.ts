@@ -2,17 +2,12 @@ import type { MeasuredNode, Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BuiltinName } from '../../../src/render/template/registry.js';
 import { TEMPLATE_NAMES, TEMPLATES } from '../../../src/render/template/registry.js';
-import {
-  type BuiltCard,
-  CARD_HEIGHT,
-  CARD_WIDTH,
-  type Node,
-  type TemplateFields,
-} from '../../../src/render/template/types.js';
+import type { BuiltCard, CardSize, Node, TemplateFields } from '../../../src/render/template/types.js';
 import { FALLBACK_FAMILIES } from '../../../src/render/text/fonts.js';
 import { sharedEngine } from '../../helpers/engine.js';
 import { LONG_HEADLINES } from './long-headlines.js';
 import { decode, type Rgba } from './pixels.js';
+import { ALL_SIZES, at } from './sizes.js';
 
 interface Frame {
   /** The text block's laid-out height. */
@@ -27,10 +22,10 @@ interface Frame {
  * Every paragraph clip frame of a card (`overflow: hidden` with a `maxHeight` around one child),
  * paired with takumi's layout of it.
  */
-async function clipFrames(engine: Renderer, { node, images }: BuiltCard): Promise<Frame[]> {
+async function clipFrames(engine: Renderer, { node, images }: BuiltCard, size: CardSize): Promise<Frame[]> {
   const measured = await engine.measure(node, {
-    width: CARD_WIDTH,
-    height: CARD_HEIGHT,
+    width: size.width,
+    height: size.height,
     images,
     fontFamilies: [...FALLBACK_FAMILIES],
   });
@@ -58,21 +53,22 @@ beforeAll(async () => {
 
 describe('a paragraph never draws more lines than its frame shows (no line cut through)', () => {
   for (const name of TEMPLATE_NAMES) {
-    it(`${name}: long headlines in ${Object.keys(LONG_HEADLINES).join(', ')}, with and without emoji`, async () => {
-      for (const [script, headline] of Object.entries(LONG_HEADLINES)) {
-        for (const title of [headline, `${headline} 🚀`]) {
-          for (const subtitle of [undefined, 'सीआई में कैशिंग के लिए एक फील्ड गाइड']) {
-            const fields: TemplateFields = { title, ...(subtitle ? { subtitle } : {}) };
-            const frames = await clipFrames(engine, TEMPLATES[name].build(fields));
-            expect(frames.length).toBeGreaterThan(0);
-            for (const frame of frames) {
-              const label = `${script}${title === headline ? '' : ' + emoji'}${subtitle ? ' + subtitle' : ''}`;
-              expect(frame.content, label).toBeLessThanOrEqual(frame.visible + 0.5);
+    for (const size of ALL_SIZES)
+      it(`${name}${at(size)}: long headlines in ${Object.keys(LONG_HEADLINES).join(', ')}, with and without emoji`, async () => {
+        for (const [script, headline] of Object.entries(LONG_HEADLINES)) {
+          for (const title of [headline, `${headline} 🚀`]) {
+            for (const subtitle of [undefined, 'सीआई में कैशिंग के लिए एक फील्ड गाइड']) {
+              const fields: TemplateFields = { title, ...(subtitle ? { subtitle } : {}) };
+              const frames = await clipFrames(engine, TEMPLATES[name].build(fields, { size }), size);
+              expect(frames.length).toBeGreaterThan(0);
+              for (const frame of frames) {
+                const label = `${script}${title === headline ? '' : ' + emoji'}${subtitle ? ' + subtitle' : ''}`;
+                expect(frame.content, label).toBeLessThanOrEqual(frame.visible + 0.5);
+              }
             }
           }
         }
-      }
-    });
+      });
   }
 });
 
@@ -106,19 +102,20 @@ function inkBands(card: Rgba, ink: [number, number, number]): number {
 describe('stacked accents keep clear of the line above', () => {
   const title = 'Ở Việt Nam, Những Điều Bạn Cần Biết Về Kiến Trúc Phần Mềm Ấn Tượng Để Ổn Định';
   for (const name of TEMPLATE_NAMES) {
-    it(`${name}: a Vietnamese headline's lines do not touch`, async () => {
-      const card = TEMPLATES[name].build({ title });
-      const [frame] = await clipFrames(engine, card);
-      expect(frame!.lines).toBeGreaterThan(1);
-      const png = await engine.render(card.node, {
-        width: CARD_WIDTH,
-        height: CARD_HEIGHT,
-        format: 'png',
-        images: card.images,
-        fontFamilies: [...FALLBACK_FAMILIES],
+    for (const size of ALL_SIZES)
+      it(`${name}${at(size)}: a Vietnamese headline's lines do not touch`, async () => {
+        const card = TEMPLATES[name].build({ title }, { size });
+        const [frame] = await clipFrames(engine, card, size);
+        expect(frame!.lines).toBeGreaterThan(1);
+        const png = await engine.render(card.node, {
+          width: size.width,
+          height: size.height,
+          format: 'png',
+          images: card.images,
+          fontFamilies: [...FALLBACK_FAMILIES],
+        });
+        // Touching lines merge into one run of inked rows.
+        expect(inkBands(await decode(png), TITLE_INK[name])).toBeGreaterThanOrEqual(frame!.lines);
       });
-      // Touching lines merge into one run of inked rows.
-      expect(inkBands(await decode(png), TITLE_INK[name])).toBeGreaterThanOrEqual(frame!.lines);
-    });
   }
 });

@@ -1,11 +1,15 @@
 import type { Node } from '@takumi-rs/core';
 import { FAMILY } from '../../text/fonts.js';
-import { div, ImageBag, picture, svgBytes } from '../../text/nodes.js';
+import { div, ImageBag, picture } from '../../text/nodes.js';
 import { detectDirection, fontStack } from '../../text/script.js';
 import { paragraph, richText } from '../../text/text.js';
 import { brandInitial, brandLabel } from '../brand.js';
-import { CARD_HEIGHT, CARD_WIDTH, type TemplateDefinition, type TemplateFields } from '../types.js';
+import { DEFAULT_SIZE, SIZE_NAMES } from '../sizes.js';
+import type { BuildContext, CardTheme, TemplateDefinition, TemplateFields } from '../types.js';
+import { blogDecor } from './blog/decor.js';
+import { type BlogLayout, blogLayout } from './blog/layout.js';
 import { BUILTIN_FIELDS } from './fields.js';
+import { containIn, headlineFace, logoSource, mutedTone, onColor, themeKey } from './theme.js';
 
 /**
  * "Editorial": warm paper, a serif headline anchored to the lower left, the publication's mark
@@ -16,36 +20,31 @@ const C = {
   ink: '#1F1A17',
   muted: '#6B625A',
   accent: '#C2410C',
-  hairline: '#E3D8C8',
+  onAccent: '#FFFFFF',
 };
+type Palette = typeof C;
 
-const PAD_X = 80;
-const PAD_Y = 68;
+const SERIF = { face: 'serif-700', family: FAMILY.serif, weight: 700 } as const;
 const TOP_ROW = 44;
-const TITLE_WIDTH = 1000;
-const SUBTITLE_WIDTH = 860;
-const GAP = 22;
-/** Keeps a long brand clear of the corner arcs. */
-const BRAND_WIDTH = 620;
-/** Height left for title and subtitle under the top row and its breathing space. */
-const CONTENT_HEIGHT = CARD_HEIGHT - 2 * PAD_Y - TOP_ROW - 48;
 
-function decor(mirrored: boolean): string {
-  const cx = mirrored ? 0 : CARD_WIDTH;
-  const arcs = [110, 170, 230, 290, 350]
-    .map(
-      (r, i) =>
-        `<circle cx="${cx}" cy="0" r="${r}" fill="none" stroke="${C.accent}" stroke-opacity="${(0.34 - i * 0.06).toFixed(2)}" stroke-width="1.5"/>`,
-    )
-    .join('');
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${CARD_WIDTH}" height="${CARD_HEIGHT}">
-    <circle cx="${cx}" cy="0" r="56" fill="${C.accent}" fill-opacity="0.9"/>${arcs}</svg>`;
+function palette(theme: CardTheme | undefined): Palette {
+  if (!theme) return C;
+  return {
+    paper: theme.background,
+    ink: theme.text,
+    muted: mutedTone(theme.text, theme.background),
+    accent: theme.accent,
+    onAccent: onColor(theme.accent),
+  };
 }
-const DECOR = { ltr: svgBytes(decor(false)), rtl: svgBytes(decor(true)) };
 
-function build(fields: TemplateFields) {
+function build(fields: TemplateFields, ctx: BuildContext = { size: DEFAULT_SIZE }) {
+  const { size, theme } = ctx;
+  const L = blogLayout(size);
+  const p = palette(theme);
   const bag = new ImageBag();
   const dir = detectDirection(fields.title ?? '');
+  const topRow = Math.max(TOP_ROW, L.mark);
 
   const subtitle = fields.subtitle
     ? paragraph(
@@ -53,81 +52,68 @@ function build(fields: TemplateFields) {
         {
           box: {
             face: 'sans-400',
-            steps: [
-              [30, 2],
-              [28, 2],
-              [26, 2],
-            ],
-            width: SUBTITLE_WIDTH,
-            height: 130,
+            steps: L.subtitleSteps,
+            width: L.subtitleWidth,
+            height: L.subtitleHeight,
             lineHeight: 1.4,
           },
           family: FAMILY.sans,
           weight: 400,
-          color: C.muted,
+          color: p.muted,
           align: dir,
           balance: true,
         },
         bag,
       )
     : undefined;
-  const subtitleHeight = subtitle ? subtitle.height + GAP : 0;
+  const subtitleHeight = subtitle ? subtitle.height + L.gap : 0;
+  const contentHeight = size.height - L.padTop - L.padBottom - topRow - L.breathe;
 
+  const face = headlineFace(theme, SERIF);
   const title = paragraph(
     fields.title ?? '',
     {
       box: {
-        face: 'serif-700',
-        steps: [
-          [96, 2],
-          [84, 2],
-          [76, 3],
-          [68, 3],
-          [60, 4],
-          [54, 4],
-          [48, 5],
-          [44, 5],
-          [40, 6],
-        ],
-        width: TITLE_WIDTH,
-        height: CONTENT_HEIGHT - subtitleHeight,
+        face: face.face,
+        steps: L.titleSteps,
+        width: L.titleWidth,
+        height: contentHeight - subtitleHeight,
         lineHeight: 1.1,
-        letterSpacing: -0.012,
+        letterSpacing: face.face === 'serif-700' ? -0.012 : -0.024,
       },
-      family: FAMILY.serif,
-      weight: 700,
-      color: C.ink,
+      family: face.family,
+      weight: face.weight,
+      color: p.ink,
       balance: true,
     },
     bag,
   );
 
-  const top: Node = fields.brand
-    ? brandRow(fields.brand, bag)
-    : div({ width: 56, height: 6, borderRadius: 3, backgroundColor: C.accent });
-
   const node = div(
     {
-      width: CARD_WIDTH,
-      height: CARD_HEIGHT,
+      width: size.width,
+      height: size.height,
       display: 'flex',
       flexDirection: 'column',
       justifyContent: 'space-between',
       alignItems: 'flex-start',
-      padding: `${PAD_Y}px ${PAD_X}px`,
-      backgroundColor: C.paper,
+      padding:
+        L.padTop === L.padBottom ? `${L.padTop}px ${L.padX}px` : `${L.padTop}px ${L.padX}px ${L.padBottom}px`,
+      backgroundColor: p.paper,
       position: 'relative',
     },
     [
-      picture(bag.add(`blog/decor-${dir}.svg`, DECOR[dir]), {
+      picture(bag.add(...blogDecor(size, dir, p.accent, L.decorScale, themeKey(theme))), {
         position: 'absolute',
         left: 0,
         top: 0,
-        width: CARD_WIDTH,
-        height: CARD_HEIGHT,
+        width: size.width,
+        height: size.height,
       }),
-      div({ display: 'flex', height: TOP_ROW, alignItems: 'center', position: 'relative' }, [top]),
-      div({ display: 'flex', flexDirection: 'column', gap: GAP, position: 'relative' }, [
+      div({ display: 'flex', height: topRow, alignItems: 'center', position: 'relative' }, [
+        topMark(fields.brand, theme, L, p, bag),
+      ]),
+      div({ display: 'flex', flexDirection: 'column', gap: L.gap, position: 'relative' }, [
         title.node,
         ...(subtitle ? [subtitle.node] : []),
       ]),
@@ -137,14 +123,40 @@ function build(fields: TemplateFields) {
   return { node, images: bag.list() };
 }
 
-function brandRow(brand: string, bag: ImageBag): Node {
-  return div({ display: 'flex', alignItems: 'center', gap: 14 }, [
+/** The brand row, the theme's logo alone, or (neither) a short accent bar. */
+function topMark(
+  brand: string | undefined,
+  theme: CardTheme | undefined,
+  L: BlogLayout,
+  p: Palette,
+  bag: ImageBag,
+): Node {
+  const logo = theme?.logo ? themeLogo(theme.logo, L, bag) : undefined;
+  if (brand) return brandRow(brand, logo, L, p, bag);
+  if (logo) return logo;
+  return div({
+    width: L.bar.width,
+    height: L.bar.height,
+    borderRadius: L.bar.height / 2,
+    backgroundColor: p.accent,
+  });
+}
+
+/** The account's logo in the mark's square, contained: a wide wordmark gets the row's height. */
+function themeLogo(logo: NonNullable<CardTheme['logo']>, L: BlogLayout, bag: ImageBag): Node {
+  const fit = containIn(logo, L.mark * 4, L.mark);
+  return picture(bag.add(...logoSource(logo)), { width: fit.width, height: fit.height });
+}
+
+function brandRow(brand: string, logo: Node | undefined, L: BlogLayout, p: Palette, bag: ImageBag): Node {
+  const mark =
+    logo ??
     div(
       {
-        width: 44,
-        height: 44,
-        borderRadius: 12,
-        backgroundColor: C.accent,
+        width: L.mark,
+        height: L.mark,
+        borderRadius: L.markRadius,
+        backgroundColor: p.accent,
         display: 'flex',
         alignItems: 'center',
         justifyContent: 'center',
@@ -154,17 +166,19 @@ function brandRow(brand: string, bag: ImageBag): Node {
           brandInitial(brand),
           {
             fontFamily: fontStack(brand, FAMILY.sans),
-            fontSize: 24,
+            fontSize: L.initial,
             fontWeight: 800,
-            color: '#FFFFFF',
+            color: p.onAccent,
             lineHeight: 1,
           },
           'ltr',
           bag,
         ),
       ],
-    ),
-    brandLabel(brand, { size: 24, color: C.ink, width: BRAND_WIDTH, letterSpacing: -0.01 }, bag),
+    );
+  return div({ display: 'flex', alignItems: 'center', gap: Math.round(L.mark * 0.32) }, [
+    mark,
+    brandLabel(brand, { size: L.brandSize, color: p.ink, width: L.brandWidth, letterSpacing: -0.01 }, bag),
   ]);
 }
 
@@ -173,9 +187,9 @@ export const blog: TemplateDefinition = {
   description:
     'Editorial article card: serif headline on warm paper with the publication (brand) on top; no artwork.',
   fields: BUILTIN_FIELDS,
-  sizes: ['og'],
-  uses: { brand: true, artwork: false, theme: false },
-  hash: 'builtin-blog-2',
+  sizes: SIZE_NAMES,
+  uses: { brand: true, artwork: false, theme: true },
+  hash: 'builtin-blog-3',
   source: 'builtin:blog',
   build,
 };

@@ -1,0 +1,8 @@
+import { SIZE_NAMES, SIZES } from '../../../src/render/template/sizes.js';
+import type { CardSize } from '../../../src/render/template/types.js';
+
+/** Every card size, og first: the fit guarantees hold at each. */
+export const ALL_SIZES: readonly CardSize[] = SIZE_NAMES.map((name) => SIZES[name]);
+
+/** A test name's size suffix: nothing at og (the names the tests always had), ` @ story` otherwise. */
+export const at = (size: CardSize) => (size.name === 'og' ? '' : ` @ ${size.name}`);
