@@ -5,9 +5,9 @@ import { defineConfig } from 'vitest/config';
 /**
  * Files that assert wall-clock bounds (Redis fail-over and a hung Redis cache tier within 100 ms, an event loop that never
  * stalls, two nodes sharing one capture through 100 ms Redis time-outs, a capture lock kept
- * over 50 ms ones). On a 2-core machine a
- * Chromium suite running beside them can stall the process past those bounds, so `npm test`
- * runs them afterwards, one file at a time (CARDSHOT_TEST_PHASE=timing), and the rest first.
+ * through 50 ms ones). On a 2-core machine a Chromium suite running beside them can stall the
+ * process past those bounds, so `npm test` runs them afterwards, one file at a time
+ * (CARDSHOT_TEST_PHASE=timing), and the rest first.
  */
 const TIMING = [
   'test/cache/redis-cache.test.ts',
@@ -57,7 +57,7 @@ function unitFiles(): string[] {
 }
 
 /** /dev/shm when it is a writable tmpfs with room for the unit tier's files (1 GiB). */
-function memoryTmp(): string | undefined {
+function inMemoryTmp(): string | undefined {
   try {
     const fs = statfsSync('/dev/shm');
     accessSync('/dev/shm', constants.W_OK);
@@ -66,6 +66,7 @@ function memoryTmp(): string | undefined {
     return undefined;
   }
 }
+const memoryTmp = unitPhase ? inMemoryTmp() : undefined;
 
 export default defineConfig({
   test: {
@@ -82,7 +83,7 @@ export default defineConfig({
           isolate: false,
           // Temporary data dirs in memory where there is one: each test app's SQLite set-up and
           // close waited on fsync, about a second of the run on a busy disk.
-          ...(memoryTmp() ? { env: { TMPDIR: memoryTmp() } } : {}),
+          ...(memoryTmp ? { env: { TMPDIR: memoryTmp } } : {}),
         }
       : {}),
     // Renders and fixture servers share 2 cores; a few files at once keeps timings honest.
