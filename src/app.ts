@@ -37,6 +37,7 @@ import type { Metrics } from './metrics/metrics.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
 import type { ScreenshotService } from './render/screenshot/service.js';
 import type { TemplateService } from './render/template/service.js';
+import type { TemplateRegistry } from './render/template/types.js';
 import type { UsageRecorder } from './usage/recorder.js';
 
 export interface AppDeps {
@@ -44,6 +45,8 @@ export interface AppDeps {
   config: HttpConfig & DashboardDeps['config'];
   log: Logger;
   templates: TemplateService;
+  /** The templates the OpenAPI document and the playground describe (read at request time). */
+  registry: TemplateRegistry;
   screenshots: ScreenshotService;
   authenticator: Authenticator;
   limiter: RateLimiter;
@@ -51,6 +54,10 @@ export interface AppDeps {
   /** Accounts, keys, passwords and plans, for the dashboard. */
   accounts: AccountsModule;
   sessions: Sessions;
+  /** The Theme page's service, renderer and queue (see DashboardDeps). */
+  themes: DashboardDeps['themes'];
+  renderer: DashboardDeps['renderer'];
+  renderQueue: DashboardDeps['renderQueue'];
   metrics: Metrics;
   health: Health;
   clock?: Clock;
@@ -133,7 +140,7 @@ export function createApp(deps: AppDeps): FastifyInstance {
   // Before any route: its onRoute hook protects every /render/ route registered after it.
   installAccessControl(app, deps);
   // Also before the routes: it collects their schemas as they are registered.
-  registerOpenApi(app, deps.config);
+  registerOpenApi(app, deps.config, deps.registry);
   // In a plugin, so the routes are registered after the OpenAPI collector has loaded.
   app.register(async (api) => {
     registerTemplateRoutes(api, deps);

@@ -21,7 +21,10 @@ import { describeListenFailure, describeStartFailure, type StartFailure } from '
 async function main(): Promise<void> {
   let config: Config;
   try {
-    config = loadConfig();
+    // `npm start -- --skip-broken-templates`: a broken template file is left out with a warning.
+    config = loadConfig(
+      process.argv.includes('--skip-broken-templates') ? { skipBrokenTemplates: true } : undefined,
+    );
   } catch (err) {
     return exitWith(describeStartFailure(err), err);
   }

@@ -25,11 +25,14 @@ import type { ArtworkFetcher } from './render/image/artwork.js';
 import { createImageArea } from './render/image/module.js';
 import { createScreenshotArea } from './render/screenshot/module.js';
 import type { ScreenshotService } from './render/screenshot/types.js';
+import { createTemplateFilesArea } from './render/template/files/area.js';
 import { createTemplateArea } from './render/template/module.js';
-import { TEMPLATE_NAMES } from './render/template/registry.js';
 import type { TemplateRenderer } from './render/template/renderer.js';
 import type { TemplateService } from './render/template/service.js';
+import type { TemplateRegistry, ThemeSource } from './render/template/types.js';
 import type { Config } from './settings.js';
+import { createThemesArea } from './themes/module.js';
+import type { ThemeService } from './themes/service.js';
 import { createUsageArea } from './usage/module.js';
 import type { UsageRecorder } from './usage/recorder.js';
 import { CARDSHOT_VERSION } from './version.js';
@@ -62,7 +65,11 @@ export interface Modules {
     flight: SharedFlight;
   } | null;
   renderQueue: WorkQueue;
+  /** Every template (built-ins and files); reloaded outside production, so read it per request. */
+  registry: TemplateRegistry;
   templates: TemplateService;
+  /** Account brand themes; the card routes' `ThemeSource` (cached per node for a few seconds). */
+  themes: ThemeService;
   /** GET /render/url; launches Chromium on first use (or on `warm()`), never at creation. */
   screenshots: ScreenshotService;
   close(): Promise<void>;
@@ -80,6 +87,10 @@ export async function createModules(
     clock?: Clock;
     /** The screenshots' URL guard (tests give one whose resolver maps fixture host names). */
     screenshotGuard?: UrlGuard;
+    /** Brand themes for the card routes instead of the accounts' stored ones (tests). */
+    themes?: ThemeSource;
+    /** The built-in templates' directory (tests use a fixture one). */
+    builtinTemplatesDir?: string;
     /** A takumi engine with its fonts loaded, shared by the apps of a test run. */
     templateEngine?: Renderer;
     /** scrypt's cost (log2 N) for dashboard passwords: a cheaper one for tests, refused elsewhere. */
@@ -102,11 +113,19 @@ export async function createModules(
     return service;
   };
   try {
+    // First: plans name templates, and a broken template file stops the start before anything opens.
+    const registry = await start(
+      'template files',
+      createTemplateFilesArea(config, {
+        log,
+        ...(opts.builtinTemplatesDir ? { builtinDir: opts.builtinTemplatesDir } : {}),
+      }),
+    );
     const accounts = await start(
       'accounts',
       createAccountsArea(config, {
         log,
-        templates: TEMPLATE_NAMES,
+        templates: registry.names(),
         ...clock,
         ...(opts.passwordCost !== undefined ? { passwordCost: opts.passwordCost } : {}),
       }),
@@ -128,9 +147,13 @@ export async function createModules(
       'artwork',
       createImageArea(config, { log, onFailure: (reason) => metrics.imageFetchFailed(reason) }),
     );
+    const themes = await start('themes', createThemesArea(config, { store, artwork, log, ...clock }));
     const { renderer, renderQueue, templates } = await start(
       'templates',
       createTemplateArea(config, {
+        registry,
+        // Tests may give their own source; otherwise the accounts' stored themes.
+        themes: opts.themes ?? themes,
         artwork,
         cache,
         log,
@@ -165,7 +188,9 @@ export async function createModules(
       cache,
       scale: redis && notices && flight ? { redis, redisCache, notices, flight } : null,
       renderQueue,
+      registry,
       templates,
+      themes,
       screenshots,
       close: () => started.close(),
     };

@@ -19,6 +19,7 @@ import { imageSettings } from './render/image/settings.js';
 import { screenshotSettings } from './render/screenshot/settings.js';
 import { templateSettings } from './render/template/settings.js';
 import { storageSettings } from './storage/settings.js';
+import { themeSettings } from './themes/settings.js';
 import { usageSettings } from './usage/settings.js';
 
 /** Every setting of every area, in the order of the README table. */
@@ -38,6 +39,7 @@ export const settings = assembleSettings(
   templateSettings,
   cacheSettings,
   imageSettings,
+  themeSettings,
   screenshotSettings,
 );
 

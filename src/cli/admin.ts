@@ -4,7 +4,7 @@ import { sendKeyNotices } from '../auth/key-notices.js';
 import { ConfigError } from '../config/load.js';
 import { isAppError } from '../errors.js';
 import { createLogger } from '../log.js';
-import { TEMPLATE_NAMES } from '../render/template/registry.js';
+import { templateNamesOnDisk } from '../render/template/files/area.js';
 import { type Config, loadConfig } from '../settings.js';
 import { EX_UNAVAILABLE } from '../start-error.js';
 import { describeStorageError } from '../storage/errors.js';
@@ -40,7 +40,7 @@ export async function withAccounts(
   try {
     const config = loadConfig({ logLevel: 'warn' });
     mod = await openAccounts(config, createLogger(config, process.stderr as never), {
-      templates: TEMPLATE_NAMES,
+      templates: templateNamesOnDisk(config),
     });
     const changed: Array<string | undefined> = [];
     mod.onKeyChanged((keyId) => changed.push(keyId));

@@ -6,6 +6,8 @@ import { runKeys } from './commands/keys.js';
 import { runRender } from './commands/render.js';
 import { runShot } from './commands/shot.js';
 import { runSign } from './commands/sign.js';
+import { runTemplates } from './commands/templates.js';
+import { runTheme } from './commands/theme.js';
 import { runUsage } from './commands/usage.js';
 
 /** Each verb's one-line help; the first word is the command. */
@@ -13,6 +15,10 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<
   render: {
     help: 'render <template> --title … [--subtitle … --brand … --image-url …] -o card.png\n  render --batch cards.json|cards.csv --out-dir dir/',
     run: runRender,
+  },
+  templates: {
+    help: 'templates list | check [--dir DIR] [--json] | new NAME | types [--out FILE]   template files: fit check, starter, client types',
+    run: runTemplates,
   },
   shot: {
     help: 'shot <url> [--full-page --selector … --format webp …] -o page.webp\n  shot --batch urls.txt -o shots/ [--concurrency N]   screenshots through a running server',
@@ -27,6 +33,10 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<
     run: runKeys,
   },
   usage: { help: 'usage --account <id> [--days 30] [--json]', run: runUsage },
+  theme: {
+    help: 'theme show | set [--background … --text … --accent … --font … --logo-file … | --logo-url …] | clear   --account <id|email> [--json]',
+    run: runTheme,
+  },
   sign: { help: 'sign <url> --key-id key_… --secret cssig_… [--expires 365d]', run: runSign },
   config: {
     help: 'config [--json | --markdown]   effective settings, secrets masked, and where each came from',

@@ -8,26 +8,31 @@ import {
   templateParams,
 } from './options.js';
 import { encodeRfc3986, signPath } from './signing.js';
+import type { CardshotTemplates } from './templates.generated.js';
 import { send } from './transport.js';
 
-/** The built-in templates; a server may have more, so any string is accepted. */
-export type TemplateName = 'blog' | 'product' | 'saas' | (string & {});
+/**
+ * A template's name: those `CardshotTemplates` knows (the built-ins, and yours once you add
+ * them with `npx cardshot templates types`), or any other string the server may have.
+ */
+export type TemplateName = keyof CardshotTemplates | (string & {});
+
 /** The built-in viewports; an operator may configure more. */
 export type Viewport = 'og' | 'desktop' | 'mobile' | (string & {});
 export type WaitUntil = 'load' | 'domcontentloaded' | 'networkidle';
 
-/** The card fields (POST /render/template), and the output format (PNG unless asked). */
-export type TemplateInput = {
-  template: TemplateName;
-  /** At most 200 characters. */
-  title: string;
-  /** At most 300 characters. */
-  subtitle?: string;
-  /** At most 60 characters; drawn by templates with a brand slot. */
-  brand?: string;
-  /** Absolute http(s) URL of a PNG, JPEG, WebP, GIF or AVIF; drawn by templates with artwork. */
-  imageUrl?: string;
-} & FormatChoice;
+/** The fields a template takes: its declared ones when the types know it, any otherwise. */
+export type TemplateFieldsOf<T extends TemplateName> = T extends keyof CardshotTemplates
+  ? CardshotTemplates[T]
+  : { [field: string]: string | number | undefined };
+
+/**
+ * A card request (POST /render/template): the template, its fields as it declares them
+ * (`title`, `subtitle`, `brand`, `imageUrl`, `size`… for the built-ins), and the output format
+ * (PNG unless asked).
+ */
+export type TemplateInput<T extends TemplateName = TemplateName> = { template: T } & TemplateFieldsOf<T> &
+  FormatChoice;
 
 /** The screenshot parameters (GET /render/url): the page, the viewport and every option. */
 export type ScreenshotInput = {
@@ -127,8 +132,14 @@ export class Cardshot {
     this.fetchImpl = f.bind(globalThis);
   }
 
-  /** POST /render/template: a 1200×630 card (PNG unless `format` says otherwise). Throws CardshotError on any refusal. */
-  async renderTemplate(input: TemplateInput, call: CallOptions = {}): Promise<ImageResult> {
+  /**
+   * POST /render/template: a card at the template's default size or `size` (PNG unless `format`
+   * says otherwise). Throws CardshotError on any refusal.
+   */
+  async renderTemplate<T extends TemplateName>(
+    input: TemplateInput<T>,
+    call: CallOptions = {},
+  ): Promise<ImageResult> {
     const res = await this.send(
       '/render/template',
       {
@@ -161,10 +172,14 @@ export class Cardshot {
 
   /**
    * A signed GET /render/template URL for `<meta property="og:image">`: it renders exactly this
-   * card until it expires (default one year), and shows no key. Needs `keyId` and `signingSecret`;
+   * card until it expires (default one year), and shows no key. `v` (a version you pick) changes
+   * the URL only, so crawlers fetch the card again after a design change. Needs `keyId` and `signingSecret`;
    * sign on your server, since anyone holding the signing secret can sign any card.
    */
-  async signedTemplateUrl(input: TemplateInput, expiry: Expiry = {}): Promise<string> {
+  async signedTemplateUrl<T extends TemplateName>(
+    input: TemplateInput<T> & { v?: string },
+    expiry: Expiry = {},
+  ): Promise<string> {
     return this.sign('/render/template', templateParams(input), expiry);
   }
 

@@ -10,6 +10,7 @@ export {
   type ImageResult,
   type ScreenshotInput,
   type ScreenshotResult,
+  type TemplateFieldsOf,
   type TemplateInput,
   type TemplateName,
   type Viewport,
@@ -27,3 +28,4 @@ export {
   screenshotParams,
 } from './options.js';
 export { canonicalRequest, encodeRfc3986 } from './signing.js';
+export type { CardshotTemplates } from './templates.generated.js';

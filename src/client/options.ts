@@ -101,22 +101,37 @@ export function screenshotParams(input: object): Array<[string, string]> {
   return out;
 }
 
-/** The template fields in the order signed template URLs carry them. */
-export const TEMPLATE_PARAMS = [
-  'template',
-  'title',
-  'subtitle',
+/**
+ * The request-level keys of a template URL, after the template's own fields, in this order.
+ * Everything else in a template input is one of the template's fields: the client knows no
+ * template, so a custom template's fields are sent like the built-ins'.
+ */
+export const TEMPLATE_REQUEST_PARAMS = [
   'brand',
   'imageUrl',
+  'size',
+  'theme',
   'format',
   'quality',
+  'v',
 ] as const;
 
-/** The name/value pairs of a GET /render/template request, empty fields and PNG left out. */
+/** Fields that lead, in this order, so the built-ins' URLs read as they always did. */
+const LEADING_FIELDS = ['title', 'subtitle'];
+
+/**
+ * The name/value pairs of a GET /render/template request, empty fields and PNG left out, in a
+ * stable order (identical inputs, identical URLs): `template`, `title`, `subtitle`, the other
+ * fields alphabetically, then `TEMPLATE_REQUEST_PARAMS`.
+ */
 export function templateParams(input: object): Array<[string, string]> {
+  const record = input as Record<string, ParamValue>;
+  const request = new Set<string>(['template', ...TEMPLATE_REQUEST_PARAMS]);
+  const fields = Object.keys(record).filter((k) => !request.has(k) && !LEADING_FIELDS.includes(k));
+  const order = ['template', ...LEADING_FIELDS, ...fields.sort(), ...TEMPLATE_REQUEST_PARAMS];
   const out: Array<[string, string]> = [];
-  for (const name of TEMPLATE_PARAMS) {
-    const value = paramValue(name, (input as Record<string, ParamValue>)[name]);
+  for (const name of order) {
+    const value = paramValue(name, record[name]);
     if (value !== undefined) out.push([name, value]);
   }
   return out;

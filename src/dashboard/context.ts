@@ -4,9 +4,14 @@ import type { AccountsModule } from '../accounts/open.js';
 import { configuredOrigin, originFor } from '../accounts/origin.js';
 import type { HttpConfig } from '../http/settings.js';
 import type { Clock } from '../lib/clock.js';
+import type { WorkQueue } from '../lib/work-queue.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
 import type { ScreenshotConfig } from '../render/screenshot/settings.js';
+import type { TemplateRenderer } from '../render/template/renderer.js';
+import type { TemplateRegistry } from '../render/template/types.js';
 import type { StorageConfig } from '../storage/settings.js';
+import type { ThemeService } from '../themes/service.js';
+import type { ThemeConfig } from '../themes/settings.js';
 import type { UsageRecorder } from '../usage/recorder.js';
 import type { Html } from './html.js';
 import type { ActiveSession, Sessions } from './sessions.js';
@@ -47,12 +52,19 @@ export interface DashboardDeps {
   config: DashboardConfig &
     Pick<HttpConfig, 'publicUrl' | 'bodyLimitBytes'> &
     Pick<StorageConfig, 'dataDir'> &
-    Pick<ScreenshotConfig, 'screenshotViewports'>;
+    Pick<ScreenshotConfig, 'screenshotViewports'> &
+    Pick<ThemeConfig, 'themeLogoMaxBytes'>;
   log: Logger;
   accounts: AccountsModule;
+  /** The templates the playground offers, read at request time (they can be reloaded). */
+  registry: TemplateRegistry;
   sessions: Sessions;
   limiter: RateLimiter;
   usage: UsageRecorder;
+  /** The Theme page: the account's theme, and the renderer and queue its preview draws with. */
+  themes: ThemeService;
+  renderer: TemplateRenderer;
+  renderQueue: WorkQueue;
   clock?: Clock;
 }
 

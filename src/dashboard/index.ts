@@ -9,6 +9,7 @@ import { registerKeyRoutes } from './routes/keys.js';
 import { registerOverviewRoutes } from './routes/overview.js';
 import { registerPlaygroundRoutes } from './routes/playground.js';
 import { registerScreenshotPlaygroundRoutes } from './routes/screenshot-playground.js';
+import { registerThemeRoutes } from './routes/theme.js';
 import { clearCookie, isSecure, readCookie, sameOrigin, setCookie, setSecurityHeaders } from './security.js';
 import { randomId } from './sessions.js';
 import { errorPage, headingFor } from './views/errors.js';
@@ -47,6 +48,7 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
       registerKeyRoutes(scope, deps);
       registerPlaygroundRoutes(scope, deps);
       registerScreenshotPlaygroundRoutes(scope, deps);
+      registerThemeRoutes(scope, deps);
     },
     { prefix: '/dashboard' },
   );

@@ -4,18 +4,34 @@ import type { ServerSecrets } from '../auth/secret.js';
 import { encodeRfc3986, signUrl } from '../auth/signing.js';
 import { AppError } from '../errors.js';
 import { parseTemplateRequest, type TemplateRequest } from '../render/template/request.js';
+import { isSizeName, SIZES } from '../render/template/sizes.js';
+import type { SizeName, TemplateDefinition, TemplateRegistry } from '../render/template/types.js';
 import type { ApiKeyRecord } from '../storage/store.js';
 import { escapeHtml } from './html.js';
 import { dateTime, shortDate } from './views/format.js';
 
-/** What the playground form sends (all strings; empty means "leave out"). */
+/**
+ * What the playground form sends, all strings (empty means "leave out"): the template, the
+ * values of its declared fields and of brand, imageUrl and size by name, whether the account's
+ * theme applies, and the key to sign with.
+ */
 export interface PlaygroundInput {
   template: string;
-  title: string;
-  subtitle: string;
-  brand: string;
-  imageUrl: string;
+  values: Record<string, string>;
+  /** Off sends `theme=none` (only for templates that draw a theme). */
+  useTheme: boolean;
   key: string;
+}
+
+/** The form names a template's playground reads: its fields, then brand, imageUrl and size as it draws them. */
+export function inputNames(def: TemplateDefinition | undefined): string[] {
+  if (!def) return ['title', 'subtitle', 'brand', 'imageUrl'];
+  return [
+    ...Object.keys(def.fields),
+    ...(def.uses.brand ? ['brand'] : []),
+    ...(def.uses.artwork ? ['imageUrl'] : []),
+    'size',
+  ];
 }
 
 /** What the page shows for a valid input. */
@@ -29,6 +45,9 @@ export interface PlaygroundResult {
   ogHint: string;
   curl: string;
   keyId: string;
+  /** The card's pixels at the size asked for. */
+  width: number;
+  height: number;
 }
 
 /** Preview URLs live 15 to 25 minutes: rounded so identical inputs give identical URLs (and browser cache hits). */
@@ -71,6 +90,7 @@ export function playgroundKey(
  */
 export function buildPlayground(opts: {
   input: PlaygroundInput;
+  registry: TemplateRegistry;
   plan: Plan;
   keys: readonly ApiKeyRecord[];
   secrets: ServerSecrets;
@@ -78,26 +98,66 @@ export function buildPlayground(opts: {
   now: number;
 }): PlaygroundResult {
   const { input } = opts;
-  const fields: Record<string, string> = { template: input.template, title: input.title };
-  for (const name of ['subtitle', 'brand', 'imageUrl'] as const)
-    if (input[name] !== '') fields[name] = input[name];
-  const parsed = parseTemplateRequest(fields, 'query');
+  const def = opts.registry.get(input.template);
+  const fields = requestFields(input, def);
+  const parsed = parseTemplateRequest(fields, 'query', undefined, opts.registry);
   assertTemplateAllowed(opts.plan, parsed.template);
   const key = playgroundKey(opts.keys, input.key, opts.now, 'previews and og:image URLs');
-  const path = `/render/template?${query(parsed)}`;
+  const request = normalised(fields, parsed, def);
+  const path = `/render/template?${query(request)}`;
   const signed = signPlaygroundUrls(path, key, opts);
   const ogUrl = signed.publicUrl;
   const ogHint = signed.cutByKey
     ? `Signed URL, valid only until ${dateTime(signed.until)}, when key ${key.prefix}…${key.last4} expires: the tag stops working then. For a tag you publish, sign with a key that does not expire.`
     : `Signed URL, valid until ${shortDate(signed.until)} (one year); it renders exactly this card and cannot be altered.`;
+  const size = SIZES[isSizeName(fields.size ?? '') ? (fields.size as SizeName) : (def?.sizes[0] ?? 'og')];
   return {
     previewUrl: signed.previewUrl,
     ogUrl,
     metaTag: `<meta property="og:image" content="${escapeHtml(ogUrl)}">`,
     ogHint,
-    curl: curlCommand(opts.baseUrl, parsed),
+    curl: curlCommand(opts.baseUrl, request),
     keyId: key.id,
+    width: size.width,
+    height: size.height,
   };
+}
+
+/**
+ * The flat API request for the form: required fields always (so an empty one gets the API's
+ * "must not be empty"), optional ones when filled, the size only when it is not the template's
+ * default and `theme=none` only when the template draws a theme and the box is unticked, so a
+ * card's URL is the shortest one that draws it.
+ */
+function requestFields(input: PlaygroundInput, def: TemplateDefinition | undefined): Record<string, string> {
+  const out: Record<string, string> = { template: input.template };
+  for (const name of inputNames(def)) {
+    const value = input.values[name] ?? '';
+    const required = def?.fields[name]?.required === true || (!def && name === 'title');
+    if (name === 'size' && value === def?.sizes[0]) continue;
+    if (value !== '' || required) out[name] = value;
+  }
+  if (def?.uses.theme && !input.useTheme) out.theme = 'none';
+  return out;
+}
+
+/**
+ * The request as the API understood it: each value normalised by the parser where it hands
+ * one back by name, numbers as numbers (a JSON body takes them so), in the form's order.
+ */
+function normalised(
+  fields: Record<string, string>,
+  parsed: TemplateRequest,
+  def: TemplateDefinition | undefined,
+): Array<[string, string | number]> {
+  // The parser hands values back by name, at the top or under `fields` (declared fields).
+  const top = parsed as unknown as Record<string, unknown>;
+  const back = { ...top, ...((top.fields as Record<string, unknown> | undefined) ?? {}) };
+  return Object.entries(fields).map(([name, value]): [string, string | number] => {
+    const given = back[name];
+    const text = typeof given === 'string' || typeof given === 'number' ? String(given) : value;
+    return [name, def?.fields[name]?.type === 'number' ? Number(text) : text];
+  });
 }
 
 /** What `signPlaygroundUrls` gives a playground: two signed URLs for one request path. */
@@ -139,11 +199,8 @@ export function signPlaygroundUrls(
   };
 }
 
-function query(r: TemplateRequest): string {
-  return (['template', 'title', 'subtitle', 'brand', 'imageUrl'] as const)
-    .filter((n) => r[n] !== undefined)
-    .map((n) => `${n}=${encodeRfc3986(r[n]!)}`)
-    .join('&');
+function query(request: Array<[string, string | number]>): string {
+  return request.map(([n, v]) => `${n}=${encodeRfc3986(String(v))}`).join('&');
 }
 
 /** `s` as one POSIX shell word: single-quoted, each `'` written as `'\\''`. */
@@ -152,12 +209,12 @@ export function shellQuote(s: string): string {
 }
 
 /** A POST with the key from the environment: the way a server renders cards. */
-function curlCommand(baseUrl: string, r: TemplateRequest): string {
+function curlCommand(baseUrl: string, request: Array<[string, string | number]>): string {
   return [
     `curl -sS -X POST ${shellQuote(`${baseUrl}/render/template`)} \\`,
     `  -H "x-api-key: $CARDSHOT_KEY" \\`,
     `  -H 'Content-Type: application/json' \\`,
-    `  -d ${shellQuote(JSON.stringify(r))} \\`,
+    `  -d ${shellQuote(JSON.stringify(Object.fromEntries(request)))} \\`,
     '  -o card.png',
   ].join('\n');
 }

@@ -6,7 +6,8 @@ import { loadPlans } from '../auth/plans.js';
 import { deriveSecrets } from '../auth/secret.js';
 import type { AuthConfig } from '../auth/settings.js';
 import type { RedisConfig } from '../redis/settings.js';
-import { TEMPLATE_NAMES } from '../render/template/registry.js';
+import { templateNamesOnDisk } from '../render/template/files/area.js';
+import type { TemplateConfig } from '../render/template/settings.js';
 import { describeDatabase, inspectDatabase } from '../storage/open.js';
 import type { StorageConfig } from '../storage/settings.js';
 import { type Finding, firstLine, maskUrl } from './finding.js';
@@ -14,9 +15,13 @@ import { type Finding, firstLine, maskUrl } from './finding.js';
 // Checks of what Cardshot keeps and talks to: plans, database, secret, Redis.
 
 /** The plans file (when set) parses: a bad one stops the server at start. */
-export function checkPlans(config: Pick<AuthConfig, 'plansFile'>): Finding {
+export function checkPlans(
+  config: Pick<AuthConfig, 'plansFile'> &
+    Pick<TemplateConfig, 'templatesDir'> &
+    Pick<StorageConfig, 'dataDir'>,
+): Finding {
   try {
-    const plans = loadPlans(TEMPLATE_NAMES, config.plansFile);
+    const plans = loadPlans(templateNamesOnDisk(config), config.plansFile);
     const names = [...plans.keys()].join(', ');
     return {
       name: 'plans',

@@ -3,8 +3,10 @@ import path from 'node:path';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import type { TemplateRegistry } from '../render/template/types.js';
 import { CARDSHOT_VERSION, packageRoot } from '../version.js';
 import { finishOpenApiDocument } from './openapi-finish.js';
+import { createTemplateDocs } from './openapi-templates.js';
 import { ErrorBody, SECURITY_SCHEMES } from './schemas/common.js';
 import type { HttpConfig } from './settings.js';
 
@@ -42,7 +44,10 @@ Every \`/render/…\` request authenticates in one of three ways: the \`x-api-ke
 export function registerOpenApi(
   app: FastifyInstance,
   config: Pick<HttpConfig, 'apiDocs' | 'publicUrl'>,
+  registry: TemplateRegistry,
 ): void {
+  const templateDocs = createTemplateDocs(registry);
+  app.addHook('onClose', async () => templateDocs.close());
   app.addSchema(ErrorBody);
   app.register(fastifySwagger, {
     openapi: {
@@ -94,7 +99,9 @@ export function registerOpenApi(
       },
       async (_req, reply) => {
         reply.header('Cache-Control', 'no-cache');
-        return reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger()));
+        return reply
+          .type('application/json; charset=utf-8')
+          .send(JSON.stringify(templateDocs.apply(app.swagger())));
       },
     );
   });
@@ -111,6 +118,8 @@ export function registerOpenApi(
       target: '_self',
     },
     staticCSP: DOCS_CSP,
+    // The same card schemas as /openapi.json, from the registry as it is now.
+    transformSpecification: (spec) => templateDocs.apply(spec),
     // swagger-ui only reads the document; it never needs the dashboard's cookies or framing.
     uiHooks: {
       onRequest: async (_req, reply) => {

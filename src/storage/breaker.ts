@@ -39,6 +39,7 @@ const TIMED = new Set<keyof Store>([
   'getMeta',
   'getPassword',
   'getInvite',
+  'getTheme',
   'getSession',
   'touchSession',
   'purgeExpired',

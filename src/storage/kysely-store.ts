@@ -1,6 +1,7 @@
 import { type Kysely, Migrator, type Selectable, sql } from 'kysely';
 import { AppError } from '../errors.js';
 import { createDashboardStore } from './kysely-dashboard.js';
+import { createThemeStore } from './kysely-themes.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Account, ApiKeyRecord, Store, UsageKind, UsageRow } from './store.js';
 import type { Tables } from './tables.js';
@@ -44,6 +45,7 @@ export function createKyselyStore(db: Kysely<Tables>, kind: Store['kind']): Stor
   return {
     kind,
     ...createDashboardStore(db),
+    ...createThemeStore(db),
 
     async createAccount(a) {
       try {

@@ -70,6 +70,30 @@ export interface InviteRecord {
   usedAt: number | null;
 }
 
+/**
+ * An account's brand theme as stored: colours `#RRGGBB`, a font family name, and an optional
+ * logo already normalised to PNG. `version` is the content hash the theme service computed.
+ */
+export interface ThemeRecord {
+  accountId: string;
+  background: string;
+  text: string;
+  accent: string;
+  font: string;
+  logo: { data: Buffer; width: number; height: number; sha256: string } | null;
+  version: string;
+  updatedAt: number;
+}
+
+/** Brand themes: at most one per account, deleted with the account. */
+export interface ThemeStore {
+  getTheme(accountId: string): Promise<ThemeRecord | undefined>;
+  /** Inserts or replaces the account's theme (whole: colours, font and logo together). */
+  setTheme(theme: ThemeRecord): Promise<void>;
+  /** Removes the account's theme; true when it had one. */
+  clearTheme(accountId: string): Promise<boolean>;
+}
+
 /** Dashboard sign-in state: passwords, invites, sessions and one-time form tokens. */
 export interface DashboardStore {
   getAccountByEmail(email: string): Promise<Account | undefined>;
@@ -102,7 +126,7 @@ export interface DashboardStore {
   purgeFormTokens(before: number): Promise<void>;
 }
 
-export interface Store extends DashboardStore {
+export interface Store extends DashboardStore, ThemeStore {
   readonly kind: 'sqlite' | 'postgres';
   /** Inserts an account; refuses a second account with the same email. */
   createAccount(account: Account): Promise<void>;

@@ -57,4 +57,17 @@ export interface Tables {
     hash: string;
     used_at: number;
   };
+  themes: {
+    account_id: string;
+    background: string;
+    text: string;
+    accent: string;
+    font: string;
+    logo: Buffer | null;
+    logo_width: number | null;
+    logo_height: number | null;
+    logo_sha256: string | null;
+    version: string;
+    updated_at: number;
+  };
 }

@@ -205,6 +205,47 @@ describe('the template calls', () => {
     expect(none).toMatch(/\/render\/template\?template=saas&title=Ship&kid=key_abc&exp=1893456000&sig=/);
   });
 
+  it("sends a custom template's fields like the built-ins', in a stable order", async () => {
+    const cs = new Cardshot({ baseUrl: base, keyId: 'key_abc', signingSecret: 'cssig_x' });
+    const exp = { expiresAt: 1893456000_000 };
+    const url = await cs.signedTemplateUrl(
+      {
+        v: '3',
+        size: 'story',
+        seats: 40,
+        title: 'Meetup',
+        template: 'event',
+        accent: '#0EA5E9',
+        brand: 'Acme',
+      },
+      exp,
+    );
+    expect(url).toMatch(
+      /\/render\/template\?template=event&title=Meetup&accent=%230EA5E9&seats=40&brand=Acme&size=story&v=3&kid=key_abc&exp=1893456000&sig=[\w-]{43}$/,
+    );
+    // The same input written in another order is the same URL (CDNs cache by it).
+    const again = await cs.signedTemplateUrl(
+      {
+        template: 'event',
+        brand: 'Acme',
+        accent: '#0EA5E9',
+        title: 'Meetup',
+        seats: 40,
+        size: 'story',
+        v: '3',
+      },
+      exp,
+    );
+    expect(again).toBe(url);
+    await cs.renderTemplate({ template: 'event', title: 'Meetup', seats: 40, size: 'square' });
+    expect(JSON.parse(seen.at(-1)!.body)).toEqual({
+      template: 'event',
+      title: 'Meetup',
+      seats: 40,
+      size: 'square',
+    });
+  });
+
   it('reads the content type of a template answer', async () => {
     answer = {
       status: 200,
@@ -231,3 +272,19 @@ function typeChecks(cs: Cardshot): void {
   void cs.renderTemplate({ template: 'blog', title: 'x', format: 'bmp' });
 }
 void typeChecks;
+
+// The card fields come from the generated CardshotTemplates: each line must be refused.
+function templateTypeChecks(cs: Cardshot): void {
+  // @ts-expect-error blog needs a title
+  void cs.renderTemplate({ template: 'blog', subtitle: 'x' });
+  // @ts-expect-error a misspelt field
+  void cs.renderTemplate({ template: 'blog', title: 'x', subTitle: 'y' });
+  // @ts-expect-error a size no template has
+  void cs.renderTemplate({ template: 'saas', title: 'x', size: 'huge' });
+  // @ts-expect-error theme takes only 'none'
+  void cs.signedTemplateUrl({ template: 'product', title: 'x', theme: 'dark' });
+  // A template the types do not know takes any fields (the server checks them).
+  void cs.renderTemplate({ template: 'event', headline: 'x', seats: 40, size: 'story' });
+  void cs.signedTemplateUrl({ template: 'blog', title: 'x', size: 'og', v: '2' });
+}
+void templateTypeChecks;

@@ -8,6 +8,7 @@ import { MIN_LN } from '../../src/auth/passwords.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { createModules, type Modules } from '../../src/modules.js';
 import type { UrlGuard } from '../../src/net/url-guard.js';
+import type { ThemeSource } from '../../src/render/template/types.js';
 import { type Config, loadConfig, type SettingKey } from '../../src/settings.js';
 import type { Account, Store } from '../../src/storage/store.js';
 import { sharedEngine } from './engine.js';
@@ -52,6 +53,10 @@ export async function startTestApp(
     beforeReady?: (app: FastifyInstance) => void;
     /** The screenshots' URL guard (a resolver that maps fixture host names to 127.0.0.1). */
     screenshotGuard?: UrlGuard;
+    /** Accounts' brand themes for the card routes. */
+    themes?: ThemeSource;
+    /** The built-in templates' directory (default: the package's templates/). */
+    builtinTemplatesDir?: string;
     /**
      * Hash dashboard passwords at the service's own cost (2^15, ~0.1 s each) instead of the
      * cheapest one (2^10): for a test about the cost itself.
@@ -65,6 +70,8 @@ export async function startTestApp(
   const modules = await createModules(config, log, {
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.screenshotGuard ? { screenshotGuard: opts.screenshotGuard } : {}),
+    ...(opts.themes ? { themes: opts.themes } : {}),
+    ...(opts.builtinTemplatesDir ? { builtinTemplatesDir: opts.builtinTemplatesDir } : {}),
     templateEngine: await sharedEngine(),
     ...(opts.fullPasswordCost ? {} : { passwordCost: MIN_LN }),
   });

@@ -248,7 +248,8 @@ async function animatedGif(): Promise<Buffer> {
  * A valid, tiny (~12 kB) PNG that decodes to width×height 1-bit pixels: a decompression bomb
  * for the pixel limit, built by hand because encoding 10^8 pixels with sharp is slow.
  */
-function pngBomb(width: number, height: number): Buffer {
+/** A valid PNG of `width`×`height` 1-bit pixels that compresses to a few kilobytes. */
+export function pngBomb(width: number, height: number): Buffer {
   const chunk = (type: string, data: Buffer) => {
     const head = Buffer.alloc(8);
     head.writeUInt32BE(data.length, 0);

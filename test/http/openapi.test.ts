@@ -12,6 +12,22 @@ type Doc = {
     securitySchemes: Record<string, { type: string; in?: string; name?: string; scheme?: string }>;
   };
 };
+type Variant = {
+  required: string[];
+  properties: Record<
+    string,
+    {
+      maxLength?: number;
+      enum?: string[];
+      pattern?: string;
+      minimum?: number;
+      maximum?: number;
+      type?: string;
+      default?: unknown;
+    }
+  >;
+  additionalProperties: boolean;
+};
 type Operation = {
   operationId: string;
   security?: Array<Record<string, string[]>>;
@@ -125,9 +141,11 @@ describe('OpenAPI document', () => {
 
   it('documents the limits, responses, headers and the exact messages the routes answer', async () => {
     const post = doc.paths['/render/template']!.post!;
-    const fields = post.requestBody!.content['application/json']!.schema.properties;
-    expect(fields.title!.maxLength).toBe(200);
-    expect(fields.subtitle!.maxLength).toBe(300);
+    const blog = (doc.components as unknown as { schemas: Record<string, Variant> }).schemas[
+      'CardFields-blog'
+    ]!;
+    expect(blog.properties.title!.maxLength).toBe(200);
+    expect(blog.properties.subtitle!.maxLength).toBe(300);
     expect(Object.keys(post.responses).sort()).toEqual(
       ['200', '304', '400', '401', '403', '405', '413', '415', '422', '429', '431', '500', '503'].sort(),
     );

@@ -112,7 +112,7 @@ describe('GET /render/template', () => {
     await expectError(
       res,
       400,
-      'Unknown query parameter "subTitle" (did you mean "subtitle"?). Allowed: template, title, subtitle, brand, imageUrl, format, quality, v',
+      'Unknown query parameter "subTitle" (did you mean "subtitle"?). Allowed: template, title, subtitle, brand, imageUrl, size, theme, format, quality, v',
     );
   });
 
@@ -142,7 +142,8 @@ describe('GET /render/template', () => {
       payload: { template: 'saas', title: 'V', v: '2' },
     });
     expect(posted.json()).toEqual({
-      error: 'Unknown field "v". Allowed: template, title, subtitle, brand, imageUrl, format, quality',
+      error:
+        'Unknown field "v". Allowed: template, title, subtitle, brand, imageUrl, size, theme, format, quality',
     });
   });
 });
@@ -162,7 +163,7 @@ describe('HEAD /render/template', () => {
 describe('If-None-Match', () => {
   it('gives 304 with the same ETag and Cache-Control, no body, and no render', async () => {
     const body = { template: 'product', title: `Conditional ${Date.now()}` };
-    const etag = `"${await t.modules.templates.etagOf({ template: 'product', title: body.title })}"`;
+    const etag = `"${await t.modules.templates.etagOf({ template: 'product', fields: { title: body.title }, size: 'og' })}"`;
     const before = t.renders();
     // Never rendered before: a client holding the tag must still get 304 without a render.
     for (const header of [etag, `"0000", ${etag}`, `W/${etag}`, '*']) {
@@ -238,12 +239,12 @@ describe('bad input', () => {
     [
       'typo field',
       { template: 'blog', title: 'a', subTitle: 'b' },
-      'Unknown field "subTitle" (did you mean "subtitle"?). Allowed: template, title, subtitle, brand, imageUrl, format, quality',
+      'Unknown field "subTitle" (did you mean "subtitle"?). Allowed: template, title, subtitle, brand, imageUrl, size, theme, format, quality',
     ],
     [
       'unknown field',
       { template: 'blog', title: 'a', color: 'red' },
-      'Unknown field "color". Allowed: template, title, subtitle, brand, imageUrl, format, quality',
+      'Unknown field "color". Allowed: template, title, subtitle, brand, imageUrl, size, theme, format, quality',
     ],
     [
       'long title',

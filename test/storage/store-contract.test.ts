@@ -1,16 +1,20 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAppError } from '../../src/errors.js';
 import { openStore } from '../../src/storage/open.js';
-import type { Account, ApiKeyRecord, Store } from '../../src/storage/store.js';
+import type { Account, ApiKeyRecord, Store, ThemeRecord } from '../../src/storage/store.js';
 import { dropSchema, postgresTestUrl, uniqueSchema } from '../helpers/services.js';
 
 // One suite, run against SQLite (a real file) and PostgreSQL (the real server, own schema).
 interface Target {
   name: string;
   open(): Promise<Store>;
+  /** Deletes an account row with plain SQL (the service has no account deletion yet). */
+  deleteAccount(id: string): Promise<void>;
   cleanup(): Promise<void>;
 }
 
@@ -24,6 +28,15 @@ const targets: Target[] = [];
       dir ||= await mkdtemp(path.join(os.tmpdir(), 'cardshot-store-'));
       return openStore({ databaseUrl: '', dataDir: dir, databaseSchema: 'public' });
     },
+    async deleteAccount(id) {
+      const db = new Database(path.join(dir, 'cardshot.sqlite'));
+      try {
+        db.pragma('foreign_keys = ON');
+        db.prepare('DELETE FROM accounts WHERE id = ?').run(id);
+      } finally {
+        db.close();
+      }
+    },
     cleanup: () => rm(dir, { recursive: true, force: true }),
   });
 }
@@ -32,6 +45,15 @@ if (pgUrl) {
   targets.push({
     name: 'PostgreSQL',
     open: () => openStore({ databaseUrl: pgUrl, dataDir: '/nonexistent', databaseSchema: schema }),
+    async deleteAccount(id) {
+      const client = new pg.Client({ connectionString: pgUrl });
+      await client.connect();
+      try {
+        await client.query(`DELETE FROM "${schema}".accounts WHERE id = $1`, [id]);
+      } finally {
+        await client.end();
+      }
+    },
     cleanup: () => dropSchema(pgUrl, schema),
   });
 }
@@ -308,6 +330,59 @@ describe.each(targets)('store on $name', (target) => {
     expect(await store.useFormToken(h, 11)).toBe(false);
     await store.purgeFormTokens(20);
     expect(await store.useFormToken(h, 30)).toBe(true);
+  });
+
+  const theme = (accountId: string, over: Partial<ThemeRecord> = {}): ThemeRecord => ({
+    accountId,
+    background: '#0F172A',
+    text: '#F8FAFC',
+    accent: '#6366F1',
+    font: 'sans',
+    logo: null,
+    version: 'a'.repeat(64),
+    updatedAt: 1_700_000_000_000,
+    ...over,
+  });
+
+  it('keeps at most one theme per account: set, read back, replace whole, clear', async () => {
+    const a = account();
+    const b = account();
+    await store.createAccount(a);
+    await store.createAccount(b);
+    expect(await store.getTheme(a.id)).toBeUndefined();
+    // Every byte value, so a driver that treats the logo as text would corrupt it.
+    const data = Buffer.from(Array.from({ length: 512 }, (_, i) => i % 256));
+    const logo = { data, width: 64, height: 32, sha256: 'b'.repeat(64) };
+    await store.setTheme(theme(a.id, { logo }));
+    await store.setTheme(theme(b.id, { background: '#FFFFFF', text: '#000000' }));
+    expect(await store.getTheme(a.id)).toEqual(theme(a.id, { logo }));
+    expect((await store.getTheme(a.id))?.logo?.data.equals(data)).toBe(true);
+
+    // A replace drops the logo when the new theme has none, and never touches the other account.
+    await store.setTheme(
+      theme(a.id, { accent: '#FF0000', font: 'serif', version: 'c'.repeat(64), updatedAt: 5 }),
+    );
+    expect(await store.getTheme(a.id)).toEqual(
+      theme(a.id, { accent: '#FF0000', font: 'serif', version: 'c'.repeat(64), updatedAt: 5 }),
+    );
+    expect(await store.getTheme(b.id)).toEqual(theme(b.id, { background: '#FFFFFF', text: '#000000' }));
+
+    expect(await store.clearTheme(a.id)).toBe(true);
+    expect(await store.clearTheme(a.id)).toBe(false);
+    expect(await store.getTheme(a.id)).toBeUndefined();
+    expect(await store.getTheme(b.id)).toBeDefined();
+  });
+
+  it("deletes an account's theme with the account", async () => {
+    const a = account();
+    await store.createAccount(a);
+    await store.setTheme(theme(a.id));
+    await target.deleteAccount(a.id);
+    expect(await store.getTheme(a.id)).toBeUndefined();
+  });
+
+  it('refuses a theme for an account that does not exist', async () => {
+    await expect(store.setTheme(theme('acc_missing000000000'))).rejects.toThrow();
   });
 
   it('answers ping', async () => {

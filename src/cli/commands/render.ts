@@ -1,79 +1,86 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { FILE_EXTENSION } from '../../client/options.js';
 import { isAppError } from '../../errors.js';
 import { createLogger } from '../../log.js';
 import { createModules, type Modules } from '../../modules.js';
 import { parseTemplateRequest } from '../../render/template/request.js';
+import { DEFAULT_SIZE, isSizeName, SIZES } from '../../render/template/sizes.js';
 import { loadConfig } from '../../settings.js';
 import { createProgress } from '../progress.js';
+import { parseRenderArgs, type RenderArgs, templateHelp } from '../render/args.js';
+import { openTemplates } from '../templates/registry.js';
 
 const HELP = `Render cards locally, without a server.
 
-  npx cardshot render <template> --title "…" [--subtitle "…"] [--brand "…"] [--image-url URL] [-o card.png]
+  npx cardshot render <template> --title "…" [--<field> value …] [--size square] [-o card.png]
   npx cardshot render --batch cards.json|cards.csv --out-dir dir/ [--concurrency N]
+  npx cardshot render --help --template <template>    that template's fields and sizes
 
-A batch file is a JSON array of objects, or a CSV file with a header row, using the fields
-template, title, subtitle, brand, imageUrl and optionally filename (the output name).
-Failed rows are listed with their reason; the exit status is 1 when any row failed.`;
+Each field a template declares is an option (--title, --subtitle for the built-ins; a custom
+template's own, such as --accent-color), beside --brand, --image-url, --size, --no-theme
+(the template's own look), --format and --quality.
+
+A batch file is a JSON array of objects, or a CSV file with a header row, using the same
+names as the API: template, each field, brand, imageUrl, size, theme, format, quality, and
+optionally filename (the output name). Failed rows are listed with their reason; the exit
+status is 1 when any row failed.`;
 
 /** `cardshot render`: one card to a file, or a batch to a folder. */
 export async function runRender(argv: string[]): Promise<number> {
-  let args: ReturnType<typeof parse>;
-  try {
-    args = parse(argv);
-  } catch (err) {
-    process.stderr.write(`cardshot render: ${(err as Error).message}\n\n${HELP}\n`);
-    return 2;
-  }
-  if (args.values.help) {
-    process.stdout.write(`${HELP}\n`);
-    return 0;
-  }
+  if (argv.includes('--help') || argv.includes('-h')) return help(argv);
   const config = loadConfig({ cacheDiskBytes: 0, logLevel: 'warn' });
   const modules = await createModules(config, createLogger(config, process.stderr as never));
   try {
-    return args.values.batch ? await renderBatch(modules, args.values) : await renderOne(modules, args);
+    let args: RenderArgs;
+    try {
+      args = parseRenderArgs(argv, modules.registry);
+    } catch (err) {
+      process.stderr.write(`cardshot render: ${(err as Error).message}\n\n${HELP}\n`);
+      return 2;
+    }
+    return args.batch !== undefined ? await renderBatch(modules, args) : await renderOne(modules, args);
   } finally {
     await modules.close();
   }
 }
 
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      title: { type: 'string' },
-      subtitle: { type: 'string' },
-      brand: { type: 'string' },
-      'image-url': { type: 'string' },
-      output: { type: 'string', short: 'o' },
-      batch: { type: 'string' },
-      'out-dir': { type: 'string' },
-      concurrency: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+/** The general help, or with `--template NAME` that template's options from its declaration. */
+async function help(argv: string[]): Promise<number> {
+  const registry = await openTemplates(undefined);
+  try {
+    const args = parseRenderArgs(argv, registry);
+    const def = args.template === undefined ? undefined : registry.get(args.template);
+    if (args.template !== undefined && !def) {
+      process.stderr.write(
+        `cardshot render: no template "${args.template}"; known: ${registry.names().join(', ')}\n`,
+      );
+      return 2;
+    }
+    const list = `Templates: ${registry.names().join(', ')} (render --help --template NAME for its fields)`;
+    process.stdout.write(`${def ? templateHelp(def) : `${HELP}\n\n${list}`}\n`);
+    return 0;
+  } catch (err) {
+    process.stderr.write(`cardshot render: ${(err as Error).message}\n`);
+    return 2;
+  } finally {
+    await registry.close();
+  }
 }
 
-async function renderOne(modules: Modules, args: ReturnType<typeof parse>): Promise<number> {
-  const v = args.values;
-  const input: Record<string, string> = { template: args.positionals[0] ?? '' };
-  if (v.title !== undefined) input.title = v.title;
-  if (v.subtitle !== undefined) input.subtitle = v.subtitle;
-  if (v.brand !== undefined) input.brand = v.brand;
-  if (v['image-url'] !== undefined) input.imageUrl = v['image-url'];
-  const out = v.output ?? 'card.png';
+async function renderOne(modules: Modules, args: RenderArgs): Promise<number> {
+  const out = args.output ?? 'card.png';
   try {
     const started = performance.now();
-    const result = await modules.templates.resolve(parseTemplateRequest(input, 'body'));
+    const result = await modules.templates.resolve(
+      parseTemplateRequest(args.input, 'body', undefined, modules.registry),
+    );
     if (result.kind !== 'png') throw new Error('unexpected 304');
     await writeFile(out, result.body);
     const ms = performance.now() - started;
-    process.stdout.write(`${out}: ${result.body.length} bytes, 1200×630, ${ms.toFixed(0)} ms\n`);
+    const { width, height } = sizeOf(modules, args.input);
+    process.stdout.write(`${out}: ${result.body.length} bytes, ${width}×${height}, ${ms.toFixed(0)} ms\n`);
     return 0;
   } catch (err) {
     process.stderr.write(`cardshot render: ${describe(err)}\n`);
@@ -81,15 +88,23 @@ async function renderOne(modules: Modules, args: ReturnType<typeof parse>): Prom
   }
 }
 
+/** The card's pixels: the size asked for, else the template's first. */
+function sizeOf(modules: Modules, input: Record<string, string>): { width: number; height: number } {
+  const asked = input.size;
+  if (asked !== undefined && isSizeName(asked)) return SIZES[asked];
+  const first = modules.registry.get(input.template ?? '')?.sizes[0];
+  return first ? SIZES[first] : DEFAULT_SIZE;
+}
+
 interface BatchRow {
   index: number;
   input: Record<string, unknown>;
 }
 
-async function renderBatch(modules: Modules, v: ReturnType<typeof parse>['values']): Promise<number> {
-  const file = v.batch as string;
-  const outDir = v['out-dir'] ?? 'cards';
-  const concurrency = Math.max(1, Number(v.concurrency ?? 4) || 4);
+async function renderBatch(modules: Modules, args: RenderArgs): Promise<number> {
+  const file = args.batch as string;
+  const outDir = args.outDir ?? 'cards';
+  const concurrency = Math.max(1, Number(args.concurrency ?? 4) || 4);
   let rows: BatchRow[];
   try {
     rows = await readBatch(file);
@@ -110,12 +125,12 @@ async function renderBatch(modules: Modules, v: ReturnType<typeof parse>['values
       const row = rows[next++]!;
       try {
         const { filename, ...fields } = row.input;
-        const req = parseTemplateRequest(fields, 'body');
+        const req = parseTemplateRequest(fields, 'body', undefined, modules.registry);
         const result = await modules.templates.resolve(req);
         if (result.kind !== 'png') throw new Error('unexpected 304');
         // A row may ask for another format (its format column): the file's extension follows it.
         const name = uniqueName(
-          typeof filename === 'string' && filename ? filename : slug(row.index, req.title),
+          typeof filename === 'string' && filename ? filename : slug(row.index, labelOf(fields)),
           used,
           FILE_EXTENSION[result.format],
         );
@@ -151,6 +166,14 @@ async function readBatch(file: string): Promise<BatchRow[]> {
   }
   // Rows are numbered from 1 as a person counts them (the CSV header is not a row).
   return records.map((input, i) => ({ index: i + 1, input: input as Record<string, unknown> }));
+}
+
+/** The text a row's file is named after: its title, or a custom template's first text field. */
+function labelOf(fields: Record<string, unknown>): string {
+  if (typeof fields.title === 'string') return fields.title;
+  const skip = new Set(['template', 'brand', 'imageUrl', 'size', 'theme', 'format', 'quality']);
+  const first = Object.entries(fields).find(([k, v]) => !skip.has(k) && typeof v === 'string');
+  return first ? String(first[1]) : '';
 }
 
 function slug(index: number, title: string): string {

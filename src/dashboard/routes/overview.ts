@@ -40,6 +40,7 @@ export function registerOverviewRoutes(scope: FastifyInstance, deps: DashboardDe
           days,
           activeKeys: keys.filter((k) => keyStatus(k, now) === 'active').length,
           welcome: req.query.welcome === '1',
+          ...(deps.registry ? { templates: deps.registry.names() } : {}),
         }),
       );
     },

@@ -2,29 +2,48 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, isAppError } from '../../errors.js';
 import { STATUS } from '../../http/errors.js';
 import { systemClock } from '../../lib/clock.js';
+import type { TemplateDefinition, TemplateRegistry } from '../../render/template/types.js';
 import { baseUrl, type DashboardDeps, sendPage, sessionOf } from '../context.js';
-import { buildPlayground, type PlaygroundInput, signingKeys } from '../playground.js';
+import { buildPlayground, inputNames, type PlaygroundInput, signingKeys } from '../playground.js';
 import { playgroundPage } from '../views/playground.js';
 
-const DEFAULTS = {
+/** A first visit's example text for the built-ins' fields. */
+const EXAMPLE: Record<string, string> = {
   title: 'Ship beautiful social cards in milliseconds',
   subtitle: 'Self-hosted, cached at the edge, one HTTP call away.',
 };
 
-function readInput(source: unknown, fallback: PlaygroundInput): PlaygroundInput {
+/**
+ * The form as sent: the template, then only the names that template reads (a field left over
+ * from the template shown before is not sent on), the theme box and the key.
+ */
+function readInput(source: unknown, registry: TemplateRegistry, fallbackTemplate: string): PlaygroundInput {
   const s = (source ?? {}) as Record<string, unknown>;
-  const pick = (name: keyof PlaygroundInput) => {
-    const v = s[name];
-    return typeof v === 'string' ? v : fallback[name];
-  };
-  return {
-    template: pick('template'),
-    title: pick('title'),
-    subtitle: pick('subtitle'),
-    brand: pick('brand'),
-    imageUrl: pick('imageUrl'),
-    key: pick('key'),
-  };
+  const str = (name: string) => (typeof s[name] === 'string' ? (s[name] as string) : '');
+  const template = str('template') || fallbackTemplate;
+  const values: Record<string, string> = {};
+  for (const name of inputNames(registry.get(template))) values[name] = str(name);
+  // The form sends a hidden `useTheme=off` before the box, so an unticked box says so and a
+  // link without the parameter (a bookmark, a shared URL) keeps the default: the account's theme.
+  const box = Array.isArray(s.useTheme) ? s.useTheme.at(-1) : s.useTheme;
+  const useTheme = box === undefined || ['on', 'true', '1'].includes(String(box));
+  return { template, values, useTheme, key: str('key') };
+}
+
+/**
+ * A first visit: the example text (a custom template's first text field gets the headline), the
+ * declared defaults, the account's name as the brand.
+ */
+function firstInput(def: TemplateDefinition | undefined, template: string, brand: string): PlaygroundInput {
+  const values: Record<string, string> = {};
+  const headline = Object.entries(def?.fields ?? {}).find(([, f]) => f.type === 'text')?.[0];
+  for (const name of inputNames(def)) {
+    const given = def?.fields[name]?.default;
+    values[name] = EXAMPLE[name] ?? (given !== undefined ? String(given) : '');
+  }
+  if (headline && !def?.fields.title) values[headline] = EXAMPLE.title!;
+  if ('brand' in values) values.brand = brand;
+  return { template, values, useTheme: true, key: '' };
 }
 
 /** What both playgrounds start from: the signed-in account, its plan, its keys to sign with, now. */
@@ -51,13 +70,21 @@ export function registerPlaygroundRoutes(scope: FastifyInstance, deps: Dashboard
     const hasQuery = Object.keys((req.query ?? {}) as object).length > 0;
     // A submitted form (query present) means exactly what it says; a first visit gets an example.
     const input = hasQuery
-      ? readInput(req.query, { template: first, title: '', subtitle: '', brand: '', imageUrl: '', key: '' })
-      : { template: first, ...DEFAULTS, brand: account.name, imageUrl: '', key: '' };
+      ? readInput(req.query, deps.registry, first)
+      : firstInput(deps.registry.get(first), first, account.name);
     let result = null;
     let error: string | null = null;
     if (plan && keys.length > 0) {
       try {
-        result = buildPlayground({ input, plan, keys, secrets, baseUrl: baseUrl(req, deps.config), now });
+        result = buildPlayground({
+          input,
+          registry: deps.registry,
+          plan,
+          keys,
+          secrets,
+          baseUrl: baseUrl(req, deps.config),
+          now,
+        });
       } catch (err) {
         if (!isAppError(err, 'bad_request', 'forbidden')) throw err;
         error = err.message;
@@ -65,7 +92,16 @@ export function registerPlaygroundRoutes(scope: FastifyInstance, deps: Dashboard
     }
     return sendPage(
       reply,
-      playgroundPage({ account, csrf: req.dash!.csrf, plan, keys, input, result, error }),
+      playgroundPage({
+        account,
+        csrf: req.dash!.csrf,
+        plan,
+        keys,
+        registry: deps.registry,
+        input,
+        result,
+        error,
+      }),
       error ? STATUS.bad_request : 200,
     );
   });
@@ -74,15 +110,16 @@ export function registerPlaygroundRoutes(scope: FastifyInstance, deps: Dashboard
     const { plan, keys, now } = await context(req);
     if (!plan)
       throw new AppError('forbidden', 'Your plan is not configured on this server; contact its operator');
-    const input = readInput(req.body, {
-      template: '',
-      title: '',
-      subtitle: '',
-      brand: '',
-      imageUrl: '',
-      key: '',
+    const input = readInput(req.body, deps.registry, '');
+    const result = buildPlayground({
+      input,
+      registry: deps.registry,
+      plan,
+      keys,
+      secrets,
+      baseUrl: baseUrl(req, deps.config),
+      now,
     });
-    const result = buildPlayground({ input, plan, keys, secrets, baseUrl: baseUrl(req, deps.config), now });
     return reply.send(result);
   });
 }

@@ -71,11 +71,8 @@ function initPlayground() {
   const meta = document.getElementById('pg-meta');
   const metaHint = document.getElementById('pg-meta-hint');
   const curl = document.getElementById('pg-curl');
-  const uses = {
-    blog: { brand: true, artwork: false },
-    product: { brand: true, artwork: true },
-    saas: { brand: true, artwork: true },
-  };
+  const fields = document.getElementById('pg-fields');
+  const sizeLabel = document.getElementById('pg-size-label');
   let timer;
   let seq = 0;
 
@@ -86,16 +83,30 @@ function initPlayground() {
   const setCopyEnabled = (on) => {
     for (const b of root.querySelectorAll('.snippet [data-copy]')) b.disabled = !on;
   };
-  const syncHints = () => {
-    const u = uses[form.elements.template.value] || { brand: true, artwork: true };
-    const brandHint = root.querySelector('[data-uses="brand"]');
-    const artHint = root.querySelector('[data-uses="artwork"]');
-    if (brandHint)
-      brandHint.textContent = u.brand ? 'Drawn by this template.' : 'Not drawn by this template.';
-    if (artHint) {
-      artHint.textContent = u.artwork
-        ? 'Drawn by this template (public http or https address).'
-        : 'Not drawn by this template.';
+  // Each template's inputs come from its declaration; the server renders the chosen one's and
+  // a <template> of each other's. Switching swaps them in, keeping what was typed into a field
+  // of the same name (a title stays a title).
+  const swapFields = () => {
+    const name = form.elements.template.value;
+    if (fields.getAttribute('data-fields-for') === name) return;
+    const source = root.querySelector(`template[data-fields="${CSS.escape(name)}"]`);
+    if (!source) return;
+    const stash = document.createElement('template');
+    stash.setAttribute('data-fields', fields.getAttribute('data-fields-for'));
+    const typed = new Map();
+    for (const el of fields.querySelectorAll('[name]')) {
+      typed.set(el.name, el.type === 'checkbox' ? el.checked : el.value);
+    }
+    stash.content.append(...fields.childNodes);
+    root.append(stash);
+    fields.append(source.content.cloneNode(true));
+    source.remove();
+    fields.setAttribute('data-fields-for', name);
+    for (const el of fields.querySelectorAll('[name]')) {
+      if (!typed.has(el.name) || el.name === 'size') continue;
+      if (el.type === 'checkbox') el.checked = typed.get(el.name);
+      else if (el.type !== 'color' || /^#[0-9a-f]{6}$/i.test(typed.get(el.name)))
+        el.value = typed.get(el.name);
     }
   };
 
@@ -146,6 +157,9 @@ function initPlayground() {
       meta.textContent = body.metaTag;
       if (metaHint && body.ogHint) metaHint.textContent = body.ogHint;
       curl.textContent = body.curl;
+      sizeLabel.textContent = `${body.width} × ${body.height} PNG`;
+      img.width = body.width;
+      img.height = body.height;
       setCopyEnabled(true);
       img.hidden = false;
       if (img.getAttribute('src') === body.previewUrl) {
@@ -170,8 +184,8 @@ function initPlayground() {
     timer = setTimeout(update, 350);
   };
   form.addEventListener('input', schedule);
-  form.addEventListener('change', () => {
-    syncHints();
+  form.addEventListener('change', (event) => {
+    if (event.target === form.elements.template) swapFields();
     schedule();
   });
   form.addEventListener('submit', (event) => {
@@ -179,7 +193,6 @@ function initPlayground() {
     clearTimeout(timer);
     update();
   });
-  syncHints();
 }
 
 function focusReveal() {

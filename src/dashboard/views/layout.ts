@@ -2,7 +2,7 @@ import type { Account } from '../../storage/store.js';
 import { assetUrl } from '../assets.js';
 import { type Html, html } from '../html.js';
 
-export type Section = 'overview' | 'keys' | 'playground';
+export type Section = 'overview' | 'keys' | 'playground' | 'theme';
 
 const NAV: ReadonlyArray<{ id: Section; href: string; label: string; icon: Html }> = [
   {
@@ -22,6 +22,12 @@ const NAV: ReadonlyArray<{ id: Section; href: string; label: string; icon: Html 
     href: '/dashboard/playground',
     label: 'Playground',
     icon: html`<svg viewBox="0 0 20 20" aria-hidden="true"><rect x="2.5" y="4" width="15" height="12" rx="2"/><path d="m2.5 13 4-4 3 3 2-2 6 5"/><circle cx="13" cy="7.5" r="1"/></svg>`,
+  },
+  {
+    id: 'theme',
+    href: '/dashboard/theme',
+    label: 'Theme',
+    icon: html`<svg viewBox="0 0 20 20" aria-hidden="true"><path d="M10 2.5a7.5 7.5 0 1 0 0 15c1 0 1.5-.7 1.5-1.5 0-1.2-1-1.5-1-2.5s.8-1.5 1.8-1.5h1.7a3.5 3.5 0 0 0 3.5-3.5c0-3.3-3.4-6-7.5-6Z"/><circle cx="6.5" cy="9" r="1"/><circle cx="9" cy="6" r="1"/><circle cx="13" cy="6.5" r="1"/></svg>`,
   },
 ];
 

@@ -18,6 +18,8 @@ export interface OverviewData {
   days: UsageDay[];
   activeKeys: number;
   welcome: boolean;
+  /** Every template the server has, in display order (default: the built-ins). */
+  templates?: readonly string[];
 }
 
 /** Usage, plan and the rate-limit budget left now. */
@@ -61,7 +63,7 @@ ${d.activeKeys === 0 ? html`<div class="callout"><div><strong>No active API key.
 </section>
 <section class="card" aria-labelledby="plan-title">
   <div class="card-head"><h2 id="plan-title">Plan</h2>${d.plan ? html`<span class="badge plan">${d.plan.name}</span>` : ''}</div>
-  ${d.plan ? planDetails(d.plan, d.budget) : html`<p>Your account is on the plan “${d.account.plan}”, which this server does not define. Requests are refused until the operator adds it.</p>`}
+  ${d.plan ? planDetails(d.plan, d.budget, d.templates ?? TEMPLATE_NAMES) : html`<p>Your account is on the plan “${d.account.plan}”, which this server does not define. Requests are refused until the operator adds it.</p>`}
 </section>`,
   });
 }
@@ -70,8 +72,8 @@ function stat(label: string, value: string, note: string, tone = ''): Html {
   return html`<div class="stat ${tone}"><p class="stat-label">${label}</p><p class="stat-value">${value}</p><p class="stat-note">${note}</p></div>`;
 }
 
-function planDetails(plan: Plan, budget: RateDecision | null): Html {
-  const templates = TEMPLATE_NAMES.map((t) => {
+function planDetails(plan: Plan, budget: RateDecision | null, names: readonly string[]): Html {
+  const templates = names.map((t) => {
     const ok = plan.templates === '*' || plan.templates.includes(t);
     return html`<li class="${ok ? 'yes' : 'no'}"><span class="visually-hidden">${ok ? 'Included: ' : 'Not included: '}</span>${t}</li>`;
   });

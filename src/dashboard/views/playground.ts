@@ -1,10 +1,12 @@
 import type { Plan } from '../../auth/plans.js';
-import { isTemplateName, TEMPLATE_NAMES, TEMPLATES } from '../../render/template/registry.js';
+import { SIZES } from '../../render/template/sizes.js';
+import type { TemplateRegistry } from '../../render/template/types.js';
 import type { Account, ApiKeyRecord } from '../../storage/store.js';
 import { type Html, html } from '../html.js';
 import type { PlaygroundInput, PlaygroundResult } from '../playground.js';
 import { shortDate } from './format.js';
 import { appPage } from './layout.js';
+import { templateFields } from './playground-fields.js';
 
 /** The template playground: the form, the live preview and the snippets to copy. */
 export function playgroundPage(opts: {
@@ -12,16 +14,17 @@ export function playgroundPage(opts: {
   csrf: string;
   plan: Plan | undefined;
   keys: ApiKeyRecord[];
+  registry: TemplateRegistry;
   input: PlaygroundInput;
   result: PlaygroundResult | null;
   error: string | null;
 }): Html {
-  const { input, result } = opts;
+  const { input, result, registry } = opts;
   const allowed = (t: string) =>
     !!opts.plan && (opts.plan.templates === '*' || opts.plan.templates.includes(t));
-  const uses = isTemplateName(input.template)
-    ? TEMPLATES[input.template].uses
-    : { brand: true, artwork: true };
+  // An unknown name (a typed URL) shows the first template's form beside the API's message.
+  const def = registry.get(input.template) ?? registry.list()[0]!;
+  const size = result ? { width: result.width, height: result.height } : SIZES[def.sizes[0] ?? 'og'];
   const noKeys = opts.keys.length === 0;
   return appPage({
     title: 'Playground',
@@ -45,29 +48,16 @@ ${
     <div class="field">
       <label for="pg-template">Template</label>
       <select id="pg-template" name="template">
-        ${TEMPLATE_NAMES.map(
-          (t) =>
-            html`<option value="${t}" ${t === input.template ? html`selected` : ''} ${allowed(t) ? '' : html`disabled`}>${t}${allowed(t) ? '' : ' (not on your plan)'}</option>`,
-        )}
+        ${registry
+          .names()
+          .map(
+            (t) =>
+              html`<option value="${t}" ${t === input.template ? html`selected` : ''} ${allowed(t) ? '' : html`disabled`}>${t}${allowed(t) ? '' : ' (not on your plan)'}</option>`,
+          )}
       </select>
     </div>
-    <div class="field">
-      <label for="pg-title">Title</label>
-      <textarea id="pg-title" name="title" rows="2" maxlength="200" required>${input.title}</textarea>
-    </div>
-    <div class="field">
-      <label for="pg-subtitle">Subtitle <span class="optional">optional</span></label>
-      <textarea id="pg-subtitle" name="subtitle" rows="2" maxlength="300">${input.subtitle}</textarea>
-    </div>
-    <div class="field">
-      <label for="pg-brand">Brand <span class="optional">optional</span></label>
-      <input id="pg-brand" name="brand" type="text" maxlength="60" value="${input.brand}" aria-describedby="pg-brand-hint">
-      <p class="field-hint" id="pg-brand-hint" data-uses="brand">${uses.brand ? 'Drawn by this template.' : 'Not drawn by this template.'}</p>
-    </div>
-    <div class="field">
-      <label for="pg-image">Image URL <span class="optional">optional</span></label>
-      <input id="pg-image" name="imageUrl" type="url" maxlength="2048" placeholder="https://example.com/product.jpg" value="${input.imageUrl}" aria-describedby="pg-image-hint">
-      <p class="field-hint" id="pg-image-hint" data-uses="artwork">${uses.artwork ? 'Drawn by this template (public http or https address).' : 'Not drawn by this template.'}</p>
+    <div id="pg-fields" data-fields-for="${def.name}">
+      ${templateFields(def, input.values, input.useTheme)}
     </div>
     <div class="field">
       <label for="pg-key">Sign with key</label>
@@ -78,15 +68,19 @@ ${
     </div>
     <div class="form-actions"><button class="button primary" type="submit">Update preview</button><span class="pg-status" role="status" aria-live="polite" id="pg-status"></span></div>
   </form>
+  ${registry
+    .list()
+    .filter((t) => t.name !== def.name && allowed(t.name))
+    .map((t) => html`<template data-fields="${t.name}">${templateFields(t, {}, true)}</template>`)}
   <div class="pg-output">
     <section class="card preview-card" aria-labelledby="preview-title">
-      <div class="card-head"><h2 id="preview-title">Preview</h2><span class="subtle">1200 × 630 PNG</span></div>
+      <div class="card-head"><h2 id="preview-title">Preview</h2><span class="subtle" id="pg-size-label">${size.width} × ${size.height} PNG</span></div>
       <div class="alert error" role="alert" id="pg-error" ${opts.error ? '' : html`hidden`}>${opts.error ?? ''}</div>
       <div class="preview-frame">
         ${
           result
-            ? html`<img id="pg-preview" src="${result.previewUrl}" width="1200" height="630" alt="Preview of the card">`
-            : html`<img id="pg-preview" width="1200" height="630" alt="Preview of the card" hidden>`
+            ? html`<img id="pg-preview" src="${result.previewUrl}" width="${size.width}" height="${size.height}" alt="Preview of the card">`
+            : html`<img id="pg-preview" width="${size.width}" height="${size.height}" alt="Preview of the card" hidden>`
         }
       </div>
     </section>

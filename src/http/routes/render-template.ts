@@ -4,6 +4,7 @@ import { AppError } from '../../errors.js';
 import { CONTENT_TYPES } from '../../render/format.js';
 import { parseTemplateRequest, type TemplateRequest } from '../../render/template/request.js';
 import type { CardResult, TemplateService } from '../../render/template/service.js';
+import type { TemplateRegistry } from '../../render/template/types.js';
 import type { UsageRecorder } from '../../usage/recorder.js';
 import { pngCacheControl, TEMPLATE_MAX_AGE } from '../cache-control.js';
 import { type RenderRoute, renderHandler } from '../render-pipeline.js';
@@ -16,7 +17,7 @@ import { renderTemplateGet, renderTemplatePost } from '../schemas/render.js';
  */
 export function registerTemplateRoutes(
   app: FastifyInstance,
-  deps: { templates: TemplateService; usage: UsageRecorder },
+  deps: { templates: TemplateService; usage: UsageRecorder; registry?: TemplateRegistry },
 ): void {
   const card = (
     parse: (req: FastifyRequest) => TemplateRequest,
@@ -47,7 +48,7 @@ export function registerTemplateRoutes(
       deps.usage,
       card((req) => {
         rejectQueryFields(req);
-        return parseTemplateRequest(req.body, 'body');
+        return parseTemplateRequest(req.body, 'body', undefined, deps.registry);
       }),
     ),
   );
@@ -57,7 +58,7 @@ export function registerTemplateRoutes(
     renderHandler(
       app,
       deps.usage,
-      card((req) => parseTemplateRequest(req.query, 'query')),
+      card((req) => parseTemplateRequest(req.query, 'query', undefined, deps.registry)),
     ),
   );
 }

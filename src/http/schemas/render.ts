@@ -1,7 +1,5 @@
 import { Type } from 'typebox';
 import { IMAGE_FORMATS } from '../../render/format.js';
-import { TEMPLATE_NAMES } from '../../render/template/registry.js';
-import { FIELDS } from '../../render/template/request.js';
 import { TEMPLATE_CACHE_CONTROL } from '../cache-control.js';
 import {
   accessErrors,
@@ -15,15 +13,10 @@ import {
 } from './common.js';
 
 /**
- * The schemas of the /render/ routes, built from the same field table the hand-written
- * validation uses (render/template/request.ts), so limits and descriptions cannot drift.
+ * The schemas of the /render/ routes. The card fields come from the template registry and are
+ * written into the document when it is served (openapi-templates.ts); the route schemas here
+ * hold what every card request shares.
  */
-const text = (name: keyof typeof FIELDS, example: string) =>
-  Type.String({
-    maxLength: FIELDS[name].maxLength,
-    description: FIELDS[name].description,
-    examples: [example],
-  });
 
 /** `format` and `quality`: the image format of the answer, on both render routes. */
 export const OUTPUT_PROPERTIES = {
@@ -47,33 +40,35 @@ export const OUTPUT_PROPERTIES = {
   ),
 };
 
-/** The card fields, as a JSON body (POST) or query parameters (GET). */
-export const TemplateFields = Type.Object(
+/**
+ * The JSON body as the route declares it: `template` and anything else. The document served
+ * replaces it with one variant per template, from the registry.
+ */
+const TemplateBody = Type.Object(
   {
     template: Type.String({
-      enum: [...TEMPLATE_NAMES],
-      description: FIELDS.template.description,
+      description: 'The template; its fields follow (see the variants).',
       examples: ['blog'],
     }),
-    title: text('title', 'How we cut our build time in half'),
-    subtitle: Type.Optional(text('subtitle', 'A field guide to caching in CI')),
-    brand: Type.Optional(text('brand', 'Acme Engineering')),
-    imageUrl: Type.Optional(
-      Type.String({
-        ...{ maxLength: FIELDS.imageUrl.maxLength, description: FIELDS.imageUrl.description },
-        format: 'uri',
-        examples: ['https://example.com/chair.jpg'],
-      }),
-    ),
-    ...OUTPUT_PROPERTIES,
   },
-  { additionalProperties: false },
+  { additionalProperties: true },
 );
+
+/** `v` on a GET card URL. */
+export const TEMPLATE_VERSION_PARAM = {
+  name: 'v',
+  schema: Type.String({
+    pattern: '^[A-Za-z0-9._-]{1,64}$',
+    description:
+      'A version you choose (v=2), to make crawlers and CDNs fetch the card again after you change its design: it changes the URL, not the card or its ETag.',
+    examples: ['2'],
+  }),
+};
 
 const inputErrors = {
   invalid_json: 'Request body is not valid JSON',
   unknown_field:
-    'Unknown field "subTitle" (did you mean "subtitle"?). Allowed: template, title, subtitle, brand, imageUrl, format, quality',
+    'Unknown field "subTitle" (did you mean "subtitle"?). Allowed: template, title, subtitle, brand, imageUrl, size, theme, format, quality',
   missing: 'title is required',
   unknown_template: 'template must be one of: blog, product, saas (got "blgo")',
   too_long: 'title must be at most 200 characters (got 201)',
@@ -94,7 +89,7 @@ function templateResponses(method: 'GET' | 'POST') {
   );
   return {
     200: imageResponse(
-      'The 1200×630 card, a PNG unless `format` asked for another.',
+      'The card (1200×630 unless `size` says otherwise), a PNG unless `format` asked for another.',
       pngHeaders(TEMPLATE_CACHE_CONTROL),
     ),
     304: {
@@ -133,9 +128,9 @@ function templateResponses(method: 'GET' | 'POST') {
   };
 }
 
-const TEMPLATE_DESCRIPTION = `Draws a 1200×630 PNG from a built-in template: \`blog\` (editorial, serif headline), \`product\` (split layout with the product photo) or \`saas\` (dark launch card with the artwork as a browser window).
+const TEMPLATE_DESCRIPTION = `Draws a card from a template: the built-ins \`blog\` (editorial, serif headline), \`product\` (split layout with the product photo) and \`saas\` (dark launch card with the artwork as a browser window), or a template file of the server's own. Each template declares its fields, the sizes it lays out at (\`size\`, default its first) and whether it draws \`brand\` and \`imageUrl\`: the request body has one variant per template, listing exactly that.
 
-Text is normalised (NFC, control characters removed, white space folded and trimmed); an empty optional field is the same as leaving it out; fields a template does not draw are accepted and ignored. Unknown fields are refused. Checked in this order: credentials (401), input (400/413/415), plan (403), rate limit (429), then cache and render.`;
+Text is normalised (NFC, control characters removed, white space folded and trimmed); an empty optional field is the same as leaving it out; \`brand\` and \`imageUrl\` are accepted and ignored by templates that do not draw them. Unknown fields are refused. Checked in this order: credentials (401), input (400/413/415), plan (403), rate limit (429), then cache and render.`;
 
 /** POST /render/template. */
 export const renderTemplatePost = {
@@ -151,7 +146,7 @@ curl -sS -X POST http://localhost:3000/render/template \\
 \`\`\``,
   security: renderSecurity('POST'),
   headers: Type.Object(IF_NONE_MATCH),
-  body: TemplateFields,
+  body: TemplateBody,
   response: templateResponses('POST'),
 };
 
@@ -168,19 +163,10 @@ curl -sS -H "x-api-key: $CARDSHOT_KEY" \\
 \`\`\``,
   security: renderSecurity('GET'),
   headers: Type.Object(IF_NONE_MATCH),
+  // Replaced in the document served by the registry's parameters (openapi-templates.ts).
   querystring: Type.Object(
-    {
-      ...TemplateFields.properties,
-      v: Type.Optional(
-        Type.String({
-          pattern: '^[A-Za-z0-9._-]{1,64}$',
-          description:
-            'A version you choose (v=2), to make crawlers and CDNs fetch the card again after you change its design: it changes the URL, not the card or its ETag.',
-          examples: ['2'],
-        }),
-      ),
-    },
-    { additionalProperties: false },
+    { template: TemplateBody.properties.template, v: Type.Optional(TEMPLATE_VERSION_PARAM.schema) },
+    { additionalProperties: true },
   ),
   response: templateResponses('GET'),
 };

@@ -8,10 +8,10 @@ import { type Area, startArea } from '../../area.js';
 import type { PngCache } from '../../cache/cache.js';
 import { createWorkQueue, type WorkQueue } from '../../lib/work-queue.js';
 import type { ArtworkFetcher } from '../image/artwork.js';
-import { createStaticRegistry } from './registry.js';
 import { createTemplateRenderer, type TemplateRenderer } from './renderer.js';
 import { createTemplateService, type TemplateService } from './service.js';
 import type { TemplateConfig } from './settings.js';
+import type { TemplateRegistry, ThemeSource } from './types.js';
 
 /** The renderer, its queue and the card service. */
 export interface TemplateServices {
@@ -22,6 +22,10 @@ export interface TemplateServices {
 
 /** Collaborators of the template area; the callbacks feed metrics. */
 export interface TemplateAreaDeps {
+  /** The templates (files and built-ins), read at request time. */
+  registry: TemplateRegistry;
+  /** Accounts' brand themes; absent: cards are never themed. */
+  themes?: ThemeSource;
   artwork: ArtworkFetcher;
   cache: PngCache;
   log: Logger;
@@ -39,7 +43,7 @@ export function createTemplateArea(
   deps: TemplateAreaDeps,
 ): Promise<Area<TemplateServices>> {
   return startArea(deps.log, async (parts) => {
-    const registry = createStaticRegistry();
+    const { registry } = deps;
     const renderer = await createTemplateRenderer(registry, deps.engine);
     parts.add('renderer', () => renderer.close());
     const renderQueue = createWorkQueue({
@@ -57,6 +61,7 @@ export function createTemplateArea(
       queue: renderQueue,
       log: deps.log,
       onRender: deps.onRender,
+      ...(deps.themes ? { themes: deps.themes } : {}),
     });
     return {
       service: { renderer, renderQueue, templates },

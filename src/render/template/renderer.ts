@@ -1,6 +1,7 @@
 import { Renderer } from '@takumi-rs/core';
 import { warmCoverage } from '../text/coverage.js';
 import { FALLBACK_FAMILIES, FONTS_VERSION, registerFonts } from '../text/fonts.js';
+import { sampleFields } from './files/load.js';
 import { createStaticRegistry } from './registry.js';
 import { DEFAULT_SIZE } from './sizes.js';
 import type { BuildContext, TemplateFields, TemplateName, TemplateRegistry } from './types.js';
@@ -101,6 +102,5 @@ export async function createTemplateRenderer(
  * caches (~90 ms measured for saas); doing it at start keeps that cost off the first request.
  */
 async function warmUp(renderer: TemplateRenderer, registry: TemplateRegistry): Promise<void> {
-  const fields = { title: 'Warm-up 🚀', subtitle: 'Cardshot', brand: 'Cardshot' };
-  await Promise.all(registry.list().map((t) => renderer.render(t.name, fields)));
+  await Promise.all(registry.list().map((t) => renderer.render(t.name, sampleFields(t))));
 }

@@ -1,9 +1,19 @@
-import { AppError } from '../../errors.js';
 import { editDistance } from '../../lib/edit-distance.js';
 import { DEFAULT_QUALITY, IMAGE_FORMATS, type ImageFormat, type ImageOutput } from '../format.js';
-import { describeCluster, undrawableClusters } from '../text/drawable.js';
-import { type BuiltinName, isTemplateName, TEMPLATE_NAMES, TEMPLATES } from './registry.js';
-import type { TemplateName } from './types.js';
+import { createStaticRegistry, TEMPLATE_NAMES } from './registry.js';
+import {
+  bad,
+  checkDrawable,
+  normaliseText,
+  rawOf,
+  readDeclared,
+  readText,
+  type Source,
+} from './request-fields.js';
+import { isSizeName, SIZE_NAMES } from './sizes.js';
+import type { FieldValue, SizeName, TemplateDefinition, TemplateName, TemplateRegistry } from './types.js';
+
+export { normaliseText } from './request-fields.js';
 
 /**
  * The template request: one field table drives validation, normalisation, the docs and the
@@ -27,15 +37,18 @@ export const FIELDS = {
   },
 } as const;
 export type FieldName = keyof typeof FIELDS;
-const FIELD_NAMES = Object.keys(FIELDS) as FieldName[];
 
 /** A validated, normalised request. Optional fields are absent rather than empty. */
 export interface TemplateRequest {
   template: TemplateName;
-  title: string;
-  subtitle?: string;
+  /** Every declared field with a value: validated, normalised, defaults applied. */
+  fields: Record<string, FieldValue>;
   brand?: string;
   imageUrl?: string;
+  /** One of the template's sizes (its first when the request names none). */
+  size: SizeName;
+  /** `theme=none`: the template's own look even when the account has a theme. */
+  theme?: 'none';
   /** JPEG, WebP or AVIF instead of PNG (absent: PNG, the card as it always was). */
   output?: ImageOutput;
 }
@@ -43,39 +56,117 @@ export interface TemplateRequest {
 /** The output fields, beside the card's own: the image format and its quality. */
 export const OUTPUT_FIELDS = ['format', 'quality'] as const;
 
+/** The request keys every template takes besides its declared fields, in the order errors list them. */
+const CARD_KEYS = ['brand', 'imageUrl', 'size', 'theme'] as const;
+
+/** The built-ins alone, for callers that have no registry (tests, tools that never load files). */
+let builtins: TemplateRegistry | undefined;
+function builtinRegistry(): TemplateRegistry {
+  if (!builtins) builtins = createStaticRegistry();
+  return builtins;
+}
+
 /**
- * Validates a JSON body or a query string object. `extraAllowed` lists parameters another
- * layer consumes (auth on GET), which are ignored here rather than refused.
+ * Validates a JSON body or a query string object against the named template's declaration.
+ * `extraAllowed` lists parameters another layer consumes (auth on GET), which are ignored here
+ * rather than refused.
  */
 export function parseTemplateRequest(
   input: unknown,
-  source: 'body' | 'query',
+  source: Source,
   extraAllowed: ReadonlySet<string> = new Set(),
+  registry: TemplateRegistry = builtinRegistry(),
 ): TemplateRequest {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw bad(source === 'body' ? 'Request body must be a JSON object' : 'Query string is missing');
   }
   const record = input as Record<string, unknown>;
-  checkKeys(record, source, extraAllowed);
+  const named = rawOf(record, 'template', source);
+  const def = typeof named === 'string' ? registry.get(normaliseText(named)) : undefined;
+  // Keys first, as always: against the template's fields, or all templates' when it is unknown.
+  checkKeys(record, source, extraAllowed, def ? [def] : registry.list());
+  if (!def) throw unknownTemplate(named, registry);
 
-  const out: Partial<Record<FieldName, string>> = {};
-  for (const name of FIELD_NAMES) {
-    const text = readField(record, name, source);
-    if (text !== undefined) out[name] = text;
+  const fields: Record<string, FieldValue> = {};
+  for (const [name, spec] of Object.entries(def.fields)) {
+    const value = readDeclared(rawOf(record, name, source), name, spec, source);
+    if (value !== undefined) fields[name] = value;
   }
-
-  const template = out.template as string;
-  if (!isTemplateName(template)) {
-    throw bad(
-      `template must be one of: ${TEMPLATE_NAMES.join(', ')} (got ${JSON.stringify(template.slice(0, 40))})`,
-    );
-  }
-  if (out.imageUrl !== undefined && !isHttpUrl(out.imageUrl)) {
+  const brand = readText(rawOf(record, 'brand', source), 'brand', { maxLength: 60 });
+  const imageUrl = readText(rawOf(record, 'imageUrl', source), 'imageUrl', { maxLength: 2048 });
+  if (imageUrl !== undefined && !isHttpUrl(imageUrl)) {
     throw bad('imageUrl must be an absolute http or https URL');
   }
-  checkDrawable(out, template);
+  // Last, and only for text the template draws: an ignored brand may hold anything.
+  for (const [name, spec] of Object.entries(def.fields)) {
+    if (spec.type === 'text') checkDrawable(name, fields[name] as string | undefined);
+  }
+  if (def.uses.brand) checkDrawable('brand', brand);
   const output = readOutput(record, source);
-  return { ...(out as unknown as TemplateRequest), ...(output ? { output } : {}) };
+  const size = readSize(rawOf(record, 'size', source), def);
+  const theme = readTheme(rawOf(record, 'theme', source));
+  return {
+    template: def.name,
+    fields,
+    ...(brand !== undefined ? { brand } : {}),
+    ...(imageUrl !== undefined ? { imageUrl } : {}),
+    size,
+    ...(theme ? { theme } : {}),
+    ...(output ? { output } : {}),
+  };
+}
+
+function unknownTemplate(named: unknown, registry: TemplateRegistry) {
+  const names = registry.names().join(', ');
+  if (named !== undefined && named !== null && typeof named !== 'string')
+    return bad('template must be a string');
+  const text = typeof named === 'string' ? normaliseText(named) : '';
+  if (text === '') return bad(`template is required; use one of: ${names}`);
+  return bad(`template must be one of: ${names} (got ${JSON.stringify(text.slice(0, 40))})`);
+}
+
+/** `size`: one of the template's sizes; an unknown word lists every size, a known one the template's. */
+function readSize(raw: unknown, def: TemplateDefinition): SizeName {
+  if (raw === undefined || raw === null || raw === '') return def.sizes[0] ?? 'og';
+  const got = typeof raw === 'string' ? JSON.stringify(raw.slice(0, 40)) : typeof raw;
+  if (typeof raw !== 'string' || !isSizeName(raw)) {
+    const own =
+      def.sizes.length < SIZE_NAMES.length ? `; template ${def.name} supports ${def.sizes.join(', ')}` : '';
+    throw bad(`size must be one of: ${SIZE_NAMES.join(', ')} (got ${got})${own}`);
+  }
+  if (!def.sizes.includes(raw)) {
+    throw bad(
+      `size must be one of: ${def.sizes.join(', ')} (template ${def.name} does not lay out at ${raw})`,
+    );
+  }
+  return raw;
+}
+
+/** `theme`: only `none` (the template's own look); the account's theme applies otherwise. */
+function readTheme(raw: unknown): 'none' | undefined {
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  if (raw === 'none') return 'none';
+  const got = typeof raw === 'string' ? JSON.stringify(raw.slice(0, 40)) : typeof raw;
+  throw bad(
+    `theme must be "none" (the template's own look) or left out for the account's theme (got ${got})`,
+  );
+}
+
+/** The request as the flat body the API takes (for curl lines, batch rows and links). */
+export function requestBody(
+  r: TemplateRequest,
+  def?: Pick<TemplateDefinition, 'sizes'>,
+): Record<string, string | number> {
+  const body: Record<string, string | number> = { template: r.template, ...r.fields };
+  if (r.brand !== undefined) body.brand = r.brand;
+  if (r.imageUrl !== undefined) body.imageUrl = r.imageUrl;
+  if (r.size !== (def?.sizes[0] ?? 'og')) body.size = r.size;
+  if (r.theme) body.theme = r.theme;
+  if (r.output) {
+    body.format = r.output.format;
+    if (r.output.quality !== undefined) body.quality = r.output.quality;
+  }
+  return body;
 }
 
 /**
@@ -83,7 +174,7 @@ export function parseTemplateRequest(
  * format; the format's default quality is the same request as none. In a JSON body quality is
  * a number, in a query string digits.
  */
-function readOutput(record: Record<string, unknown>, source: 'body' | 'query'): ImageOutput | undefined {
+function readOutput(record: Record<string, unknown>, source: Source): ImageOutput | undefined {
   const format = record.format;
   const quality = record.quality;
   if (source === 'query' && (Array.isArray(format) || Array.isArray(quality))) {
@@ -103,7 +194,7 @@ function readOutput(record: Record<string, unknown>, source: 'body' | 'query'): 
   return q === undefined || q === DEFAULT_QUALITY[lossy] ? { format: lossy } : { format: lossy, quality: q };
 }
 
-function readQuality(raw: unknown, source: 'body' | 'query'): number | undefined {
+function readQuality(raw: unknown, source: Source): number | undefined {
   if (raw === undefined || raw === null || raw === '') return undefined;
   const n =
     typeof raw === 'number'
@@ -124,107 +215,29 @@ function readQuality(raw: unknown, source: 'body' | 'query'): number | undefined
 /** Unknown keys are refused before any value is read, then the query's `v`. */
 function checkKeys(
   record: Record<string, unknown>,
-  source: 'body' | 'query',
+  source: Source,
   extraAllowed: ReadonlySet<string>,
+  templates: readonly TemplateDefinition[],
 ): void {
+  const allowed = allowedKeys(templates, source);
   for (const key of Object.keys(record)) {
-    if (source === 'query' && key === VERSION_PARAM) continue;
-    const known = Object.hasOwn(FIELDS, key) || (OUTPUT_FIELDS as readonly string[]).includes(key);
-    if (!known && !extraAllowed.has(key)) throw bad(unknownFieldMessage(key, source));
+    if (!allowed.includes(key) && !extraAllowed.has(key)) {
+      throw bad(unknownFieldMessage(key, source, allowed, templates));
+    }
   }
   if (source === 'query' && record[VERSION_PARAM] !== undefined) checkVersion(record[VERSION_PARAM]);
 }
 
-/** One field, checked and normalised; undefined when an optional field is absent or blank. */
-function readField(
-  record: Record<string, unknown>,
-  name: FieldName,
-  source: 'body' | 'query',
-): string | undefined {
-  const raw = record[name];
-  if (source === 'query' && Array.isArray(raw)) throw bad(`${name} must be given once`);
-  if (raw !== undefined && raw !== null && typeof raw !== 'string') throw bad(`${name} must be a string`);
-  const value = typeof raw === 'string' ? raw : undefined;
-  if (value !== undefined && !isValidText(value)) {
-    throw bad(`${name} contains invalid text (malformed UTF-8 or an unpaired surrogate)`);
-  }
-  const text = value === undefined ? '' : normaliseText(value);
-  const spec = FIELDS[name];
-  if (!VISIBLE.test(text)) {
-    if (!spec.required) return undefined;
-    if (name === 'template') throw bad(`template is required; use one of: ${TEMPLATE_NAMES.join(', ')}`);
-    throw bad(value === undefined ? `${name} is required` : `${name} must not be empty`);
-  }
-  const length = [...text].length;
-  if (length > spec.maxLength && name !== 'template') {
-    throw bad(`${name} must be at most ${spec.maxLength} characters (got ${length})`);
-  }
-  return text;
-}
-
-/** Last, and only for fields the template draws: an ignored brand may hold anything. */
-function checkDrawable(out: Partial<Record<FieldName, string>>, template: BuiltinName): void {
-  const drawn: FieldName[] = [
-    'title',
-    'subtitle',
-    ...(TEMPLATES[template].uses.brand ? (['brand'] as const) : []),
+/** `template`, the templates' fields in declared order, the card keys, the output keys (and `v`). */
+function allowedKeys(templates: readonly TemplateDefinition[], source: Source): string[] {
+  const fields = [...new Set(templates.flatMap((t) => Object.keys(t.fields)))];
+  return [
+    'template',
+    ...fields,
+    ...CARD_KEYS,
+    ...OUTPUT_FIELDS,
+    ...(source === 'query' ? [VERSION_PARAM] : []),
   ];
-  for (const name of drawn) {
-    const text = out[name];
-    const missing = text === undefined ? [] : undrawableClusters(text);
-    if (missing.length > 0) throw bad(undrawableMessage(name, missing));
-  }
-}
-
-/**
- * Mathematical alphanumeric letters and digits (U+1D400–U+1D7FF: 𝐁𝐨𝐥𝐝, 𝘪𝘵𝘢𝘭𝘪𝘤, 𝟙): what
- * social-media "fancy text" generators produce for styling. No bundled font has them, so they
- * are drawn as the plain letters they stand for (NFKC maps each to one), in the card's style,
- * rather than refused.
- */
-const MATH_ALPHANUMERIC = /[\u{1D400}-\u{1D7FF}]/gu;
-
-/**
- * NFC, control characters removed, runs of white space (line breaks included) folded to one
- * space, mathematical letters made plain, trimmed: two requests that look the same render the
- * same card and share one ETag.
- */
-export function normaliseText(s: string): string {
-  return (
-    s
-      .normalize('NFC')
-      .replace(MATH_ALPHANUMERIC, (c) => c.normalize('NFKC'))
-      // Control characters that are white space (tab, line breaks) become spaces; the rest go.
-      .replace(/\p{Cc}/gu, (c) => (/\s/.test(c) ? ' ' : ''))
-      .replace(/\s+/gu, ' ')
-      .trim()
-  );
-}
-
-/**
- * A character that draws something. Text without one (only spaces, format characters such as
- * zero-width space and joiner, BOM and soft hyphen, or lone combining marks) counts as empty:
- * as a title it would render a blank card.
- */
-const VISIBLE = /[^\p{Z}\p{Cf}\p{M}]/u;
-
-/**
- * U+FFFD is what a decoder leaves for malformed UTF-8 (in the body or a percent-encoded query):
- * drawn, it is a box, so the caller hears about the broken input instead.
- */
-function isValidText(s: string): boolean {
-  // \p{Cs} in a `u` regex matches only unpaired surrogates (a pair is one code point there).
-  return !/\p{Cs}/u.test(s) && !s.includes('\uFFFD');
-}
-
-/**
- * Like malformed text, text no font draws would come out as boxes, which nobody asks for: the
- * caller hears which characters, up to five of them, to remove or replace.
- */
-function undrawableMessage(name: FieldName, clusters: string[]): string {
-  const shown = clusters.slice(0, 5).map(describeCluster).join(', ');
-  const more = clusters.length > 5 ? ` and ${clusters.length - 5} more` : '';
-  return `${name} contains characters no font here can draw (they would be boxes): ${shown}${more}`;
 }
 
 function isHttpUrl(s: string): boolean {
@@ -251,15 +264,19 @@ function checkVersion(raw: unknown): void {
   }
 }
 
-function unknownFieldMessage(key: string, source: 'body' | 'query'): string {
+function unknownFieldMessage(
+  key: string,
+  source: Source,
+  allowed: readonly string[],
+  templates: readonly TemplateDefinition[],
+): string {
   const shown = JSON.stringify(key.slice(0, 40));
-  const near = FIELD_NAMES.find((f) => f.toLowerCase() === key.toLowerCase() || editDistance(f, key) <= 2);
-  const hint = near ? ` (did you mean "${near}"?)` : '';
+  // Did-you-mean over that template's own fields first, then the other keys.
+  const fields = templates.flatMap((t) => Object.keys(t.fields));
+  const near = (list: readonly string[]) =>
+    list.find((f) => f.toLowerCase() === key.toLowerCase() || editDistance(f, key) <= 2);
+  const match = near(fields) ?? near(allowed);
+  const hint = match ? ` (did you mean "${match}"?)` : '';
   const what = source === 'body' ? 'field' : 'query parameter';
-  const allowed = [...FIELD_NAMES, ...OUTPUT_FIELDS, ...(source === 'query' ? [VERSION_PARAM] : [])];
   return `Unknown ${what} ${shown}${hint}. Allowed: ${allowed.join(', ')}`;
-}
-
-function bad(message: string): AppError {
-  return new AppError('bad_request', message);
 }

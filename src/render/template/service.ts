@@ -10,8 +10,8 @@ import { encodeLossy, type ImageFormat, lossy } from '../format.js';
 import type { ArtworkFetcher } from '../image/artwork.js';
 import type { TemplateRenderer } from './renderer.js';
 import type { TemplateRequest } from './request.js';
-import { DEFAULT_SIZE } from './sizes.js';
-import type { TemplateFields, TemplateRegistry } from './types.js';
+import { SIZES } from './sizes.js';
+import type { BuildContext, CardTheme, TemplateFields, TemplateRegistry, ThemeSource } from './types.js';
 
 /** What a card request resolves to: an image (from cache or fresh; PNG unless asked) or "you already have it". */
 export type CardResult =
@@ -43,6 +43,8 @@ interface Deps {
   log?: Logger;
   /** Told how long each render took (metrics). */
   onRender?: (template: string, seconds: number) => void;
+  /** Accounts' brand themes; absent: no card is themed. */
+  themes?: ThemeSource;
 }
 
 /** Wires validation output to the renderer with caching and single-flight. */
@@ -72,20 +74,29 @@ export function createTemplateService(deps: Deps): TemplateService {
       artworkHash = fetched.sha256;
       timings.fetch = fetched.ms;
     }
+    // The account's theme only where the template draws one and the request did not say
+    // theme=none; its version is in the identity, so a themed card is cached per theme.
+    const theme: CardTheme | undefined =
+      def.uses.theme && req.theme !== 'none' && account !== undefined
+        ? await deps.themes?.get(account)
+        : undefined;
     const identity = [
       'cardshot-template',
       deps.renderer.version,
       def.name,
       def.hash,
-      req.title,
-      req.subtitle ?? null,
+      // Every declared field in declared order (the built-ins': title, subtitle, as before).
+      ...Object.keys(def.fields).map((name) => req.fields[name] ?? null),
       def.uses.brand ? (req.brand ?? null) : null,
       artworkHash,
-      // Only when not PNG: a PNG card keeps the ETag (and cache entry) it always had.
+      // Only when not PNG, not og, themed: a PNG og card keeps the ETag (and cache entry) it always had.
       ...(req.output ? [[req.output.format, req.output.quality ?? null]] : []),
+      ...(req.size !== 'og' ? [['size', req.size]] : []),
+      ...(theme ? [['theme', theme.version]] : []),
     ];
     const etag = createHash('sha256').update(JSON.stringify(identity)).digest('hex').slice(0, 40);
-    return { def, etag, artworkBytes, timings, release };
+    const ctx: BuildContext = { size: SIZES[req.size], ...(theme ? { theme } : {}) };
+    return { def, etag, artworkBytes, timings, release, ctx };
   }
 
   return {
@@ -107,7 +118,7 @@ export function createTemplateService(deps: Deps): TemplateService {
 
   async function resolveIdentified(
     req: TemplateRequest,
-    { def, etag, artworkBytes, timings }: Omit<Awaited<ReturnType<typeof identify>>, 'release'>,
+    { def, etag, artworkBytes, timings, ctx }: Omit<Awaited<ReturnType<typeof identify>>, 'release'>,
     opts: { ifNoneMatch?: string },
   ): Promise<CardResult> {
     const format = req.output?.format ?? 'png';
@@ -123,8 +134,7 @@ export function createTemplateService(deps: Deps): TemplateService {
     const joined = performance.now();
     const { value, shared } = await flight.do(etag, async () => {
       const t: Timings = {};
-      const fields: TemplateFields = { title: req.title };
-      if (req.subtitle !== undefined) fields.subtitle = req.subtitle;
+      const fields: TemplateFields = { ...req.fields };
       if (def.uses.brand && req.brand !== undefined) fields.brand = req.brand;
       const queued = performance.now();
       // No abort signal on the shared render: other callers may be waiting for the same card.
@@ -134,11 +144,11 @@ export function createTemplateService(deps: Deps): TemplateService {
         // slot too: many large images at once must not starve the renders already running.
         if (artworkBytes && def.artworkSize) {
           const start = performance.now();
-          fields.artwork = await deps.artwork.prepare(artworkBytes, def.artworkSize(DEFAULT_SIZE));
+          fields.artwork = await deps.artwork.prepare(artworkBytes, def.artworkSize(ctx.size));
           t.image = performance.now() - start;
         }
         const started = performance.now();
-        const rendered = await deps.renderer.render(def.name, fields);
+        const rendered = await deps.renderer.render(def.name, fields, { ctx });
         deps.onRender?.(def.name, (performance.now() - started) / 1000);
         // JPEG, WebP and AVIF are made from takumi's PNG by the one encoder both routes share,
         // in the same slot: encoding is CPU work like the render.

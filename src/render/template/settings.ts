@@ -1,7 +1,7 @@
 import os from 'node:os';
 import type { ConfigOf, SettingsGroup } from '../../config/setting.js';
 
-/** How many cards are drawn at once and how many may wait. */
+/** How many cards are drawn at once and how many may wait; where template files are. */
 export const templateSettings = {
   renderConcurrency: {
     kind: 'int',
@@ -17,6 +17,19 @@ export const templateSettings = {
     min: 0,
     max: 100_000,
     description: 'Template renders that may wait for a slot; past it requests get 503 with Retry-After.',
+  },
+  templatesDir: {
+    kind: 'string',
+    default: '',
+    defaultDoc: 'CARDSHOT_DATA_DIR/templates',
+    description:
+      'Directory of your own template files (NAME.tsx or NAME.jsx, see docs/templates.md); a missing directory holds none. Reloaded on change unless NODE_ENV=production.',
+  },
+  skipBrokenTemplates: {
+    kind: 'bool',
+    default: false,
+    description:
+      'Leave a template file that fails to load out with a warning instead of stopping the start (also the --skip-broken-templates flag).',
   },
 } as const satisfies SettingsGroup;
 

@@ -2,6 +2,7 @@ import type { Migration, MigrationProvider } from 'kysely';
 import { initial } from './001-initial.js';
 import { dashboard } from './002-dashboard.js';
 import { keyRotation } from './003-key-rotation.js';
+import { themes } from './004-themes.js';
 
 /**
  * Every migration in order. Names sort lexically, so keep the numeric prefix; never edit a
@@ -11,6 +12,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '001-initial': initial,
   '002-dashboard': dashboard,
   '003-key-rotation': keyRotation,
+  '004-themes': themes,
 };
 
 /** Kysely's provider over the static list above (no file-system scanning in a bundled build). */

@@ -36,7 +36,7 @@ describe('text that would be drawn as boxes', () => {
   });
 
   it('accepts emoji for characters without a text glyph, and malformed text keeps its own message', () => {
-    expect(parse({ title: 'Done ✔ ☺' }).title).toBe('Done ✔ ☺');
+    expect(parse({ title: 'Done ✔ ☺' }).fields.title).toBe('Done ✔ ☺');
     expect(() => parse({ title: 'Caf\ufffd' })).toThrow('title contains invalid text');
   });
 });

@@ -1,0 +1,43 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { AppError } from '../../errors.js';
+import { operatorTemplatesDir } from '../../render/template/files/area.js';
+import { loadConfig } from '../../settings.js';
+import { packageRoot } from '../../version.js';
+import { UsageError } from '../admin.js';
+
+/** A template's name, as the loader requires it of a file's base name. */
+const NAME = /^[a-z][a-z0-9-]{0,39}$/;
+
+/** The documented starter `templates new` copies (shipped as source, read at run time). */
+export const STARTER_FILE = 'src/render/template/starter/starter.tsx';
+
+/** Where templates live when no --dir is given. */
+function defaultDir(): string {
+  return operatorTemplatesDir(loadConfig({ logLevel: 'warn' }));
+}
+
+/**
+ * Writes `<dir>/<name>.tsx` from the starter, with its name filled in; refuses a name the loader
+ * would not load and never overwrites a file. Returns the path written.
+ */
+export async function scaffoldTemplate(name: string, dir: string | undefined): Promise<string> {
+  if (!NAME.test(name)) {
+    throw new UsageError(
+      `"${name.slice(0, 60)}" is not a template name: use lower-case letters, digits and dashes, starting with a letter, at most 40 characters (e.g. event, launch-2)`,
+    );
+  }
+  const target = path.join(dir ?? defaultDir(), `${name}.tsx`);
+  const starter = await readFile(path.join(packageRoot(), STARTER_FILE), 'utf8');
+  await mkdir(path.dirname(target), { recursive: true });
+  try {
+    // `wx`: fails if the file exists, with no window between a check and the write.
+    await writeFile(target, starter.replaceAll('__NAME__', name), { flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw new AppError('bad_request', `${target} already exists; choose another name or remove it first`);
+    }
+    throw err;
+  }
+  return target;
+}

@@ -1,0 +1,204 @@
+import { type FSWatcher, watch as fsWatch } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { ConfigError } from '../../../config/load.js';
+import type { TemplateDefinition, TemplateRegistry } from '../types.js';
+import { TemplateFileError, where } from './errors.js';
+import { loadTemplateFile, templateNameOf } from './load.js';
+
+export interface FileRegistryOptions {
+  /**
+   * `builtin`: the templates that ship with Cardshot; `operator`: CARDSHOT_TEMPLATES_DIR. A
+   * missing directory holds no templates.
+   */
+  dirs: { builtin?: string; operator?: string };
+  /** Reload on file changes (outside production). */
+  watch: boolean;
+  /** Leave a broken template out with a warning instead of stopping the start. */
+  skipBroken: boolean;
+  log: Logger;
+  /**
+   * TEMPORARY (issue 18): the built-ins still written as TS modules (`createStaticRegistry()`'s),
+   * listed first, until they are converted to files in the built-ins' directory.
+   */
+  modules?: readonly TemplateDefinition[];
+  /** Debounce of file events, in ms. */
+  debounceMs?: number;
+}
+
+/** How long file events settle before a reload: an editor's save is several events. */
+const DEBOUNCE_MS = 120;
+
+interface Scan {
+  loaded: Map<string, TemplateDefinition>;
+  /** Broken files: their message (file:line: …). */
+  broken: Map<string, string>;
+}
+
+/**
+ * The templates from files: loaded and checked at start (a broken one stops the start, naming the
+ * file and line, unless `skipBroken`); outside production watched and reloaded, a broken edit
+ * keeping the version before it.
+ */
+export async function createFileRegistry(opts: FileRegistryOptions): Promise<TemplateRegistry> {
+  const modules = opts.modules ?? [];
+  const dirs = [opts.dirs.builtin, opts.dirs.operator].filter(
+    (d): d is string => d !== undefined && d !== '',
+  );
+  const builtinNames = new Set(modules.map((m) => m.name));
+  let byName = new Map<string, TemplateDefinition>();
+  let ordered: TemplateDefinition[] = [...modules];
+  let names: readonly string[] = Object.freeze(ordered.map((t) => t.name));
+  const listeners = new Set<() => void>();
+  // Built-ins' files before the operator's.
+  const rank = (t: TemplateDefinition) => (opts.dirs.builtin && inside(t.source, opts.dirs.builtin) ? 0 : 1);
+
+  const first = await scan(dirs, builtinNames, opts.dirs.builtin, new Map());
+  for (const [file, message] of first.broken) {
+    if (!opts.skipBroken) {
+      const more = first.broken.size > 1 ? ` (and ${first.broken.size - 1} more broken template files)` : '';
+      throw new ConfigError(
+        `${message}${more}; fix it, or start with --skip-broken-templates to leave it out`,
+      );
+    }
+    opts.log.warn({ file }, `template left out (--skip-broken-templates): ${message}`);
+  }
+  install(first.loaded);
+
+  function install(loaded: Map<string, TemplateDefinition>): void {
+    byName = new Map([...modules.map((m) => [m.name, m] as const), ...loaded]);
+    const fromFiles = [...loaded.values()].sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name));
+    ordered = [...modules, ...fromFiles];
+    names = Object.freeze(ordered.map((t) => t.name));
+  }
+
+  const watchers: FSWatcher[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  let closed = false;
+  const reload = async () => {
+    const previous = new Map([...byName].filter(([n]) => !builtinNames.has(n)));
+    const next = await scan(dirs, builtinNames, opts.dirs.builtin, previous);
+    if (closed) return;
+    for (const [file, message] of next.broken) {
+      // A broken edit keeps the version before it, so a half-typed save does not break the page.
+      const name = templateNameOf(file);
+      const kept = name ? previous.get(name) : undefined;
+      if (kept && kept.source === file) next.loaded.set(kept.name, kept);
+      opts.log.error(
+        { file },
+        `template not reloaded${kept ? ' (the previous version stays)' : ''}: ${message}`,
+      );
+    }
+    const changed =
+      next.loaded.size !== previous.size ||
+      [...next.loaded].some(
+        ([n, t]) => previous.get(n)?.hash !== t.hash || previous.get(n)?.source !== t.source,
+      );
+    if (!changed) return;
+    install(next.loaded);
+    opts.log.info({ templates: names }, 'templates reloaded');
+    for (const listener of listeners) listener();
+  };
+  const schedule = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      running = running.then(reload).catch((err) => opts.log.error({ err }, 'template reload failed'));
+    }, opts.debounceMs ?? DEBOUNCE_MS);
+  };
+  if (opts.watch) {
+    for (const dir of dirs) {
+      try {
+        watchers.push(fsWatch(dir, { recursive: true }, schedule));
+      } catch (err) {
+        if (!isMissing(err)) throw err;
+      }
+    }
+  }
+
+  return {
+    get: (name) => byName.get(name),
+    names: () => names,
+    list: () => ordered,
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async close() {
+      closed = true;
+      clearTimeout(timer);
+      for (const w of watchers) w.close();
+      await running;
+    },
+  };
+}
+
+/**
+ * Loads every template file of `dirs`. A file whose hash did not change keeps its loaded
+ * definition (`previous`), so a reload recompiles but does not rebuild what is unchanged.
+ */
+async function scan(
+  dirs: readonly string[],
+  builtinNames: ReadonlySet<string>,
+  builtinDir: string | undefined,
+  previous: ReadonlyMap<string, TemplateDefinition>,
+): Promise<Scan> {
+  const loaded = new Map<string, TemplateDefinition>();
+  const broken = new Map<string, string>();
+  const taken = new Map<string, string>([...builtinNames].map((n) => [n, `builtin:${n}`]));
+  for (const dir of dirs) {
+    const files = await templateFiles(dir);
+    const results = await Promise.allSettled(files.map((f) => loadTemplateFile(f, dir)));
+    results.forEach((r, i) => {
+      const file = files[i]!;
+      const name = templateNameOf(file)!;
+      const clash = taken.get(name);
+      if (clash !== undefined) {
+        const other =
+          clash.startsWith('builtin:') || (builtinDir && inside(clash, builtinDir))
+            ? 'a built-in template'
+            : where(clash);
+        throw new ConfigError(
+          `${where(file)}: template "${name}" is already defined by ${other}; rename the file (its name is the template's name)`,
+        );
+      }
+      taken.set(name, file);
+      if (r.status === 'rejected') {
+        if (!(r.reason instanceof TemplateFileError)) throw r.reason;
+        broken.set(file, r.reason.message);
+        return;
+      }
+      const before = previous.get(name);
+      loaded.set(name, before && before.hash === r.value.hash && before.source === file ? before : r.value);
+    });
+  }
+  return { loaded, broken };
+}
+
+/** The template files (not partials) directly in `dir`, sorted; none when it does not exist. */
+async function templateFiles(dir: string): Promise<string[]> {
+  try {
+    const entries = await readdir(dir, { withFileTypes: true });
+    return entries
+      .filter((e) => e.isFile() && templateNameOf(e.name) !== undefined)
+      .map((e) => path.join(path.resolve(dir), e.name))
+      .sort();
+  } catch (err) {
+    if (isMissing(err)) return [];
+    throw err;
+  }
+}
+
+function inside(file: string, dir: string): boolean {
+  return path.resolve(file).startsWith(`${path.resolve(dir)}${path.sep}`);
+}
+
+/**
+ * No directory there: none, or a file on the way (a data dir that is a file is reported by the
+ * storage area, which names the setting).
+ */
+function isMissing(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
