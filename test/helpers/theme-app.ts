@@ -6,6 +6,7 @@ import { createStaticRegistry, TEMPLATES } from '../../src/render/template/regis
 import { createTemplateRenderer, type TemplateRenderer } from '../../src/render/template/renderer.js';
 import type { TestApp } from './app.js';
 import { csrfOf, type DashClient } from './dashboard.js';
+import { sharedEngine } from './engine.js';
 import { pixelAt } from './png.js';
 import { plainTemplate, themedTemplate } from './themed-template.js';
 
@@ -16,7 +17,7 @@ import { plainTemplate, themedTemplate } from './themed-template.js';
  */
 export async function withThemedTemplates(t: TestApp): Promise<TestApp & { renderer: TemplateRenderer }> {
   const registry = createStaticRegistry([...Object.values(TEMPLATES), themedTemplate, plainTemplate]);
-  const renderer = await createTemplateRenderer(registry);
+  const renderer = await createTemplateRenderer(registry, await sharedEngine());
   const app: FastifyInstance = createApp({
     config: t.config,
     log: t.app.log as unknown as Logger,

@@ -3,6 +3,7 @@ import type { BuiltinName } from '../../../src/render/template/registry.js';
 import { createTemplateRenderer, type TemplateRenderer } from '../../../src/render/template/renderer.js';
 import { productLayout } from '../../../src/render/template/templates/product/layout.js';
 import type { CardSize, TemplateFields } from '../../../src/render/template/types.js';
+import { sharedEngine } from '../../helpers/engine.js';
 import { decode, type Rgba } from './pixels.js';
 import { ALL_SIZES, at } from './sizes.js';
 
@@ -43,7 +44,7 @@ function textRegion(name: BuiltinName, size: CardSize): { limit: number; top: nu
 
 let renderer: TemplateRenderer;
 beforeAll(async () => {
-  renderer = await createTemplateRenderer();
+  renderer = await createTemplateRenderer(undefined, await sharedEngine());
 });
 afterAll(() => renderer.close());
 
