@@ -1,12 +1,13 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { accessSync, constants, readdirSync, readFileSync, statfsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /**
  * Files that assert wall-clock bounds (Redis fail-over and a hung Redis cache tier within 100 ms, an event loop that never
- * stalls, two nodes sharing one capture through 100 ms Redis time-outs). On a 2-core machine a
- * Chromium suite running beside them can stall the process past those bounds, so `npm test`
- * runs them afterwards, one file at a time (CARDSHOT_TEST_PHASE=timing), and the rest first.
+ * stalls, two nodes sharing one capture through 100 ms Redis time-outs, a capture lock kept
+ * through 50 ms ones). On a 2-core machine a Chromium suite running beside them can stall the
+ * process past those bounds, so `npm test` runs them afterwards, one file at a time
+ * (CARDSHOT_TEST_PHASE=timing), and the rest first.
  */
 const TIMING = [
   'test/cache/redis-cache.test.ts',
@@ -14,15 +15,17 @@ const TIMING = [
   'test/redis/redis-faults.test.ts',
   'test/storage/postgres-faults.test.ts',
   'test/cache/scale-out.test.ts',
+  'test/cache/shared-flight.test.ts',
   'test/ops/event-loop.test.ts',
 ];
 const timingPhase = process.env.CARDSHOT_TEST_PHASE === 'timing';
 
 /**
- * What a test needs beyond this process. A file says it with `// @module-tag chromium` (or
- * `process`) at its top, a single test with `{ tags: ['chromium'] }`. `npm test` runs them all;
- * `npm run test:unit` (CARDSHOT_TEST_PHASE=unit) runs the rest, and test/helpers/no-processes.ts
- * makes any process started there fail, naming the tag to add.
+ * What a test needs beyond this process, or that it takes seconds by design. A file says it
+ * with `// @module-tag chromium` (or `process`, `slow`) at its top, a single test with
+ * `{ tags: ['chromium'] }`. `npm test` runs them all; `npm run test:unit`
+ * (CARDSHOT_TEST_PHASE=unit) runs the rest, and test/helpers/no-processes.ts makes any process
+ * started there fail, naming the tag to add.
  */
 const TAGS = [
   {
@@ -34,18 +37,36 @@ const TAGS = [
     description:
       'starts a process: the built server, the CLI, nginx, redis-server, a helper binary, a child node',
   },
+  {
+    name: 'slow',
+    description:
+      'takes seconds however fast the machine: a real time-out waited out in full, a flood of requests, a re-measurement of the fonts',
+  },
 ];
+const NOT_UNIT = /@module-tag\s+(chromium|process|slow)\b/;
 const unitPhase = process.env.CARDSHOT_TEST_PHASE === 'unit';
 
-/** Test files with neither module tag, so test:unit never even loads the others. */
+/** Test files with none of those module tags, so test:unit never even loads the others. */
 function unitFiles(): string[] {
   const root = fileURLToPath(new URL('.', import.meta.url));
   return readdirSync(`${root}test`, { recursive: true, encoding: 'utf8' })
     .filter((file) => file.endsWith('.test.ts'))
     .map((file) => `test/${file}`)
     .filter((file) => !TIMING.includes(file))
-    .filter((file) => !/@module-tag\s+(chromium|process)\b/.test(readFileSync(`${root}${file}`, 'utf8')));
+    .filter((file) => !NOT_UNIT.test(readFileSync(`${root}${file}`, 'utf8')));
 }
+
+/** /dev/shm when it is a writable tmpfs with room for the unit tier's files (1 GiB). */
+function inMemoryTmp(): string | undefined {
+  try {
+    const fs = statfsSync('/dev/shm');
+    accessSync('/dev/shm', constants.W_OK);
+    return fs.bavail * fs.bsize > 2 ** 30 ? '/dev/shm' : undefined;
+  } catch {
+    return undefined;
+  }
+}
+const memoryTmp = unitPhase ? inMemoryTmp() : undefined;
 
 export default defineConfig({
   test: {
@@ -54,16 +75,21 @@ export default defineConfig({
     tags: TAGS,
     ...(unitPhase
       ? {
-          tagsFilter: ['!chromium && !process'],
+          tagsFilter: ['!chromium && !process && !slow'],
           setupFiles: ['test/helpers/no-processes.ts'],
           // One module graph per worker instead of one per file: importing the app afresh for
           // each of ~75 files was 134 of the run's 139 s of imports. Every unit file passes so;
           // one that leaves global state behind (fake timers, listeners) would show it here first.
           isolate: false,
+          // Temporary data dirs in memory where there is one: each test app's SQLite set-up and
+          // close waited on fsync, about a second of the run on a busy disk.
+          ...(memoryTmp ? { env: { TMPDIR: memoryTmp } } : {}),
         }
       : {}),
     // Renders and fixture servers share 2 cores; a few files at once keeps timings honest.
-    maxWorkers: timingPhase ? 1 : 2,
+    // test:unit runs three: a third of its time is waiting (time-outs, Retry-After), and a third
+    // worker draws cards meanwhile (27 s with two on the idle machine, 23 s with three).
+    maxWorkers: timingPhase ? 1 : unitPhase ? 3 : 2,
     fileParallelism: !timingPhase,
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -1,3 +1,4 @@
+import type { Renderer } from '@takumi-rs/core';
 import type { Logger } from 'pino';
 import { createAccountsArea } from './accounts/module.js';
 import type { AccountsModule } from './accounts/open.js';
@@ -90,8 +91,15 @@ export async function createModules(
     themes?: ThemeSource;
     /** The built-in templates' directory (tests use a fixture one). */
     builtinTemplatesDir?: string;
+    /** A takumi engine with its fonts loaded, shared by the apps of a test run. */
+    templateEngine?: Renderer;
+    /** scrypt's cost (log2 N) for dashboard passwords: a cheaper one for tests, refused elsewhere. */
+    passwordCost?: number;
   } = {},
 ): Promise<Modules> {
+  if (opts.passwordCost !== undefined && config.nodeEnv !== 'test') {
+    throw new Error('passwordCost is for tests (NODE_ENV=test): the service hashes passwords at full cost');
+  }
   const clock = opts.clock ? { clock: opts.clock } : {};
   // Collected only when they can be read (a metrics token is set): otherwise they cost nothing.
   const metrics = createMetrics({ version: CARDSHOT_VERSION, enabled: config.metricsToken !== '' });
@@ -115,7 +123,12 @@ export async function createModules(
     );
     const accounts = await start(
       'accounts',
-      createAccountsArea(config, { log, templates: registry.names(), ...clock }),
+      createAccountsArea(config, {
+        log,
+        templates: registry.names(),
+        ...clock,
+        ...(opts.passwordCost !== undefined ? { passwordCost: opts.passwordCost } : {}),
+      }),
     );
     const redis = await start('redis', createRedisArea(config, { log }));
     const { authenticator, notices } = await start(
@@ -146,6 +159,7 @@ export async function createModules(
         log,
         onRender: (template, seconds) => metrics.observeRender(template, seconds),
         onBusy: () => metrics.queueRejected('template'),
+        ...(opts.templateEngine ? { engine: opts.templateEngine } : {}),
       }),
     );
     const screenshots = await start(

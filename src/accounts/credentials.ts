@@ -37,6 +37,8 @@ export function createCredentials(deps: {
   secrets: ServerSecrets;
   inviteMs: number;
   clock?: Clock;
+  /** scrypt's cost for new passwords (log2 N); tests only, see createModules. */
+  passwordCost?: number;
 }): Credentials {
   const clock = deps.clock ?? systemClock;
   const { store, secrets } = deps;
@@ -53,7 +55,7 @@ export function createCredentials(deps: {
   const storePassword = async (account: Account, password: string) => {
     checkPasswordPolicy(password, account.email);
     const now = clock.now();
-    await store.setPassword(account.id, await hashPassword(password), now);
+    await store.setPassword(account.id, await hashPassword(password, deps.passwordCost), now);
     // A new password ends every session, so whoever knew the old one is signed out too, and
     // voids every other invite link: an old link must not set the password again.
     await store.deleteSessionsOf(account.id);
@@ -120,7 +122,7 @@ export function createCredentials(deps: {
     async verify(email, password) {
       const account = await store.getAccountByEmail(email.trim().toLowerCase());
       const stored = account ? await store.getPassword(account.id) : undefined;
-      const ok = await verifyPassword(password, stored ?? (await decoyHash()));
+      const ok = await verifyPassword(password, stored ?? (await decoyHash(deps.passwordCost)));
       return ok && account && stored ? account : null;
     },
   };

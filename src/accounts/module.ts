@@ -22,12 +22,13 @@ export type AccountsAreaConfig = AccountsConfig &
 /** Opens the accounts area; `templates` are the names plans may give (the template registry's). */
 export async function createAccountsArea(
   config: AccountsAreaConfig,
-  deps: { log: Logger; templates: readonly string[]; clock?: Clock },
+  deps: { log: Logger; templates: readonly string[]; clock?: Clock; passwordCost?: number },
 ): Promise<Area<AccountsModule>> {
   return startArea(deps.log, async (parts) => {
     const accounts = await openAccounts(config, deps.log, {
       templates: deps.templates,
       ...(deps.clock ? { clock: deps.clock } : {}),
+      ...(deps.passwordCost !== undefined ? { passwordCost: deps.passwordCost } : {}),
     });
     parts.add('database', () => accounts.close());
     const where = describeDatabase(config);

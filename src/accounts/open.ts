@@ -32,7 +32,7 @@ export interface AccountsModule {
 export async function openAccounts(
   config: AccountsConfig & Pick<AuthConfig, 'plansFile' | 'secret'> & StorageConfig,
   log: Logger,
-  opts: { templates: readonly string[]; clock?: Clock },
+  opts: { templates: readonly string[]; clock?: Clock; passwordCost?: number },
 ): Promise<AccountsModule> {
   const plans = loadPlans(opts.templates, config.plansFile);
   const { secret } = await loadServerSecret(config);
@@ -66,6 +66,7 @@ export async function openAccounts(
     secrets,
     inviteMs: config.inviteHours * 3_600_000,
     ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.passwordCost !== undefined ? { passwordCost: opts.passwordCost } : {}),
   });
   return {
     store,

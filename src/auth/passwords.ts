@@ -11,6 +11,12 @@ import { graphemes } from '../lib/graphemes.js';
  * 32 MiB and tens of milliseconds per check, on libuv's thread pool, off the event loop.
  */
 const LN = 15;
+/**
+ * The costs verifyPassword accepts. Below LN only for tests: `createModules({ passwordCost })`
+ * refuses outside NODE_ENV=test, so the service always hashes at LN (2^10 takes ~1 ms).
+ */
+export const MIN_LN = 10;
+const MAX_LN = 20;
 const R = 8;
 const P = 1;
 const KEY_LENGTH = 32;
@@ -132,11 +138,12 @@ const WHY: Record<string, string> = {
   pwned: 'it appeared in a data breach',
 };
 
-/** A new salted scrypt hash of `password`. */
-export async function hashPassword(password: string): Promise<string> {
+/** A new salted scrypt hash of `password`, at cost 2^`ln` (LN unless a test asks for less). */
+export async function hashPassword(password: string, ln = LN): Promise<string> {
+  if (!Number.isInteger(ln) || ln < MIN_LN || ln > MAX_LN) throw new RangeError(`scrypt cost ln=${ln}`);
   const salt = randomBytes(16);
-  const key = await derive(password, salt, LN, R, P, KEY_LENGTH);
-  return `$scrypt$ln=${LN},r=${R},p=${P}$${b64(salt)}$${b64(key)}`;
+  const key = await derive(password, salt, ln, R, P, KEY_LENGTH);
+  return `$scrypt$ln=${ln},r=${R},p=${P}$${b64(salt)}$${b64(key)}`;
 }
 
 /** True when `password` matches `stored`; compared in constant time. A malformed hash never matches. */
@@ -144,7 +151,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const m = FORMAT.exec(stored);
   if (!m) return false;
   const [ln, r, p] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  if (ln < 10 || ln > 20 || r < 1 || p < 1) return false;
+  if (ln < MIN_LN || ln > MAX_LN || r < 1 || p < 1) return false;
   const expected = Buffer.from(m[5]!, 'base64');
   // Exactly the length we write: scrypt's output for a longer length starts with the same bytes,
   // so a hash with characters appended would otherwise still match now and then.
@@ -154,13 +161,18 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return timingSafeEqual(actual, expected);
 }
 
-let decoy: Promise<string> | undefined;
+const decoys = new Map<number, Promise<string>>();
 
 /**
  * A hash of a random password, verified against when the email is unknown or has no password,
- * so a failed sign-in takes the same time whether or not the account exists.
+ * so a failed sign-in takes the same time whether or not the account exists: at the same cost
+ * as the real hashes.
  */
-export function decoyHash(): Promise<string> {
-  decoy ??= hashPassword(randomBytes(18).toString('base64url'));
+export function decoyHash(ln = LN): Promise<string> {
+  let decoy = decoys.get(ln);
+  if (!decoy) {
+    decoy = hashPassword(randomBytes(18).toString('base64url'), ln);
+    decoys.set(ln, decoy);
+  }
   return decoy;
 }

@@ -1,8 +1,21 @@
 import { scryptSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { checkPasswordPolicy, hashPassword, verifyPassword } from '../../src/auth/passwords.js';
+import {
+  checkPasswordPolicy,
+  decoyHash,
+  hashPassword,
+  MIN_LN,
+  verifyPassword,
+} from '../../src/auth/passwords.js';
 import { isAppError } from '../../src/errors.js';
+import { createModules } from '../../src/modules.js';
+import { loadConfig } from '../../src/settings.js';
+import { startTestApp } from '../helpers/app.js';
+import { PASSWORD } from '../helpers/dashboard.js';
+import { capturedLogger } from '../helpers/logs.js';
 
+// The cost is checked at 2^15 where it matters (the first test and the last); the others check
+// what does not depend on it at 2^10, the cheapest cost verifyPassword accepts.
 describe('passwords', () => {
   it('hashes with scrypt and a per-password salt, and verifies only the right password', async () => {
     const a = await hashPassword('correct horse battery');
@@ -15,7 +28,7 @@ describe('passwords', () => {
   });
 
   it('treats canonically equal Unicode passwords as equal (NFKC)', async () => {
-    const h = await hashPassword('caf\u00e9 au lait!');
+    const h = await hashPassword('caf\u00e9 au lait!', MIN_LN);
     expect(await verifyPassword('cafe\u0301 au lait!', h)).toBe(true);
   });
 
@@ -31,7 +44,7 @@ describe('passwords', () => {
   // random character in 256 did). Here the extra byte is the real one, every time.
   it('refuses a stored hash longer than the key it was made with', async () => {
     const password = 'correct horse battery';
-    const h = await hashPassword(password);
+    const h = await hashPassword(password, MIN_LN);
     const [, , params, salt] = h.split('$') as [string, string, string, string, string];
     const ln = Number(/ln=(\d+)/.exec(params)![1]);
     const N = 2 ** ln;
@@ -127,7 +140,7 @@ describe('passwords', () => {
   it('verifies a password the policy accepts whatever normalisation form it is typed in', async () => {
     const password = `${'\u00e9'.repeat(150)} Tr0ub4dor&3`;
     expect(msg(password)).toBe('ok');
-    const h = await hashPassword(password);
+    const h = await hashPassword(password, MIN_LN);
     expect(await verifyPassword(password.normalize('NFD'), h)).toBe(true);
     expect(await verifyPassword('x'.repeat(801), h)).toBe(false);
   });
@@ -136,7 +149,29 @@ describe('passwords', () => {
   // password accepted when length was counted as typed (15 code points, 219 after NFKC) still signs in.
   it('still verifies passwords accepted under the old counting', async () => {
     const password = `${'\ufdfa'.repeat(12)}abc`;
-    const h = await hashPassword(password);
+    const h = await hashPassword(password, MIN_LN);
     expect(await verifyPassword(password, h)).toBe(true);
+  });
+
+  // Test apps hash at 2^10 to start fast (helpers/app.ts); the service never does.
+  it('are hashed at 2^15 by the service; a cheaper cost is for tests only, and never below 2^10', async () => {
+    const t = await startTestApp({}, { fullPasswordCost: true });
+    try {
+      await t.modules.accounts.credentials.setPassword(t.account.email, PASSWORD);
+      expect(await t.store.getPassword(t.account.id)).toMatch(/^\$scrypt\$ln=15,r=8,p=1\$/);
+      expect(await decoyHash()).toMatch(/^\$scrypt\$ln=15,/);
+    } finally {
+      await t.close();
+    }
+    for (const nodeEnv of ['production', 'development']) {
+      const config = loadConfig({ dataDir: '/nonexistent/cardshot', nodeEnv }, {});
+      await expect(createModules(config, capturedLogger().log, { passwordCost: 10 })).rejects.toThrow(
+        'passwordCost is for tests (NODE_ENV=test): the service hashes passwords at full cost',
+      );
+    }
+    await expect(hashPassword('correct horse battery', 9)).rejects.toThrow(RangeError);
+    const cheap = await hashPassword('correct horse battery', 10);
+    expect(cheap).toMatch(/^\$scrypt\$ln=10,r=8,p=1\$/);
+    expect(await verifyPassword('correct horse battery', cheap)).toBe(true);
   });
 });

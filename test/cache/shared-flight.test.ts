@@ -85,6 +85,8 @@ describe.skipIf(!redisUrl)('single-flight across nodes (real Redis)', () => {
     const again = producer(0, 'new');
     expect((await b.flight.run('aged', { deadline, produce: again.produce })).entry.etag).toBe('etag-old');
     expect(again.calls()).toBe(0);
+    // A clock tick after the old capture: in the same millisecond, `accept` would take it.
+    await new Promise((r) => setTimeout(r, 2));
     const started = Date.now();
     const fresh = await b.flight.run('aged', {
       deadline,

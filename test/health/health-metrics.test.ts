@@ -155,7 +155,8 @@ describe('/readyz and the browser', () => {
   });
 });
 
-describe('/readyz with Redis', async () => {
+// Concurrent: each test has an app of its own, and an unreachable Redis costs three 1 s waits.
+describe.concurrent('/readyz with Redis', async () => {
   const redisUrl = await redisTestUrl();
 
   it.skipIf(!redisUrl)('checks Redis when REDIS_URL is set', async () => {

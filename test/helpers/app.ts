@@ -4,12 +4,14 @@ import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { CreatedKey } from '../../src/accounts/manager.js';
 import { createApp } from '../../src/app.js';
+import { MIN_LN } from '../../src/auth/passwords.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { createModules, type Modules } from '../../src/modules.js';
 import type { UrlGuard } from '../../src/net/url-guard.js';
 import type { ThemeSource } from '../../src/render/template/types.js';
 import { type Config, loadConfig, type SettingKey } from '../../src/settings.js';
 import type { Account, Store } from '../../src/storage/store.js';
+import { sharedEngine } from './engine.js';
 import { capturedLogger } from './logs.js';
 
 /** `app.inject` options, plus `auth: false` to send no credentials at all. */
@@ -39,7 +41,9 @@ export interface TestApp {
 /**
  * A real app on real modules (real takumi renderer, real caches in a temporary data dir),
  * driven with `app.inject`. The renderer is wrapped only to count calls, which lets tests
- * prove that a 304 or a cache hit did no render.
+ * prove that a 304 or a cache hit did no render. Two things are cheaper than in the service,
+ * both for start-up time: the takumi engine with its fonts is shared (helpers/engine.ts), and
+ * passwords are hashed at scrypt's cheapest accepted cost unless `fullPasswordCost`.
  */
 export async function startTestApp(
   overrides: Partial<Record<SettingKey, unknown>> = {},
@@ -53,6 +57,11 @@ export async function startTestApp(
     themes?: ThemeSource;
     /** The built-in templates' directory (default: the package's templates/). */
     builtinTemplatesDir?: string;
+    /**
+     * Hash dashboard passwords at the service's own cost (2^15, ~0.1 s each) instead of the
+     * cheapest one (2^10): for a test about the cost itself.
+     */
+    fullPasswordCost?: boolean;
   } = {},
 ): Promise<TestApp> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'cardshot-test-'));
@@ -63,6 +72,8 @@ export async function startTestApp(
     ...(opts.screenshotGuard ? { screenshotGuard: opts.screenshotGuard } : {}),
     ...(opts.themes ? { themes: opts.themes } : {}),
     ...(opts.builtinTemplatesDir ? { builtinTemplatesDir: opts.builtinTemplatesDir } : {}),
+    templateEngine: await sharedEngine(),
+    ...(opts.fullPasswordCost ? {} : { passwordCost: MIN_LN }),
   });
   const account = await modules.accounts.accounts.createAccount({
     name: 'Test account',

@@ -7,6 +7,7 @@ import { createTemplateRenderer, type TemplateRenderer } from '../../src/render/
 import type { TestApp } from './app.js';
 import { TEMPLATES } from './builtins.js';
 import { csrfOf, type DashClient } from './dashboard.js';
+import { sharedEngine } from './engine.js';
 import { pixelAt } from './png.js';
 import { plainTemplate, themedTemplate } from './themed-template.js';
 
@@ -17,7 +18,7 @@ import { plainTemplate, themedTemplate } from './themed-template.js';
  */
 export async function withThemedTemplates(t: TestApp): Promise<TestApp & { renderer: TemplateRenderer }> {
   const registry = createStaticRegistry([...Object.values(TEMPLATES), themedTemplate, plainTemplate]);
-  const renderer = await createTemplateRenderer(registry);
+  const renderer = await createTemplateRenderer(registry, await sharedEngine());
   const app: FastifyInstance = createApp({
     config: t.config,
     log: t.app.log as unknown as Logger,

@@ -2,6 +2,7 @@
  * The template area: the takumi renderer, its bounded queue and the card service over them, with
  * a readiness check that draws a real card and the queue's scrape-time metrics.
  */
+import type { Renderer } from '@takumi-rs/core';
 import type { Logger } from 'pino';
 import { type Area, startArea } from '../../area.js';
 import type { PngCache } from '../../cache/cache.js';
@@ -32,6 +33,8 @@ export interface TemplateAreaDeps {
   onRender: (template: string, seconds: number) => void;
   /** One card refused because the queue was full. */
   onBusy: () => void;
+  /** A takumi engine with the fonts already registered (tests share one; see createTemplateRenderer). */
+  engine?: Renderer;
 }
 
 /** Creates the renderer (fonts registered once), its queue and the card service. */
@@ -41,7 +44,7 @@ export function createTemplateArea(
 ): Promise<Area<TemplateServices>> {
   return startArea(deps.log, async (parts) => {
     const { registry } = deps;
-    const renderer = await createTemplateRenderer(registry);
+    const renderer = await createTemplateRenderer(registry, deps.engine);
     parts.add('renderer', () => renderer.close());
     const renderQueue = createWorkQueue({
       name: 'template renderer',

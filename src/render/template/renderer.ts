@@ -45,14 +45,24 @@ const RENDERER_REVISION = 7;
 /** Decoded images, SVG rasters (emoji, decorative layers) and stylesheets, shared by renders. */
 const CACHE_BYTES = 64 * 1024 * 1024;
 
-/**
- * Loads every font once and returns the renderer the template service calls, drawing from
- * `registry` (default: the built-ins alone, for tools and tests).
- */
-export async function createTemplateRenderer(registry?: TemplateRegistry): Promise<TemplateRenderer> {
-  const templates = registry ?? (await loadBuiltins());
+/** A takumi engine with every font registered: most of the renderer's start-up time. */
+export async function loadTakumiEngine(): Promise<Renderer> {
   const engine = new Renderer({ cacheMaxBytes: CACHE_BYTES });
   await registerFonts(engine);
+  return engine;
+}
+
+/**
+ * Loads every font once and returns the renderer the template service calls, drawing from
+ * `registry` (default: the built-ins alone, for tools and tests). `shared` is for tests: the many
+ * apps a test run starts share one engine instead of registering ~700 fonts each.
+ */
+export async function createTemplateRenderer(
+  registry?: TemplateRegistry,
+  shared?: Renderer,
+): Promise<TemplateRenderer> {
+  const templates = registry ?? (await loadBuiltins());
+  const engine = shared ?? (await loadTakumiEngine());
   // Request parsing and text fitting read the glyph coverage synchronously: built here, not on
   // the first request.
   warmCoverage();

@@ -32,7 +32,8 @@ const SERVER_BUSY = {
 /** Lets the fetches started so far reach their download (admission happens on the next tick). */
 const settle = () => new Promise((r) => setTimeout(r, 20));
 
-describe('imageUrl downloads in flight', () => {
+// Concurrent: each test has a fetcher of its own, and three of them wait out the 1.5 s time-out.
+describe.concurrent('imageUrl downloads in flight', () => {
   it('429 past the per-account limit; other accounts and joiners of a running download still go', async () => {
     const a = artwork({ maxFetchesPerAccount: 2 });
     const slow = [1, 2].map((i) =>

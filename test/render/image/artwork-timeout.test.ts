@@ -1,9 +1,11 @@
+// @module-tag slow
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { AppError } from '../../../src/errors.js';
 import { createArtworkFetcher } from '../../../src/render/image/artwork.js';
 import { type FixtureServer, startFixtureServer } from '../../helpers/servers.js';
 
-// Its own file so the 5 s wait runs beside the other suites instead of after them.
+// Its own file so the 5 s wait runs beside the other suites instead of after them; `slow`, so
+// test:unit leaves it to `npm test` (artwork.test.ts checks a short configured budget there).
 let fx: FixtureServer;
 beforeAll(async () => {
   fx = await startFixtureServer();

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { isAppError } from '../../../src/errors.js';
 import {
   createSupervisor,
@@ -173,7 +173,19 @@ describe('the browser supervisor', () => {
     });
     await t.sup.forWork();
     t.launched[0]!.browser.hangOnClose = true;
-    const closing = t.sup.close();
+    // The 5 s wait for a hung browser on a fake clock: no real wait, and its length checked.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    let closed = false;
+    const closing = t.sup.close().then(() => {
+      closed = true;
+    });
+    await vi.advanceTimersByTimeAsync(4_999);
+    expect(closed).toBe(false);
+    expect(t.killed).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
     await closing;
     expect(t.launched[0]!.browser.closed).toBe(1);
     expect(groups).toEqual([100]);
@@ -182,5 +194,5 @@ describe('the browser supervisor', () => {
     const err = await t.sup.forWork().catch((e) => e);
     expect(isAppError(err, 'unavailable')).toBe(true);
     expect(err.message).toBe('The server is shutting down');
-  }, 10_000);
+  });
 });

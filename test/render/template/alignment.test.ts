@@ -3,6 +3,7 @@ import { createTemplateRenderer, type TemplateRenderer } from '../../../src/rend
 import type { CardSize, TemplateFields } from '../../../src/render/template/types.js';
 import { productLayout } from '../../../templates/_product-layout.js';
 import type { BuiltinName } from '../../helpers/builtins.js';
+import { sharedEngine } from '../../helpers/engine.js';
 import { decode, type Rgba } from './pixels.js';
 import { ALL_SIZES, at } from './sizes.js';
 
@@ -43,7 +44,7 @@ function textRegion(name: BuiltinName, size: CardSize): { limit: number; top: nu
 
 let renderer: TemplateRenderer;
 beforeAll(async () => {
-  renderer = await createTemplateRenderer();
+  renderer = await createTemplateRenderer(undefined, await sharedEngine());
 });
 afterAll(() => renderer.close());
 

@@ -1,9 +1,10 @@
-import { type MeasuredNode, Renderer } from '@takumi-rs/core';
+import type { MeasuredNode, Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CardSize, Node, TemplateFields } from '../../../src/render/template/types.js';
-import { FALLBACK_FAMILIES, registerFonts } from '../../../src/render/text/fonts.js';
+import { FALLBACK_FAMILIES } from '../../../src/render/text/fonts.js';
 import { type FitBox, fitText } from '../../../src/render/text/text-fit.js';
 import { type BuiltinName, TEMPLATES } from '../../helpers/builtins.js';
+import { sharedEngine } from '../../helpers/engine.js';
 import { textOf } from './nodes.js';
 import { ALL_SIZES, at } from './sizes.js';
 
@@ -18,8 +19,7 @@ interface TitleLayout {
 
 let engine: Renderer;
 beforeAll(async () => {
-  engine = new Renderer();
-  await registerFonts(engine);
+  engine = await sharedEngine();
 });
 
 /** The title of a card (its largest text) as takumi lays it out, split into lines. */

@@ -1,11 +1,12 @@
-import { Renderer } from '@takumi-rs/core';
+import type { Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { brandInitial } from '../../../src/render/template/brand.js';
 import type { CardSize, ImageSource, Node } from '../../../src/render/template/types.js';
-import { FALLBACK_FAMILIES, FAMILY, registerFonts } from '../../../src/render/text/fonts.js';
+import { FALLBACK_FAMILIES, FAMILY } from '../../../src/render/text/fonts.js';
 import { fontStack } from '../../../src/render/text/script.js';
 import { productLayout } from '../../../templates/_product-layout.js';
 import { TEMPLATES } from '../../helpers/builtins.js';
+import { sharedEngine } from '../../helpers/engine.js';
 import { decode, type Rect } from './pixels.js';
 import { ALL_SIZES, at } from './sizes.js';
 
@@ -35,8 +36,7 @@ async function inkSize(png: Buffer, rect: Rect): Promise<{ width: number; height
 
 let engine: Renderer;
 beforeAll(async () => {
-  engine = new Renderer();
-  await registerFonts(engine);
+  engine = await sharedEngine();
 });
 
 const draw = (node: Node, images: ImageSource[] = [], size: CardSize = ALL_SIZES[0]!) =>

@@ -6,6 +6,7 @@ import { TEMPLATE_NAMES } from '../../../src/render/template/registry.js';
 import { createTemplateRenderer, type TemplateRenderer } from '../../../src/render/template/renderer.js';
 import type { CardSize } from '../../../src/render/template/types.js';
 import { testTheme } from '../../golden/theme.js';
+import { sharedEngine } from '../../helpers/engine.js';
 import { ALL_SIZES } from './sizes.js';
 
 /**
@@ -47,7 +48,7 @@ async function read(png: Buffer, size: CardSize): Promise<string> {
 
 let renderer: TemplateRenderer;
 beforeAll(async () => {
-  renderer = await createTemplateRenderer();
+  renderer = await createTemplateRenderer(undefined, await sharedEngine());
 });
 afterAll(() => renderer.close());
 

@@ -1,8 +1,9 @@
-import { type MeasuredNode, Renderer } from '@takumi-rs/core';
+import type { MeasuredNode, Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CardSize, Node, TemplateFields } from '../../../src/render/template/types.js';
-import { FALLBACK_FAMILIES, registerFonts } from '../../../src/render/text/fonts.js';
+import { FALLBACK_FAMILIES } from '../../../src/render/text/fonts.js';
 import { TEMPLATE_NAMES, TEMPLATES } from '../../helpers/builtins.js';
+import { sharedEngine } from '../../helpers/engine.js';
 import { textOf } from './nodes.js';
 import { ALL_SIZES, at } from './sizes.js';
 
@@ -59,8 +60,7 @@ async function paragraphs(
 
 let engine: Renderer;
 beforeAll(async () => {
-  engine = new Renderer();
-  await registerFonts(engine);
+  engine = await sharedEngine();
 });
 
 const LONG_SUBTITLE =

@@ -12,13 +12,14 @@ import { productLayout } from '../../../templates/_product-layout.js';
 import { saasLayout } from '../../../templates/_saas-layout.js';
 import { caseFields, TITLE_200, testArtwork } from '../../golden/cases.js';
 import { type BuiltinName, TEMPLATE_NAMES, TEMPLATES } from '../../helpers/builtins.js';
+import { sharedEngine } from '../../helpers/engine.js';
 import { pngSize } from '../../helpers/png.js';
 import { decode, diffPixels, type Rect } from './pixels.js';
-import { ALL_SIZES, at } from './sizes.js';
+import { ALL_SIZES, at, heavyAt } from './sizes.js';
 
 let renderer: TemplateRenderer;
 beforeAll(async () => {
-  renderer = await createTemplateRenderer();
+  renderer = await createTemplateRenderer(undefined, await sharedEngine());
 });
 afterAll(() => renderer.close());
 
@@ -145,17 +146,21 @@ function mixedTitle(seed: number, length: number): string {
 describe('long text stays inside its box', () => {
   for (const name of TEMPLATE_NAMES) {
     for (const size of ALL_SIZES)
-      it(`${name}${at(size)}: six seeded mixed-script titles and subtitles at full length`, async () => {
-        const empty = await decode(await render(name, { title: '' }, size));
-        for (let seed = 1; seed <= 6; seed++) {
-          const fields = { title: mixedTitle(seed, 200), subtitle: mixedTitle(seed + 100, 300) };
-          if (detectDirection(fields.title) === 'rtl') continue;
-          const full = await decode(await render(name, fields, size));
-          for (const rect of keepOut(name, false, size)) {
-            expect(diffPixels(full, empty, 16, rect).count, `seed ${seed}: ${fields.title}`).toBe(0);
+      it(
+        `${name}${at(size)}: six seeded mixed-script titles and subtitles at full length`,
+        heavyAt(size),
+        async () => {
+          const empty = await decode(await render(name, { title: '' }, size));
+          for (let seed = 1; seed <= 6; seed++) {
+            const fields = { title: mixedTitle(seed, 200), subtitle: mixedTitle(seed + 100, 300) };
+            if (detectDirection(fields.title) === 'rtl') continue;
+            const full = await decode(await render(name, fields, size));
+            for (const rect of keepOut(name, false, size)) {
+              expect(diffPixels(full, empty, 16, rect).count, `seed ${seed}: ${fields.title}`).toBe(0);
+            }
           }
-        }
-      });
+        },
+      );
   }
 
   const url = `https://example.com/${'a'.repeat(180)}`;
@@ -177,7 +182,7 @@ describe('long text stays inside its box', () => {
   for (const name of TEMPLATE_NAMES) {
     for (const size of ALL_SIZES)
       for (const [label, fields] of variants) {
-        it(`${name}${at(size)}: ${label}`, async () => {
+        it(`${name}${at(size)}: ${label}`, heavyAt(size), async () => {
           const art = TEMPLATES[name].artworkSize?.(size);
           const artwork = art ? await testArtwork(art.width, art.height) : undefined;
           const withArt = artwork ? { artwork } : {};

@@ -4,6 +4,7 @@ import { parseTemplateRequest } from '../../../src/render/template/request.js';
 import { splitEmoji } from '../../../src/render/text/emoji.js';
 import { listFontFiles } from '../../../src/render/text/fonts.js';
 import { BUILTINS, type BuiltinName } from '../../helpers/builtins.js';
+import { sharedEngine } from '../../helpers/engine.js';
 import { decode, diffPixels, type Rgba } from './pixels.js';
 
 /** A few distinct characters per script; each must draw a real glyph. */
@@ -75,7 +76,7 @@ const draw = async (title: string, template: BuiltinName = 'blog') =>
   decode((await renderer.render(template, { title })).png);
 
 beforeAll(async () => {
-  renderer = await createTemplateRenderer();
+  renderer = await createTemplateRenderer(undefined, await sharedEngine());
   for (const ch of MISSING) tofu.push(await draw(ch));
 });
 afterAll(() => renderer.close());

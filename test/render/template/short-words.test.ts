@@ -1,9 +1,10 @@
-import { Renderer } from '@takumi-rs/core';
+import type { Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CardSize, Node, TemplateFields } from '../../../src/render/template/types.js';
-import { FALLBACK_FAMILIES, registerFonts } from '../../../src/render/text/fonts.js';
+import { FALLBACK_FAMILIES } from '../../../src/render/text/fonts.js';
 import { glueShortWords } from '../../../src/render/text/text-glue.js';
 import { type BuiltinName, TEMPLATES } from '../../helpers/builtins.js';
+import { sharedEngine } from '../../helpers/engine.js';
 import { textOf } from './nodes.js';
 import { decode } from './pixels.js';
 import { ALL_SIZES, at } from './sizes.js';
@@ -15,8 +16,7 @@ import { ALL_SIZES, at } from './sizes.js';
 
 let engine: Renderer;
 beforeAll(async () => {
-  engine = new Renderer();
-  await registerFonts(engine);
+  engine = await sharedEngine();
 });
 
 const plain = (s: string) => s.replaceAll('\u200b', '').replaceAll('\u00a0', ' ');

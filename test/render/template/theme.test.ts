@@ -7,12 +7,13 @@ import type { BuildContext, CardTheme } from '../../../src/render/template/types
 import { caseFields, goldenPath } from '../../golden/cases.js';
 import { LOGO_GOLD, LOGO_TEAL, testTheme } from '../../golden/theme.js';
 import { TEMPLATE_NAMES, TEMPLATES } from '../../helpers/builtins.js';
+import { sharedEngine } from '../../helpers/engine.js';
 import { decode, type Rect, type Rgba } from './pixels.js';
 import { ALL_SIZES, at } from './sizes.js';
 
 let renderer: TemplateRenderer;
 beforeAll(async () => {
-  renderer = await createTemplateRenderer();
+  renderer = await createTemplateRenderer(undefined, await sharedEngine());
 });
 afterAll(() => renderer.close());
 

@@ -1,9 +1,10 @@
-import { type MeasuredNode, Renderer } from '@takumi-rs/core';
+import type { MeasuredNode, Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { inspectCard } from '../../../src/render/template/check-layout.js';
 import type { BuiltCard, CardSize, Node, TemplateFields } from '../../../src/render/template/types.js';
-import { FALLBACK_FAMILIES, registerFonts } from '../../../src/render/text/fonts.js';
+import { FALLBACK_FAMILIES } from '../../../src/render/text/fonts.js';
 import { type BuiltinName, TEMPLATE_NAMES, TEMPLATES } from '../../helpers/builtins.js';
+import { sharedEngine } from '../../helpers/engine.js';
 import { LONG_HEADLINES } from './long-headlines.js';
 import { decode, type Rgba } from './pixels.js';
 import { ALL_SIZES, at } from './sizes.js';
@@ -34,8 +35,7 @@ async function titleLines(engine: Renderer, { node, images }: BuiltCard, size: C
 
 let engine: Renderer;
 beforeAll(async () => {
-  engine = new Renderer();
-  await registerFonts(engine);
+  engine = await sharedEngine();
 });
 
 describe('a paragraph never draws more lines than its frame shows (no line cut through)', () => {

@@ -1,9 +1,10 @@
-import { Renderer } from '@takumi-rs/core';
+import type { Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FALLBACK_FAMILIES, FAMILY, registerFonts } from '../../../src/render/text/fonts.js';
+import { FALLBACK_FAMILIES, FAMILY } from '../../../src/render/text/fonts.js';
 import { fontStack, lineHeightFor } from '../../../src/render/text/script.js';
 import { type FitBox, fitText } from '../../../src/render/text/text-fit.js';
 import type { FaceKey } from '../../../src/render/text/text-metrics.js';
+import { sharedEngine } from '../../helpers/engine.js';
 import { LONG_HEADLINES } from '../template/long-headlines.js';
 
 const BOX: FitBox = {
@@ -90,8 +91,7 @@ const FACES: Record<FaceKey, [string, number]> = {
 describe('the width estimate against takumi layout', () => {
   let engine: Renderer;
   beforeAll(async () => {
-    engine = new Renderer();
-    await registerFonts(engine);
+    engine = await sharedEngine();
   });
 
   it('never predicts fewer lines than takumi draws, and rarely more than one extra', async () => {
