@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseRenderArgs, templateHelp } from '../../src/cli/render/args.js';
-import { createStaticRegistry, TEMPLATES } from '../../src/render/template/registry.js';
+import { createStaticRegistry } from '../../src/render/template/registry.js';
 import type { TemplateDefinition } from '../../src/render/template/types.js';
+import { TEMPLATES } from '../helpers/builtins.js';
 
 const event: TemplateDefinition = {
   ...TEMPLATES.blog,

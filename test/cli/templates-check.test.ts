@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { checkTemplates } from '../../src/cli/commands/templates.js';
-import { createStaticRegistry, TEMPLATES } from '../../src/render/template/registry.js';
+import { createStaticRegistry } from '../../src/render/template/registry.js';
 import type { TemplateDefinition } from '../../src/render/template/types.js';
 import { FAMILY } from '../../src/render/text/fonts.js';
+import { BUILTINS, TEMPLATES } from '../helpers/builtins.js';
 
 /** A template that draws its title raw, on one line: long text runs off the card. */
 const raw: TemplateDefinition = {
@@ -55,7 +56,7 @@ describe('templates check: report and exit status', () => {
 
   it('exits 0 for templates whose text fits; --json gives the results', async () => {
     const read = printed();
-    expect(await checkTemplates(createStaticRegistry(), { json: true, template: 'blog' })).toBe(0);
+    expect(await checkTemplates(BUILTINS, { json: true, template: 'blog' })).toBe(0);
     const report = JSON.parse(read()) as { ok: boolean; results: unknown[] };
     expect(report.ok).toBe(true);
     expect(report.results).toHaveLength(60);

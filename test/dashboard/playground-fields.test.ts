@@ -2,9 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { createStaticRegistry, TEMPLATES } from '../../src/render/template/registry.js';
+import { createStaticRegistry } from '../../src/render/template/registry.js';
 import type { TemplateDefinition } from '../../src/render/template/types.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { TEMPLATES } from '../helpers/builtins.js';
 import { csrfOf, type DashClient, signedIn } from '../helpers/dashboard.js';
 import { pngSize } from '../helpers/png.js';
 

@@ -2,8 +2,6 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
-import type { BuiltinName } from '../../src/render/template/registry.js';
-import { TEMPLATE_NAMES, TEMPLATES } from '../../src/render/template/registry.js';
 import { DEFAULT_SIZE, SIZES } from '../../src/render/template/sizes.js';
 import type {
   Artwork,
@@ -12,6 +10,7 @@ import type {
   SizeName,
   TemplateFields,
 } from '../../src/render/template/types.js';
+import { type BuiltinName, TEMPLATE_NAMES, TEMPLATES } from '../helpers/builtins.js';
 import { testTheme } from './theme.js';
 
 /** The cases every template is drawn with; each has a golden image test/golden/<template>-<case>.png. */

@@ -1,16 +1,17 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { TEMPLATE_NAMES, TEMPLATES } from '../../src/render/template/registry.js';
 import { createTemplateRenderer, type TemplateRenderer } from '../../src/render/template/renderer.js';
 import { DEFAULT_SIZE } from '../../src/render/template/sizes.js';
+import { TEMPLATE_NAMES, TEMPLATES } from '../helpers/builtins.js';
 import { caseContext, caseFields, goldenCases, goldenPath, repoRoot } from './cases.js';
 import { SHOWCASE_COPY, showcaseArtwork } from './showcase.js';
 
 /**
  * Rewrites every golden image and the README pictures. Run `npm run golden` (compiled to
  * dist/test/golden/regenerate.js) or `UPDATE_GOLDEN=1 npx vitest run test/render/template/golden.test.ts`
- * after a deliberate visual change, bump the template's `version`, and review the PNGs.
+ * after a deliberate visual change to a template file (its ETags follow the file's content hash),
+ * and review the PNGs.
  */
 export async function regenerateGoldens(renderer: TemplateRenderer): Promise<string[]> {
   const written: string[] = [];

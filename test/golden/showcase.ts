@@ -1,6 +1,6 @@
 import sharp from 'sharp';
-import type { BuiltinName } from '../../src/render/template/registry.js';
 import type { Artwork, TemplateFields } from '../../src/render/template/types.js';
+import type { BuiltinName } from '../helpers/builtins.js';
 
 /**
  * Illustrations for the README pictures only (goldens use the rasteriser-free `testArtwork`):

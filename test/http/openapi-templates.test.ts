@@ -4,9 +4,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { TEMPLATES } from '../../src/render/template/registry.js';
 import type { TemplateDefinition, TemplateRegistry } from '../../src/render/template/types.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { TEMPLATES } from '../helpers/builtins.js';
 
 /** A registry whose templates a test swaps, telling listeners as a reload does. */
 function swappableRegistry(initial: TemplateDefinition[]) {

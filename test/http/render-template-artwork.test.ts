@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEMPLATES } from '../../src/render/template/registry.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { TEMPLATES } from '../helpers/builtins.js';
 import { expectError } from '../helpers/errors.js';
 import { pngSize } from '../helpers/png.js';
 import {

@@ -196,7 +196,7 @@ describe('If-None-Match', () => {
 
 describe('fields a template does not draw', () => {
   it('brand is part of the ETag of every template that draws it (all three built-ins do)', async () => {
-    const { TEMPLATES } = await import('../../src/render/template/registry.js');
+    const { TEMPLATES } = await import('../helpers/builtins.js');
     for (const def of Object.values(TEMPLATES)) {
       expect(def.uses.brand).toBe(true);
       const plain = await post({ template: def.name, title: 'Brand or not' });
@@ -208,7 +208,7 @@ describe('fields a template does not draw', () => {
   });
 
   it('accepts imageUrl on every template that does not draw artwork, without fetching it', async () => {
-    const { TEMPLATES } = await import('../../src/render/template/registry.js');
+    const { TEMPLATES } = await import('../helpers/builtins.js');
     for (const def of Object.values(TEMPLATES).filter((d) => !d.uses.artwork)) {
       // A fetch of this address would be refused (422): a 200 proves it was never fetched.
       const res = await post({

@@ -44,7 +44,7 @@ describe('npx cardshot templates', () => {
     expect(parsed.results).toHaveLength(60);
     expect(parsed.results[0]).toEqual({
       template: 'saas',
-      source: 'builtin:saas',
+      source: path.join(root, 'templates', 'saas.tsx'),
       size: 'og',
       sample: 'short',
       problems: [],

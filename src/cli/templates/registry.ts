@@ -2,7 +2,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { builtinTemplatesDir, operatorTemplatesDir } from '../../render/template/files/area.js';
 import { createFileRegistry } from '../../render/template/files/registry.js';
-import { createStaticRegistry, TEMPLATE_NAMES } from '../../render/template/registry.js';
+import { TEMPLATE_NAMES } from '../../render/template/registry.js';
 import type { TemplateRegistry } from '../../render/template/types.js';
 import { loadConfig } from '../../settings.js';
 
@@ -21,8 +21,6 @@ export async function openTemplates(dir: string | undefined): Promise<TemplateRe
     watch: false,
     skipBroken: true,
     log: pino({ level: 'warn' }, pino.destination(2)),
-    // TEMPORARY (issue 18): the built-ins are TS modules until they become files in templates/.
-    modules: createStaticRegistry().list(),
   });
 }
 

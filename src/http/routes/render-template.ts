@@ -17,7 +17,7 @@ import { renderTemplateGet, renderTemplatePost } from '../schemas/render.js';
  */
 export function registerTemplateRoutes(
   app: FastifyInstance,
-  deps: { templates: TemplateService; usage: UsageRecorder; registry?: TemplateRegistry },
+  deps: { templates: TemplateService; usage: UsageRecorder; registry: TemplateRegistry },
 ): void {
   const card = (
     parse: (req: FastifyRequest) => TemplateRequest,

@@ -1,36 +1,45 @@
 /**
- * The built-in templates and a registry over them. "Your own card designs" (issue 18) loads the
- * registry from template files; until then the built-ins are its only members. Consumers take a
- * `TemplateRegistry` and read it at request time; only the composition root and tests of the
- * built-ins' own layout import `TEMPLATES`.
+ * The built-in templates: ordinary template files in `templates/` at the package root, loaded by
+ * the same loader as an operator's. The server's registry (files/area.ts) loads them with the
+ * operator's files; `loadBuiltins()` is for callers that need the built-ins alone (the doctor,
+ * tests, benchmarks, golden images).
  */
-import { blog } from './templates/blog.js';
-import { product } from './templates/product.js';
-import { saas } from './templates/saas.js';
+import { readdirSync } from 'node:fs';
+import pino from 'pino';
+import { builtinTemplatesDir } from './files/area.js';
+import { templateNameOf } from './files/load.js';
+import { createFileRegistry } from './files/registry.js';
 import type { TemplateDefinition, TemplateRegistry } from './types.js';
 
-/** The built-in template names. */
-export type BuiltinName = 'blog' | 'product' | 'saas';
+/**
+ * The built-in template names, in display order, read from the file names (no file is loaded):
+ * what plans, the request's docs and the dashboard list without waiting for the loader.
+ */
+export const TEMPLATE_NAMES: readonly string[] = Object.freeze(
+  readdirSync(builtinTemplatesDir())
+    .map(templateNameOf)
+    .filter((n): n is string => n !== undefined)
+    .sort(),
+);
 
-/** Every built-in template by name, in display order. */
-export const TEMPLATES: Readonly<Record<BuiltinName, TemplateDefinition>> = Object.freeze({
-  blog,
-  product,
-  saas,
-});
+let builtins: Promise<TemplateRegistry> | undefined;
 
-/** Built-in names in display order. */
-export const TEMPLATE_NAMES: readonly BuiltinName[] = Object.freeze(Object.keys(TEMPLATES) as BuiltinName[]);
-
-/** Whether `name` is a built-in template. */
-export function isTemplateName(name: string): name is BuiltinName {
-  return Object.hasOwn(TEMPLATES, name);
+/**
+ * The built-ins loaded with the real loader (compiled, checked, one card built per size), once per
+ * process: ~tens of ms. A broken built-in rejects, naming its file and line.
+ */
+export function loadBuiltins(): Promise<TemplateRegistry> {
+  builtins ??= createFileRegistry({
+    dirs: { builtin: builtinTemplatesDir() },
+    watch: false,
+    skipBroken: false,
+    log: pino({ level: 'warn' }, pino.destination(2)),
+  });
+  return builtins;
 }
 
-/** A registry holding exactly `templates` (in that order), for tests and until files are loaded. */
-export function createStaticRegistry(
-  templates: readonly TemplateDefinition[] = Object.values(TEMPLATES),
-): TemplateRegistry {
+/** A registry holding exactly `templates` (in that order): tests' hand-made and mixed registries. */
+export function createStaticRegistry(templates: readonly TemplateDefinition[]): TemplateRegistry {
   const byName = new Map(templates.map((t) => [t.name, t]));
   const names = Object.freeze(templates.map((t) => t.name));
   const list = Object.freeze([...templates]);

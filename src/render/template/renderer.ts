@@ -2,7 +2,7 @@ import { Renderer } from '@takumi-rs/core';
 import { warmCoverage } from '../text/coverage.js';
 import { FALLBACK_FAMILIES, FONTS_VERSION, registerFonts } from '../text/fonts.js';
 import { sampleFields } from './files/load.js';
-import { createStaticRegistry } from './registry.js';
+import { loadBuiltins } from './registry.js';
 import { DEFAULT_SIZE } from './sizes.js';
 import type { BuildContext, TemplateFields, TemplateName, TemplateRegistry } from './types.js';
 
@@ -53,13 +53,15 @@ export async function loadTakumiEngine(): Promise<Renderer> {
 }
 
 /**
- * Loads every font once and returns the renderer the template service calls. `shared` is for
- * tests: the many apps a test run starts share one engine instead of registering ~700 fonts each.
+ * Loads every font once and returns the renderer the template service calls, drawing from
+ * `registry` (default: the built-ins alone, for tools and tests). `shared` is for tests: the many
+ * apps a test run starts share one engine instead of registering ~700 fonts each.
  */
 export async function createTemplateRenderer(
-  registry: TemplateRegistry = createStaticRegistry(),
+  registry?: TemplateRegistry,
   shared?: Renderer,
 ): Promise<TemplateRenderer> {
+  const templates = registry ?? (await loadBuiltins());
   const engine = shared ?? (await loadTakumiEngine());
   // Request parsing and text fitting read the glyph coverage synchronously: built here, not on
   // the first request.
@@ -73,7 +75,7 @@ export async function createTemplateRenderer(
     async render(name, fields, { ctx = { size: DEFAULT_SIZE }, signal } = {}) {
       if (closed) throw new Error('template renderer is closed');
       signal?.throwIfAborted();
-      const def = registry.get(name);
+      const def = templates.get(name);
       if (!def) throw new Error(`template ${JSON.stringify(name)} is not loaded`);
       const layoutStart = performance.now();
       const { node, images } = def.build(fields, ctx);
@@ -93,7 +95,7 @@ export async function createTemplateRenderer(
       closed = true;
     },
   };
-  await warmUp(renderer, registry);
+  await warmUp(renderer, templates);
   return renderer;
 }
 

@@ -1,6 +1,6 @@
 import { editDistance } from '../../lib/edit-distance.js';
 import { DEFAULT_QUALITY, IMAGE_FORMATS, type ImageFormat, type ImageOutput } from '../format.js';
-import { createStaticRegistry, TEMPLATE_NAMES } from './registry.js';
+import { TEMPLATE_NAMES } from './registry.js';
 import {
   bad,
   checkDrawable,
@@ -59,13 +59,6 @@ export const OUTPUT_FIELDS = ['format', 'quality'] as const;
 /** The request keys every template takes besides its declared fields, in the order errors list them. */
 const CARD_KEYS = ['brand', 'imageUrl', 'size', 'theme'] as const;
 
-/** The built-ins alone, for callers that have no registry (tests, tools that never load files). */
-let builtins: TemplateRegistry | undefined;
-function builtinRegistry(): TemplateRegistry {
-  if (!builtins) builtins = createStaticRegistry();
-  return builtins;
-}
-
 /**
  * Validates a JSON body or a query string object against the named template's declaration.
  * `extraAllowed` lists parameters another layer consumes (auth on GET), which are ignored here
@@ -75,7 +68,7 @@ export function parseTemplateRequest(
   input: unknown,
   source: Source,
   extraAllowed: ReadonlySet<string> = new Set(),
-  registry: TemplateRegistry = builtinRegistry(),
+  registry: TemplateRegistry,
 ): TemplateRequest {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw bad(source === 'body' ? 'Request body must be a JSON object' : 'Query string is missing');

@@ -132,7 +132,7 @@ export interface TemplateDefinition {
    * public ETag, so editing a template changes its cards' ETags.
    */
   hash: string;
-  /** Where the template was loaded from, for messages (a path, or `builtin:<name>`). */
+  /** The template file's path, for messages (the built-ins' are in `templates/` at the package root). */
   source: string;
   /** Pure: the same fields and context always give the same tree. `ctx` defaults to og, no theme. */
   build(fields: TemplateFields, ctx?: BuildContext): BuiltCard;

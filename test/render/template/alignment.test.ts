@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BuiltinName } from '../../../src/render/template/registry.js';
 import { createTemplateRenderer, type TemplateRenderer } from '../../../src/render/template/renderer.js';
-import { productLayout } from '../../../src/render/template/templates/product/layout.js';
 import type { CardSize, TemplateFields } from '../../../src/render/template/types.js';
+import { productLayout } from '../../../templates/_product-layout.js';
+import type { BuiltinName } from '../../helpers/builtins.js';
 import { sharedEngine } from '../../helpers/engine.js';
 import { decode, type Rgba } from './pixels.js';
 import { ALL_SIZES, at } from './sizes.js';

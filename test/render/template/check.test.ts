@@ -6,9 +6,9 @@ import {
   type TemplateChecker,
 } from '../../../src/render/template/check.js';
 import { CHECK_SAMPLES } from '../../../src/render/template/check-samples.js';
-import { createStaticRegistry } from '../../../src/render/template/registry.js';
 import type { Node, TemplateDefinition, TemplateFields } from '../../../src/render/template/types.js';
 import { FAMILY } from '../../../src/render/text/fonts.js';
+import { BUILTINS } from '../../helpers/builtins.js';
 
 /** A one-text template: `layout` wraps the title in whatever faulty frame the test needs. */
 function template(
@@ -58,7 +58,7 @@ beforeAll(async () => {
 
 describe('templates check: the fit checker', () => {
   it('passes the built-ins at every size they declare, with every sample', async () => {
-    const registry = createStaticRegistry();
+    const registry = BUILTINS;
     const results = await checker.checkAll(registry);
     const expected = registry.list().reduce((n, t) => n + t.sizes.length * CHECK_SAMPLES.length, 0);
     expect(results).toHaveLength(expected);

@@ -4,8 +4,9 @@ import path from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { augmentationModule, builtinTypesModule } from '../../../src/render/template/client-types.js';
-import { createStaticRegistry, TEMPLATE_NAMES, TEMPLATES } from '../../../src/render/template/registry.js';
+import { createStaticRegistry } from '../../../src/render/template/registry.js';
 import type { TemplateDefinition } from '../../../src/render/template/types.js';
+import { BUILTINS, TEMPLATE_NAMES, TEMPLATES } from '../../helpers/builtins.js';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 
@@ -63,7 +64,7 @@ describe('templates types: client types from the declarations', () => {
   it('the committed src/client/templates.generated.ts is what the generator writes for the built-ins', async () => {
     const committed = await readFile(path.join(root, 'src/client/templates.generated.ts'), 'utf8');
     // On a mismatch: npx cardshot templates types --builtins --out src/client/templates.generated.ts
-    expect(committed).toBe(builtinTypesModule(createStaticRegistry(), TEMPLATE_NAMES));
+    expect(committed).toBe(builtinTypesModule(BUILTINS, TEMPLATE_NAMES));
   });
 
   it("types an operator's custom template in their app through the augmentation", async () => {

@@ -1,11 +1,11 @@
 import type { Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { brandInitial } from '../../../src/render/template/brand.js';
-import { TEMPLATES } from '../../../src/render/template/registry.js';
-import { productLayout } from '../../../src/render/template/templates/product/layout.js';
 import type { CardSize, ImageSource, Node } from '../../../src/render/template/types.js';
 import { FALLBACK_FAMILIES, FAMILY } from '../../../src/render/text/fonts.js';
 import { fontStack } from '../../../src/render/text/script.js';
+import { productLayout } from '../../../templates/_product-layout.js';
+import { TEMPLATES } from '../../helpers/builtins.js';
 import { sharedEngine } from '../../helpers/engine.js';
 import { decode, type Rect } from './pixels.js';
 import { ALL_SIZES, at } from './sizes.js';

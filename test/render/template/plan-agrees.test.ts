@@ -1,8 +1,8 @@
 import type { MeasuredNode, Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TEMPLATE_NAMES, TEMPLATES } from '../../../src/render/template/registry.js';
 import type { CardSize, Node, TemplateFields } from '../../../src/render/template/types.js';
 import { FALLBACK_FAMILIES } from '../../../src/render/text/fonts.js';
+import { TEMPLATE_NAMES, TEMPLATES } from '../../helpers/builtins.js';
 import { sharedEngine } from '../../helpers/engine.js';
 import { textOf } from './nodes.js';
 import { ALL_SIZES, at } from './sizes.js';

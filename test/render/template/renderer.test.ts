@@ -1,18 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BuiltinName } from '../../../src/render/template/registry.js';
-import { TEMPLATE_NAMES, TEMPLATES } from '../../../src/render/template/registry.js';
 import {
   createTemplateRenderer,
   TAKUMI_VERSION,
   type TemplateRenderer,
 } from '../../../src/render/template/renderer.js';
 import { DEFAULT_SIZE } from '../../../src/render/template/sizes.js';
-import { productLayout } from '../../../src/render/template/templates/product/layout.js';
-import { saasLayout } from '../../../src/render/template/templates/saas/layout.js';
 import type { CardSize, TemplateFields } from '../../../src/render/template/types.js';
 import { detectDirection } from '../../../src/render/text/script.js';
+import { productLayout } from '../../../templates/_product-layout.js';
+import { saasLayout } from '../../../templates/_saas-layout.js';
 import { caseFields, TITLE_200, testArtwork } from '../../golden/cases.js';
+import { type BuiltinName, TEMPLATE_NAMES, TEMPLATES } from '../../helpers/builtins.js';
 import { sharedEngine } from '../../helpers/engine.js';
 import { pngSize } from '../../helpers/png.js';
 import { decode, diffPixels, type Rect } from './pixels.js';

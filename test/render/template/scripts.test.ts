@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BuiltinName } from '../../../src/render/template/registry.js';
 import { createTemplateRenderer, type TemplateRenderer } from '../../../src/render/template/renderer.js';
 import { parseTemplateRequest } from '../../../src/render/template/request.js';
 import { splitEmoji } from '../../../src/render/text/emoji.js';
 import { listFontFiles } from '../../../src/render/text/fonts.js';
+import { BUILTINS, type BuiltinName } from '../../helpers/builtins.js';
 import { sharedEngine } from '../../helpers/engine.js';
 import { decode, diffPixels, type Rgba } from './pixels.js';
 
@@ -169,9 +169,9 @@ describe('text-default emoji without U+FE0F', () => {
 describe('text no font draws is refused, because it would be drawn as boxes', () => {
   for (const [what, sample] of Object.entries(UNDRAWABLE)) {
     it(`${what}: ${sample}`, async () => {
-      expect(() => parseTemplateRequest({ template: 'blog', title: `Title ${sample}` }, 'body')).toThrow(
-        /^title contains characters no font here can draw \(they would be boxes\): "/,
-      );
+      expect(() =>
+        parseTemplateRequest({ template: 'blog', title: `Title ${sample}` }, 'body', undefined, BUILTINS),
+      ).toThrow(/^title contains characters no font here can draw \(they would be boxes\): "/);
     });
   }
 
@@ -181,7 +181,10 @@ describe('text no font draws is refused, because it would be drawn as boxes', ()
 
   it('every script sample passes the same check', () => {
     for (const [script, sample] of Object.entries({ ...SAMPLES, ...COMBINING })) {
-      expect(() => parseTemplateRequest({ template: 'saas', title: sample }, 'body'), script).not.toThrow();
+      expect(
+        () => parseTemplateRequest({ template: 'saas', title: sample }, 'body', undefined, BUILTINS),
+        script,
+      ).not.toThrow();
     }
   });
 });

@@ -1,10 +1,9 @@
 import type { Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { BuiltinName } from '../../../src/render/template/registry.js';
-import { TEMPLATES } from '../../../src/render/template/registry.js';
 import type { CardSize, Node, TemplateFields } from '../../../src/render/template/types.js';
 import { FALLBACK_FAMILIES } from '../../../src/render/text/fonts.js';
 import { glueShortWords } from '../../../src/render/text/text-glue.js';
+import { type BuiltinName, TEMPLATES } from '../../helpers/builtins.js';
 import { sharedEngine } from '../../helpers/engine.js';
 import { textOf } from './nodes.js';
 import { decode } from './pixels.js';

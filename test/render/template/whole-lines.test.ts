@@ -1,10 +1,9 @@
 import type { MeasuredNode, Renderer } from '@takumi-rs/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { inspectCard } from '../../../src/render/template/check-layout.js';
-import type { BuiltinName } from '../../../src/render/template/registry.js';
-import { TEMPLATE_NAMES, TEMPLATES } from '../../../src/render/template/registry.js';
 import type { BuiltCard, CardSize, Node, TemplateFields } from '../../../src/render/template/types.js';
 import { FALLBACK_FAMILIES } from '../../../src/render/text/fonts.js';
+import { type BuiltinName, TEMPLATE_NAMES, TEMPLATES } from '../../helpers/builtins.js';
 import { sharedEngine } from '../../helpers/engine.js';
 import { LONG_HEADLINES } from './long-headlines.js';
 import { decode, type Rgba } from './pixels.js';

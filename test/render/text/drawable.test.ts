@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { parseTemplateRequest } from '../../../src/render/template/request.js';
 import { describeCluster, undrawableClusters } from '../../../src/render/text/drawable.js';
+import { BUILTINS } from '../../helpers/builtins.js';
 
 const parse = (fields: Record<string, string>) =>
-  parseTemplateRequest({ template: 'blog', ...fields }, 'body');
+  parseTemplateRequest({ template: 'blog', ...fields }, 'body', undefined, BUILTINS);
 
 describe('text that would be drawn as boxes', () => {
   it('lists undrawable clusters once each, skipping emoji images and spaces', () => {

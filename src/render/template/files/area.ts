@@ -8,7 +8,6 @@ import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { type Area, startArea } from '../../../area.js';
 import type { StorageConfig } from '../../../storage/settings.js';
-import { createStaticRegistry } from '../registry.js';
 import type { TemplateConfig } from '../settings.js';
 import type { TemplateRegistry } from '../types.js';
 import { templateNameOf } from './load.js';
@@ -45,8 +44,6 @@ export function createTemplateFilesArea(
       watch: deps.watch ?? config.nodeEnv !== 'production',
       skipBroken: config.skipBrokenTemplates,
       log: deps.log,
-      // TEMPORARY (issue 18): the built-ins are TS modules until they become files in templates/.
-      modules: createStaticRegistry().list(),
     });
     parts.add('template files', () => registry.close());
     return { service: registry };
@@ -60,7 +57,7 @@ export function createTemplateFilesArea(
 export function templateNamesOnDisk(
   config: Pick<TemplateConfig, 'templatesDir'> & Pick<StorageConfig, 'dataDir'>,
 ): string[] {
-  const names: string[] = [...createStaticRegistry().names()];
+  const names: string[] = [];
   for (const dir of [builtinTemplatesDir(), operatorTemplatesDir(config)]) {
     let files: string[] = [];
     try {

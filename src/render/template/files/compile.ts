@@ -56,6 +56,7 @@ export async function compileTemplate(file: string, dir: string): Promise<Compil
       plugins: [confine(dir)],
       absWorkingDir: dir,
     });
+    keepStdioNonBlocking();
     const inputs = Object.keys(out.metafile.inputs)
       .map((p) => path.resolve(dir, p))
       .sort();
@@ -68,6 +69,23 @@ export async function compileTemplate(file: string, dir: string): Promise<Compil
     const loc = first.location;
     const at = loc ? where(path.resolve(dir, loc.file), loc.line, loc.column + 1) : where(file);
     throw new TemplateFileError(file, `${at}: ${first.text}`);
+  }
+}
+
+/**
+ * esbuild runs as one service process, started by the first build with stderr inherited. libuv
+ * makes a child's fds 0–2 blocking, and that flag belongs to the pipe both processes share: the
+ * server's stdout (the same pipe under `2>&1`, as in Docker or `node … | logger`) would turn
+ * blocking too, and a log reader that stops reading would stop the server on its next line
+ * instead of queuing it (src/lib/log-destination.ts). A pipe or socket is set back to
+ * non-blocking, as Node opened it; a TTY or a file is left alone.
+ */
+function keepStdioNonBlocking(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    if (stream.isTTY) continue;
+    const handle = (stream as unknown as { _handle?: { setBlocking?: (blocking: boolean) => number } })
+      ._handle;
+    handle?.setBlocking?.(false);
   }
 }
 

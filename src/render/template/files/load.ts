@@ -148,7 +148,7 @@ function definition(
     build(fields: TemplateFields, ctx: BuildContext = { size: SIZES.og }): BuiltCard {
       // A template that throws for some input is a 500 like any bug; the log names its line.
       try {
-        const { result, bag } = withBag(() => decl.render(fields as never, { ...ctx, size: ctx.size }));
+        const { result, bag } = withBag(() => decl.render(fields as never, { ...ctx, size: ctx.size }), hash);
         return toBuilt(result, bag.list());
       } catch (err) {
         throw new Error(

@@ -18,11 +18,6 @@ export interface FileRegistryOptions {
   /** Leave a broken template out with a warning instead of stopping the start. */
   skipBroken: boolean;
   log: Logger;
-  /**
-   * TEMPORARY (issue 18): the built-ins still written as TS modules (`createStaticRegistry()`'s),
-   * listed first, until they are converted to files in the built-ins' directory.
-   */
-  modules?: readonly TemplateDefinition[];
   /** Debounce of file events, in ms. */
   debounceMs?: number;
 }
@@ -42,19 +37,17 @@ interface Scan {
  * keeping the version before it.
  */
 export async function createFileRegistry(opts: FileRegistryOptions): Promise<TemplateRegistry> {
-  const modules = opts.modules ?? [];
   const dirs = [opts.dirs.builtin, opts.dirs.operator].filter(
     (d): d is string => d !== undefined && d !== '',
   );
-  const builtinNames = new Set(modules.map((m) => m.name));
   let byName = new Map<string, TemplateDefinition>();
-  let ordered: TemplateDefinition[] = [...modules];
-  let names: readonly string[] = Object.freeze(ordered.map((t) => t.name));
+  let ordered: TemplateDefinition[] = [];
+  let names: readonly string[] = [];
   const listeners = new Set<() => void>();
   // Built-ins' files before the operator's.
   const rank = (t: TemplateDefinition) => (opts.dirs.builtin && inside(t.source, opts.dirs.builtin) ? 0 : 1);
 
-  const first = await scan(dirs, builtinNames, opts.dirs.builtin, new Map());
+  const first = await scan(dirs, opts.dirs.builtin, new Map());
   for (const [file, message] of first.broken) {
     if (!opts.skipBroken) {
       const more = first.broken.size > 1 ? ` (and ${first.broken.size - 1} more broken template files)` : '';
@@ -67,9 +60,8 @@ export async function createFileRegistry(opts: FileRegistryOptions): Promise<Tem
   install(first.loaded);
 
   function install(loaded: Map<string, TemplateDefinition>): void {
-    byName = new Map([...modules.map((m) => [m.name, m] as const), ...loaded]);
-    const fromFiles = [...loaded.values()].sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name));
-    ordered = [...modules, ...fromFiles];
+    byName = new Map(loaded);
+    ordered = [...loaded.values()].sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name));
     names = Object.freeze(ordered.map((t) => t.name));
   }
 
@@ -78,8 +70,8 @@ export async function createFileRegistry(opts: FileRegistryOptions): Promise<Tem
   let running: Promise<void> = Promise.resolve();
   let closed = false;
   const reload = async () => {
-    const previous = new Map([...byName].filter(([n]) => !builtinNames.has(n)));
-    const next = await scan(dirs, builtinNames, opts.dirs.builtin, previous);
+    const previous = new Map(byName);
+    const next = await scan(dirs, opts.dirs.builtin, previous);
     if (closed) return;
     for (const [file, message] of next.broken) {
       // A broken edit keeps the version before it, so a half-typed save does not break the page.
@@ -140,13 +132,12 @@ export async function createFileRegistry(opts: FileRegistryOptions): Promise<Tem
  */
 async function scan(
   dirs: readonly string[],
-  builtinNames: ReadonlySet<string>,
   builtinDir: string | undefined,
   previous: ReadonlyMap<string, TemplateDefinition>,
 ): Promise<Scan> {
   const loaded = new Map<string, TemplateDefinition>();
   const broken = new Map<string, string>();
-  const taken = new Map<string, string>([...builtinNames].map((n) => [n, `builtin:${n}`]));
+  const taken = new Map<string, string>();
   for (const dir of dirs) {
     const files = await templateFiles(dir);
     const results = await Promise.allSettled(files.map((f) => loadTemplateFile(f, dir)));
@@ -155,10 +146,7 @@ async function scan(
       const name = templateNameOf(file)!;
       const clash = taken.get(name);
       if (clash !== undefined) {
-        const other =
-          clash.startsWith('builtin:') || (builtinDir && inside(clash, builtinDir))
-            ? 'a built-in template'
-            : where(clash);
+        const other = builtinDir && inside(clash, builtinDir) ? 'a built-in template' : where(clash);
         throw new ConfigError(
           `${where(file)}: template "${name}" is already defined by ${other}; rename the file (its name is the template's name)`,
         );

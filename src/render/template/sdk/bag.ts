@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ImageBag as PlainBag } from '../../text/nodes.js';
+import { cachedDecor as sharedDecorCache } from '../theme.js';
 
 /**
  * Sources takumi may cache under their own name: emoji and artwork already carry a content hash
@@ -37,17 +38,33 @@ export class ImageBag extends PlainBag {
  * their images there without the template passing a bag around.
  */
 let current: ImageBag | undefined;
+/** The content hash of the template rendering now: its decor cache's namespace. */
+let scope = '';
 
-/** Runs `fn` with a fresh bag as the current one; returns its result and the bag. */
-export function withBag<T>(fn: () => T): { result: T; bag: ImageBag } {
-  const outer = current;
+/**
+ * Runs `fn` with a fresh bag as the current one, for the template whose content hash is `hash`;
+ * returns its result and the bag.
+ */
+export function withBag<T>(fn: () => T, hash = ''): { result: T; bag: ImageBag } {
+  const outer = { current, scope };
   const bag = new ImageBag();
   current = bag;
+  scope = hash;
   try {
     return { result: fn(), bag };
   } finally {
-    current = outer;
+    ({ current, scope } = outer);
   }
+}
+
+/**
+ * Decor bytes (an SVG layer) built by `make` on first use of `key` and kept in a small shared LRU:
+ * a busy theme's cards reuse the same bytes, and takumi's raster of them. `key` names what the
+ * bytes depend on (size, variant, theme version: `themeKey(theme)`); the template's content hash
+ * is added here, so an edited template never draws the decor its previous version cached.
+ */
+export function cachedDecor(key: string, make: () => Uint8Array): Uint8Array {
+  return sharedDecorCache(`${scope}/${key}`, make);
 }
 
 /** The current build's image bag: pass it to `paragraph`, `richText`, `brandLabel`. */

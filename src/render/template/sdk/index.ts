@@ -10,9 +10,21 @@ export { type Direction, detectDirection, fontStack } from '../../text/script.js
 export { type Paragraph, type ParagraphSpec, paragraph, richText } from '../../text/text.js';
 export type { FitBox } from '../../text/text-fit.js';
 export type { FaceKey } from '../../text/text-metrics.js';
+export { artworkSource } from '../artwork.js';
 export { brandInitial, brandLabel, upperCased } from '../brand.js';
 export { SIZE_NAMES, SIZES } from '../sizes.js';
-export { artworkSource } from '../templates/artwork.js';
+export {
+  containIn,
+  contrast,
+  type HeadlineFace,
+  headlineFace,
+  logoSource,
+  mix,
+  mutedTone,
+  onColor,
+  themeKey,
+  withAlpha,
+} from '../theme.js';
 export type {
   Artwork,
   ArtworkSize,
@@ -25,7 +37,7 @@ export type {
   ThemeFont,
 } from '../types.js';
 export { CARD_HEIGHT, CARD_WIDTH } from '../types.js';
-export { bag, ImageBag, image } from './bag.js';
+export { bag, cachedDecor, ImageBag, image } from './bag.js';
 export { Text, type TextProps, themeLogo } from './components.js';
 export {
   type DefinedTemplate,

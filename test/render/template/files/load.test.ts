@@ -2,9 +2,9 @@ import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtinTemplatesDir } from '../../../../src/render/template/files/area.js';
 import { loadTemplateFile } from '../../../../src/render/template/files/load.js';
 import { createFileRegistry } from '../../../../src/render/template/files/registry.js';
-import { createStaticRegistry } from '../../../../src/render/template/registry.js';
 import { createTemplateRenderer } from '../../../../src/render/template/renderer.js';
 import { loadConfig } from '../../../../src/settings.js';
 import { capturedLogger } from '../../../helpers/logs.js';
@@ -138,11 +138,10 @@ describe('the registry from files', () => {
     await writeFile(path.join(op, 'blog.tsx'), declared("title: { type: 'text', maxLength: 9 },"));
     await expect(
       createFileRegistry({
-        dirs: { operator: op },
+        dirs: { builtin: builtinTemplatesDir(), operator: op },
         watch: false,
         skipBroken: true,
         log,
-        modules: createStaticRegistry().list(),
       }),
     ).rejects.toThrow(
       /blog\.tsx: template "blog" is already defined by a built-in template; rename the file/,
@@ -165,11 +164,10 @@ describe('the registry from files', () => {
   it('a file with the same calls as the built-in blog draws the same pixels', async () => {
     const copyDir = path.resolve(import.meta.dirname, '../../../fixtures/templates/copy');
     const registry = await createFileRegistry({
-      dirs: { builtin: copyDir },
+      dirs: { builtin: builtinTemplatesDir(), operator: copyDir },
       watch: false,
       skipBroken: false,
       log,
-      modules: createStaticRegistry().list(),
     });
     expect(registry.names()).toEqual(['blog', 'product', 'saas', 'blogcopy']);
     const renderer = await createTemplateRenderer(registry);

@@ -1,11 +1,13 @@
-import { FAMILY } from '../../text/fonts.js';
-import type { FaceKey } from '../../text/text-metrics.js';
-import type { CardTheme } from '../types.js';
+import { FAMILY } from '../text/fonts.js';
+import type { FaceKey } from '../text/text-metrics.js';
+import type { CardTheme } from './types.js';
 
 /**
- * What the built-ins take from an account's brand theme. The theme gives three colours; the quiet
- * tones a card also needs (subtitle grey, hairlines, text on the accent) are computed from them, so
- * any theme stays readable instead of mixing a brand's colours with the template's own greys.
+ * What templates take from an account's brand theme (the SDK re-exports these; the decor cache
+ * through its own `cachedDecor`, which adds the template's hash). The theme gives three colours;
+ * the quiet tones a card also needs (subtitle grey, hairlines, text on the accent) are computed
+ * from them, so any theme stays readable instead of mixing a brand's colours with the template's
+ * own greys.
  */
 
 type Rgb = readonly [number, number, number];

@@ -1,7 +1,13 @@
-import { svgBytes } from '../../../text/nodes.js';
-import type { CardSize, CardTheme } from '../../types.js';
-import { cachedDecor, mix, mutedTone, withAlpha } from '../theme.js';
-import type { SaasLayout } from './layout.js';
+import {
+  type CardSize,
+  type CardTheme,
+  cachedDecor,
+  mix,
+  mutedTone,
+  svgBytes,
+  withAlpha,
+} from 'cardshot/template';
+import type { SaasLayout } from './_saas-layout.js';
 
 /** The saas palette: near-black, violet and cyan light, a cool white headline. */
 export interface SaasPalette {

@@ -1,7 +1,4 @@
-import { svgBytes } from '../../../text/nodes.js';
-import type { Direction } from '../../../text/script.js';
-import type { CardSize } from '../../types.js';
-import { cachedDecor } from '../theme.js';
+import { type CardSize, cachedDecor, type Direction, svgBytes } from 'cardshot/template';
 
 /**
  * The corner mark: a solid disc and fine concentric arcs, anchored to the top corner on the

@@ -1,4 +1,4 @@
-import type { CardSize, SizeName } from '../../types.js';
+import type { CardSize, SizeName } from 'cardshot/template';
 
 type Steps = readonly (readonly [number, number])[];
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Artwork } from '../types.js';
+import type { Artwork } from './types.js';
 
 /**
  * The image `src` for caller artwork. takumi caches decoded images by `src`, so the name carries

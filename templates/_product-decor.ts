@@ -1,5 +1,4 @@
-import { svgBytes } from '../../../text/nodes.js';
-import { cachedDecor } from '../theme.js';
+import { cachedDecor, svgBytes } from 'cardshot/template';
 
 /** The stage's three gradient stops and the tile shadow's tint. */
 export interface StageColors {
