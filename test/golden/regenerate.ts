@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createTemplateRenderer, type TemplateRenderer } from '../../src/render/template/renderer.js';
-import { DEFAULT_SIZE } from '../../src/render/template/sizes.js';
+import { SIZES } from '../../src/render/template/sizes.js';
 import { TEMPLATE_NAMES, TEMPLATES } from '../helpers/builtins.js';
 import { caseContext, caseFields, goldenCases, goldenPath, repoRoot } from './cases.js';
 import { SHOWCASE_COPY, showcaseArtwork } from './showcase.js';
@@ -34,15 +34,17 @@ export async function regenerateGoldens(renderer: TemplateRenderer): Promise<str
       ...(await caseFields(template, def.uses.artwork ? 'artwork' : 'short')),
       ...SHOWCASE_COPY[template],
     };
-    const artSize = def.artworkSize?.(DEFAULT_SIZE);
-    if (artSize) {
-      const art = await showcaseArtwork(template, artSize.width, artSize.height);
-      if (art) fields.artwork = art;
+    // og as `<name>.png`; square and story beside it, for the README's sizes row.
+    for (const size of [SIZES.og, SIZES.square, SIZES.story]) {
+      const artSize = def.artworkSize?.(size);
+      const art = artSize ? await showcaseArtwork(template, artSize.width, artSize.height) : undefined;
+      const { png } = await renderer.render(template, art ? { ...fields, artwork: art } : fields, {
+        ctx: { size },
+      });
+      const path = join(docs, size === SIZES.og ? `${template}.png` : `${template}-${size.name}.png`);
+      writeFileSync(path, png);
+      written.push(path);
     }
-    const { png } = await renderer.render(template, fields);
-    const path = join(docs, `${template}.png`);
-    writeFileSync(path, png);
-    written.push(path);
   }
   return written;
 }
