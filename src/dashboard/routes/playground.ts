@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Plan } from '../../auth/plans.js';
 import { AppError, isAppError } from '../../errors.js';
 import { STATUS } from '../../http/errors.js';
 import { systemClock } from '../../lib/clock.js';
 import type { TemplateDefinition, TemplateRegistry } from '../../render/template/types.js';
+import type { ApiKeyRecord } from '../../storage/store.js';
 import { baseUrl, type DashboardDeps, sendPage, sessionOf } from '../context.js';
 import { buildPlayground, inputNames, type PlaygroundInput, signingKeys } from '../playground.js';
 import { playgroundPage } from '../views/playground.js';
@@ -63,6 +65,21 @@ export function playgroundContext(deps: DashboardDeps) {
 export function registerPlaygroundRoutes(scope: FastifyInstance, deps: DashboardDeps): void {
   const { secrets } = deps.accounts;
   const context = playgroundContext(deps);
+  /** The preview, og:image URL and curl command both routes answer with. */
+  const build = (
+    req: FastifyRequest,
+    input: PlaygroundInput,
+    { plan, keys, now }: { plan: Plan; keys: readonly ApiKeyRecord[]; now: number },
+  ) =>
+    buildPlayground({
+      input,
+      registry: deps.registry,
+      plan,
+      keys,
+      secrets,
+      baseUrl: baseUrl(req, deps.config),
+      now,
+    });
 
   scope.get('/playground', { config: { dashboard: 'page' } }, async (req, reply) => {
     const { account, plan, keys, now } = await context(req);
@@ -76,15 +93,7 @@ export function registerPlaygroundRoutes(scope: FastifyInstance, deps: Dashboard
     let error: string | null = null;
     if (plan && keys.length > 0) {
       try {
-        result = buildPlayground({
-          input,
-          registry: deps.registry,
-          plan,
-          keys,
-          secrets,
-          baseUrl: baseUrl(req, deps.config),
-          now,
-        });
+        result = build(req, input, { plan, keys, now });
       } catch (err) {
         if (!isAppError(err, 'bad_request', 'forbidden')) throw err;
         error = err.message;
@@ -111,15 +120,6 @@ export function registerPlaygroundRoutes(scope: FastifyInstance, deps: Dashboard
     if (!plan)
       throw new AppError('forbidden', 'Your plan is not configured on this server; contact its operator');
     const input = readInput(req.body, deps.registry, '');
-    const result = buildPlayground({
-      input,
-      registry: deps.registry,
-      plan,
-      keys,
-      secrets,
-      baseUrl: baseUrl(req, deps.config),
-      now,
-    });
-    return reply.send(result);
+    return reply.send(build(req, input, { plan, keys, now }));
   });
 }
