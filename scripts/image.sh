@@ -253,9 +253,15 @@ test_image() {
   expect "screenshot GET /render/url of a host page" 200 "$(http "http://127.0.0.1:$port/render/url?url=http://127.0.0.1:$PAGE_PORT/index.html" "$OUT/shot.png" -H "x-api-key: $key")"
   expect "screenshot size" 1200x630 "$(png_size "$OUT/shot.png")"
   check_sandbox "$name"
-  # The browser starts with the first screenshot; /readyz then names its sandbox.
-  http "http://127.0.0.1:$port/readyz" "$OUT/readyz.json" >/dev/null
-  expect "/readyz says Chromium is sandboxed" yes "$(grep -q '(pid [0-9]*, sandboxed)' "$OUT/readyz.json" && echo yes || echo no)"
+  # The browser starts with the first screenshot; /readyz then names its sandbox. Its checks are
+  # kept for a second, so an answer from before the browser was up can come back at first.
+  for _ in 1 2 3 4 5 6; do
+    http "http://127.0.0.1:$port/readyz" "$OUT/readyz.json" >/dev/null
+    grep -q 'not started yet' "$OUT/readyz.json" || break
+    sleep 0.5
+  done
+  expect "/readyz says Chromium is sandboxed" yes "$(grep -q '(pid [0-9]*, sandboxed[,)]' "$OUT/readyz.json" && echo yes || echo no)"
+  grep -o '"browser":{[^}]*}' "$OUT/readyz.json" | sed 's/^/[image]      /' >&2 || true
 
   # The CLI inside the container: a second account and key, which then renders.
   local acc key2
