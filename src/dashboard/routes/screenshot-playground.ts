@@ -1,9 +1,16 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Plan } from '../../auth/plans.js';
 import { AppError, isAppError } from '../../errors.js';
 import { STATUS } from '../../http/errors.js';
 import { viewportCatalogue } from '../../render/screenshot/viewports.js';
+import type { ApiKeyRecord } from '../../storage/store.js';
 import { baseUrl, type DashboardDeps, sendPage } from '../context.js';
-import { buildShotPlayground, readShotInput, type ShotPlaygroundResult } from '../screenshot-playground.js';
+import {
+  buildShotPlayground,
+  readShotInput,
+  type ShotPlaygroundInput,
+  type ShotPlaygroundResult,
+} from '../screenshot-playground.js';
 import { screenshotPlaygroundPage } from '../views/screenshot-playground.js';
 import { playgroundContext } from './playground.js';
 
@@ -19,6 +26,13 @@ export function registerScreenshotPlaygroundRoutes(scope: FastifyInstance, deps:
   const viewports = viewportCatalogue(deps.config.screenshotViewports);
 
   const context = playgroundContext(deps);
+  /** The signed URLs both routes answer with. */
+  const build = (
+    req: FastifyRequest,
+    input: ShotPlaygroundInput,
+    { plan, keys, now }: { plan: Plan; keys: readonly ApiKeyRecord[]; now: number },
+  ) =>
+    buildShotPlayground({ input, plan, keys, secrets, viewports, baseUrl: baseUrl(req, deps.config), now });
 
   scope.get('/playground/screenshot', { config: { dashboard: 'page' } }, async (req, reply) => {
     const { account, plan, keys, now } = await context(req);
@@ -28,15 +42,7 @@ export function registerScreenshotPlaygroundRoutes(scope: FastifyInstance, deps:
     // A first visit (no URL yet) shows the empty form; a submitted one means what it says.
     if (plan && keys.length > 0 && input.url !== '') {
       try {
-        result = buildShotPlayground({
-          input,
-          plan,
-          keys,
-          secrets,
-          viewports,
-          baseUrl: baseUrl(req, deps.config),
-          now,
-        });
+        result = build(req, input, { plan, keys, now });
       } catch (err) {
         if (!isAppError(err, 'bad_request', 'forbidden')) throw err;
         error = err.message;
@@ -59,15 +65,6 @@ export function registerScreenshotPlaygroundRoutes(scope: FastifyInstance, deps:
     const { plan, keys, now } = await context(req);
     if (!plan)
       throw new AppError('forbidden', 'Your plan is not configured on this server; contact its operator');
-    const result = buildShotPlayground({
-      input: readShotInput(req.body),
-      plan,
-      keys,
-      secrets,
-      viewports,
-      baseUrl: baseUrl(req, deps.config),
-      now,
-    });
-    return reply.send(result);
+    return reply.send(build(req, readShotInput(req.body), { plan, keys, now }));
   });
 }
