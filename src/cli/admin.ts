@@ -146,6 +146,14 @@ export function out(json: boolean, value: unknown, text: string): void {
   process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
 }
 
+/**
+ * The account `--account` names, by id (`acc_…`) or by email, as every command that takes it
+ * accepts both; a usage error when it is missing, "No account …" (exit 1) when none matches.
+ */
+export async function accountOption(mod: Pick<AccountsModule, 'credentials'>, value: string | undefined) {
+  return mod.credentials.findAccount(required(value, '--account'));
+}
+
 /** The value of a required option, or a usage error naming it. */
 export function required(value: string | undefined, flag: string): string {
   if (value === undefined || value === '') throw new UsageError(`${flag} is required`);

@@ -25,14 +25,14 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<
     run: (argv) => runShot(argv),
   },
   accounts: {
-    help: 'accounts create --name … --email … --plan … | list | set-plan <id> <plan> | invite <id|email> | set-password <id|email>   [--json]',
+    help: 'accounts create --name … --email … --plan … | list | set-plan <id|email> <plan> | invite <id|email> | set-password <id|email>   [--json]',
     run: runAccounts,
   },
   keys: {
-    help: 'keys create --account <id> --name … --environment … [--expires 90d] | list --account <id> | revoke <id> | rotate <id> --grace 24h   [--json]',
+    help: 'keys create --account <id|email> --name … --environment … [--expires 90d] | list --account <id|email> | revoke <id> | rotate <id> --grace 24h   [--json]',
     run: runKeys,
   },
-  usage: { help: 'usage --account <id> [--days 30] [--json]', run: runUsage },
+  usage: { help: 'usage --account <id|email> [--days 30] [--json]', run: runUsage },
   theme: {
     help: 'theme show | set [--background … --text … --accent … --font … --logo-file … | --logo-url …] | clear   --account <id|email> [--json]',
     run: runTheme,

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { type ConfigOf, envNameOf, type Setting, type SettingsGroup } from './setting.js';
+import { suggestSettingKey } from './unknown-env.js';
 
 /** A configuration value that does not fit its setting; stops the start with a clear message. */
 export class ConfigError extends Error {
@@ -99,7 +100,10 @@ function readConfigFile(
     throw new ConfigError(`${path} must hold a JSON object`);
   }
   for (const key of Object.keys(parsed)) {
-    if (!Object.hasOwn(schema, key)) throw new ConfigError(`${path}: unknown setting "${key}"`);
+    if (!Object.hasOwn(schema, key)) {
+      const meant = suggestSettingKey(schema, key);
+      throw new ConfigError(`${path}: unknown setting "${key}"${meant ? ` (did you mean "${meant}"?)` : ''}`);
+    }
   }
   return { values: parsed as Record<string, unknown>, path };
 }

@@ -61,3 +61,28 @@ function closest(name: string, candidates: readonly string[]): string | undefine
   const allowed = bare.length <= 4 ? 1 : bare.length <= 10 ? 2 : 3;
   return best && best.distance <= allowed ? best.name : undefined;
 }
+
+/**
+ * The setting key a config file's unknown `key` was probably meant to be: compared without case,
+ * separators or the CARDSHOT_ prefix, against each key and its environment name, so `datadir`,
+ * `data_dir` and `CARDSHOT_DATA_DIR` all suggest `dataDir`, and `cachTtl` suggests `cacheTtl`.
+ */
+export function suggestSettingKey(schema: SettingsGroup, key: string): string | undefined {
+  const bare = normal(key);
+  let best: { key: string; distance: number } | undefined;
+  for (const [candidate, setting] of Object.entries(schema)) {
+    for (const form of [candidate, envNameOf(candidate, setting)]) {
+      const distance = editDistance(bare, normal(form));
+      if (!best || distance < best.distance) best = { key: candidate, distance };
+    }
+  }
+  const allowed = bare.length <= 4 ? 1 : bare.length <= 10 ? 2 : 3;
+  return best && best.distance <= allowed ? best.key : undefined;
+}
+
+function normal(name: string): string {
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '')
+    .replace(/^cardshot/, '');
+}

@@ -10,7 +10,7 @@ const HELP = `Manage accounts (SQLite in the data dir, or DATABASE_URL).
 
   npx cardshot accounts create --name "Acme" --email ops@acme.com --plan pro [--json]
   npx cardshot accounts list [--json]
-  npx cardshot accounts set-plan <account-id> <plan> [--json]
+  npx cardshot accounts set-plan <account-id|email> <plan> [--json]
   npx cardshot accounts invite <account-id|email> [--json]
   npx cardshot accounts set-password <account-id|email>
 
@@ -97,9 +97,9 @@ export async function runAccounts(argv: string[]): Promise<number> {
         return 0;
       }
       case 'set-plan': {
-        const [id, plan] = positionals;
-        if (!id || !plan) throw new UsageError('set-plan needs an account id and a plan');
-        const a = await accounts.setPlan(id, plan);
+        const [who, plan] = positionals;
+        if (!who || !plan) throw new UsageError('set-plan needs an account id or email and a plan');
+        const a = await accounts.setPlan((await mod.credentials.findAccount(who)).id, plan);
         out(json, accountJson(a), `Account ${a.id} is now on plan ${a.plan}`);
         return 0;
       }

@@ -1,7 +1,9 @@
 import { type AccountManager, type CreatedKey, keyStatus } from '../../accounts/manager.js';
+import type { AccountsModule } from '../../accounts/open.js';
 import type { Config } from '../../settings.js';
 import type { ApiKeyRecord } from '../../storage/store.js';
 import {
+  accountOption,
   iso,
   out,
   parseDuration,
@@ -16,8 +18,8 @@ import {
 
 const HELP = `Manage API keys. A key and its signing secret are printed once, at creation.
 
-  npx cardshot keys create --account <id> --name "My app" --environment production [--expires 90d|2027-01-01] [--json]
-  npx cardshot keys list --account <id> [--json]
+  npx cardshot keys create --account <id|email> --name "My app" --environment production [--expires 90d|2027-01-01] [--json]
+  npx cardshot keys list --account <id|email> [--json]
   npx cardshot keys revoke <key-id> [--json]
   npx cardshot keys rotate <key-id> [--grace 24h] [--json]
 
@@ -71,13 +73,14 @@ export async function runKeys(argv: string[]): Promise<number> {
     process.stdout.write(`${HELP}\n`);
     return verb ? 0 : 2;
   }
-  return withAccounts(`keys ${verb}`, HELP, async ({ accounts }, config) => {
+  return withAccounts(`keys ${verb}`, HELP, async (mod, config) => {
+    const { accounts } = mod;
     const args = parse(rest);
     switch (verb) {
       case 'create':
-        return createKey(accounts, args);
+        return createKey(mod, args);
       case 'list':
-        return listKeys(accounts, args);
+        return listKeys(mod, args);
       case 'revoke':
         return revokeKey(accounts, args, config);
       case 'rotate':
@@ -90,9 +93,9 @@ export async function runKeys(argv: string[]): Promise<number> {
 
 type Args = ReturnType<typeof parse>;
 
-async function createKey(accounts: AccountManager, { values }: Args): Promise<number> {
-  const created = await accounts.createKey({
-    accountId: required(values.account, '--account'),
+async function createKey(mod: AccountsModule, { values }: Args): Promise<number> {
+  const created = await mod.accounts.createKey({
+    accountId: (await accountOption(mod, values.account)).id,
     name: required(values.name, '--name'),
     environment: required(values.environment, '--environment'),
     expiresAt: values.expires === undefined ? null : parseExpiry(values.expires),
@@ -101,8 +104,8 @@ async function createKey(accounts: AccountManager, { values }: Args): Promise<nu
   return 0;
 }
 
-async function listKeys(accounts: AccountManager, { values }: Args): Promise<number> {
-  const list = await accounts.listKeys(required(values.account, '--account'));
+async function listKeys(mod: AccountsModule, { values }: Args): Promise<number> {
+  const list = await mod.accounts.listKeys((await accountOption(mod, values.account)).id);
   const now = Date.now();
   out(
     values.json ?? false,

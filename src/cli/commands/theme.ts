@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createArtworkFetcher } from '../../render/image/artwork.js';
 import type { Config } from '../../settings.js';
 import { createThemeService, type StoredTheme, type ThemeInput } from '../../themes/service.js';
-import { iso, out, parseVerbArgs, required, UsageError, when, withAccounts } from '../admin.js';
+import { accountOption, iso, out, parseVerbArgs, UsageError, when, withAccounts } from '../admin.js';
 
 const HELP = `Show, set or clear an account's brand theme (SQLite in the data dir, or DATABASE_URL).
 
@@ -101,7 +101,7 @@ export async function runTheme(argv: string[]): Promise<number> {
   return withAccounts(`theme ${verb}`, HELP, async (mod, config) => {
     const { values } = parse(rest);
     const json = values.json ?? false;
-    const account = await mod.credentials.findAccount(required(values.account, '--account'));
+    const account = await accountOption(mod, values.account);
     const { themes, close } = themesFor(config, mod.store);
     try {
       switch (verb) {

@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
 import { USAGE_KINDS } from '../../storage/store.js';
-import { out, required, table, UsageError, withAccounts } from '../admin.js';
+import { accountOption, out, table, UsageError, withAccounts } from '../admin.js';
 
 const HELP = `Requests per UTC day for an account.
 
-  npx cardshot usage --account <id> [--days 30] [--json]`;
+  npx cardshot usage --account <id|email> [--days 30] [--json]`;
 
 /** `cardshot usage`. */
 export async function runUsage(argv: string[]): Promise<number> {
@@ -12,7 +12,7 @@ export async function runUsage(argv: string[]): Promise<number> {
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
-  return withAccounts('usage', HELP, async ({ accounts }) => {
+  return withAccounts('usage', HELP, async (mod) => {
     let values: { account?: string; days?: string; json?: boolean };
     try {
       ({ values } = parseArgs({
@@ -24,8 +24,8 @@ export async function runUsage(argv: string[]): Promise<number> {
     }
     const days = Number(values.days ?? 30);
     if (!Number.isInteger(days) || days < 1 || days > 366) throw new UsageError('--days must be 1 to 366');
-    const accountId = required(values.account, '--account');
-    const list = await accounts.usage(accountId, days);
+    const accountId = (await accountOption(mod, values.account)).id;
+    const list = await mod.accounts.usage(accountId, days);
     const rows = [['DAY', ...USAGE_KINDS.map((k) => k.toUpperCase())]];
     const total = Object.fromEntries(USAGE_KINDS.map((k) => [k, 0])) as Record<string, number>;
     for (const d of list) {
