@@ -5,9 +5,10 @@ import { ConfigError } from '../config/load.js';
 import { isAppError } from '../errors.js';
 import { createLogger } from '../log.js';
 import { templateNamesOnDisk } from '../render/template/files/area.js';
-import { type Config, loadConfig } from '../settings.js';
+import type { Config } from '../settings.js';
 import { EX_UNAVAILABLE } from '../start-error.js';
 import { describeStorageError } from '../storage/errors.js';
+import { loadCliConfig } from './data-dir.js';
 
 /** Thrown for a command line that cannot work (exit 2, with the command's help). */
 export class UsageError extends Error {}
@@ -38,7 +39,7 @@ export async function withAccounts(
 ): Promise<number> {
   let mod: AccountsModule | undefined;
   try {
-    const config = loadConfig({ logLevel: 'warn' });
+    const config = loadCliConfig(process.stderr);
     mod = await openAccounts(config, createLogger(config, process.stderr as never), {
       templates: templateNamesOnDisk(config),
     });

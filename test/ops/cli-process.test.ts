@@ -128,8 +128,10 @@ describe('npx cardshot doctor', () => {
       expect(fresh.stdout).toMatch(/^✓ plans: built-in plans \(free, pro\)$/m);
       expect(fresh.stdout).toContain('All checks passed');
 
-      // The CLI creates and migrates the database (as a start would) …
-      expect((await run(['accounts', 'list'], { cwd })).code).toBe(0);
+      // In a data dir named explicitly, the CLI creates and migrates the database (as a start
+      // would; the default ./data it only uses once a server has) …
+      await mkdir(path.join(cwd, 'data'), { recursive: true });
+      expect((await run(['accounts', 'list'], { cwd, env: { CARDSHOT_DATA_DIR: 'data' } })).code).toBe(0);
       const used = await run(['doctor', '--json'], { cwd });
       expect(used.code).toBe(0);
       const findings = JSON.parse(used.stdout).findings as Array<{

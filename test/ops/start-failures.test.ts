@@ -45,7 +45,11 @@ describe('a start that cannot go on says why in one line, naming the setting, wi
     // The CLI says the same and exits the same way.
     const cli = await runNode([path.join(root, 'bin/cardshot.js'), 'accounts', 'list'], {
       cwd: dir,
-      env: cleanEnv({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/test' }),
+      // With CARDSHOT_SECRET the CLI needs no data dir (it refuses to make one outside a server's).
+      env: cleanEnv({
+        DATABASE_URL: 'postgres://postgres@127.0.0.1:1/test',
+        CARDSHOT_SECRET: 'x'.repeat(40),
+      }),
     });
     expect(cli.stderr).toBe(
       'cardshot accounts list: DATABASE_URL: could not connect to 127.0.0.1:1 (connection refused)\n',

@@ -5,8 +5,8 @@ import { Cardshot, type ScreenshotResult } from '../../client/cardshot.js';
 import { CardshotError } from '../../client/errors.js';
 import { apiKeyFromEnv } from '../../config/client-env.js';
 import { ConfigError } from '../../config/load.js';
-import { loadConfig } from '../../settings.js';
 import { UsageError } from '../admin.js';
+import { loadCliConfig } from '../data-dir.js';
 import { printable } from '../printable.js';
 import { defaultFileName, parseShotArgs, type ShotArgs } from '../shot/args.js';
 import { captureBatch } from '../shot/batch.js';
@@ -105,7 +105,7 @@ async function clientFor(args: ShotArgs, io: ShotIo): Promise<Cardshot> {
       'no API key: export CARDSHOT_KEY=cs_… (`npx cardshot keys create` makes one) or pass --api-key',
     );
   }
-  const baseUrl = args.server ?? linkOrigin(loadConfig({ logLevel: 'warn' }));
+  const baseUrl = args.server ?? linkOrigin(loadCliConfig(io.stderr, { refuse: false }));
   try {
     new URL(baseUrl);
   } catch {
