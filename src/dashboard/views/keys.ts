@@ -85,17 +85,17 @@ function keyRow(k: ApiKeyRecord, now: number): Html {
   const active = keyStatus(k, now) === 'active';
   return html`<tr class="${active ? '' : 'inactive'}">
   <th scope="row"><span class="key-name">${k.name} <span class="badge env"><span class="visually-hidden">Environment: </span>${k.environment}</span></span><span class="key-id">${k.id}</span></th>
-  <td><code class="key-hint">${k.prefix}…${k.last4}</code></td>
-  <td>${timeTag(k.createdAt, tableDate(k.createdAt, now))}</td>
-  <td>${k.lastUsedAt === null ? html`<span class="subtle">Never</span>` : timeTag(k.lastUsedAt, relative(k.lastUsedAt, now))}</td>
-  <td>${
+  <td data-label="Key"><code class="key-hint">${k.prefix}…${k.last4}</code></td>
+  <td data-label="Created">${timeTag(k.createdAt, tableDate(k.createdAt, now))}</td>
+  <td data-label="Last used">${k.lastUsedAt === null ? html`<span class="subtle">Never</span>` : timeTag(k.lastUsedAt, relative(k.lastUsedAt, now))}</td>
+  <td data-label="Expires">${
     k.revokedAt !== null
       ? html`<span class="subtle">Revoked ${timeTag(k.revokedAt, tableDate(k.revokedAt, now))}</span>`
       : k.expiresAt === null
         ? html`<span class="subtle">Never</span>`
         : timeTag(k.expiresAt, relative(k.expiresAt, now))
   }</td>
-  <td>${statusBadge(k, now)}</td>
+  <td data-label="Status">${statusBadge(k, now)}</td>
   <td>${
     active
       ? html`<div class="row-actions">${
