@@ -262,37 +262,52 @@ describe.skipIf(!chromiumAvailable())('the commands the README and the docs show
       ).toBe(true);
   });
 
-  it.each(
-    commands
-      .filter((c) => !SKIPPED.some((s) => s.match.test(c.command)))
-      .map((c) => [`${c.file}:${c.line} ${c.command.slice(0, 90)}`, c]),
-  )('%s', async (_name, doc) => {
-    const command = concrete(doc.command);
-    if (/^(export )?[A-Za-z_]+=/.test(command) && !/\s(curl|npx)\s/.test(command)) {
-      assignments.push(command);
-      return;
-    }
-    const env = {
-      ...process.env,
-      PATH: `${bin}:${process.env.PATH}`,
-      // The reader's CLI runs with the server's settings (the same data dir and config).
-      CARDSHOT_DATA_DIR: server.dataDir,
-      CARDSHOT_METRICS_TOKEN: METRICS_TOKEN,
-      CARDSHOT_ALLOW_PRIVATE_HOSTS: site.hostPort,
-    };
-    const res = await sh([...assignments, command].join('\n'), { cwd, env });
-    for (const [placeholder, pattern] of Object.entries(IDS)) {
-      const found = res.out.match(pattern);
-      if (found) last[placeholder] = found.at(-1)!;
-    }
-    const where = `${doc.file}:${doc.line}: ${command}\n`;
-    // A session (```console) shows what a command prints, failures included; the rest must succeed.
-    if (doc.expected?.lang !== 'console') expect(res.code, `${where}exit ${res.code}:\n${res.out}`).toBe(0);
-    if (doc.expected) expect(outputProblem(doc.expected, res.out), where).toBe('');
-    else expect(res.out, where).not.toMatch(/"error"/);
-    for (const m of command.matchAll(/(?:^|\s)(?:-o|--out-dir|--out)\s+(\S+)/g)) {
-      if (m[1] === '-' || /\.(ts|json)$/.test(m[1]!)) continue;
-      expect(await imageProblem(m[1]!, cwd, command), where).toBe('');
-    }
+  // Shown as skipped in the report, each with its reason.
+  for (const c of commands) {
+    const skip = SKIPPED.find((s) => s.match.test(c.command));
+    if (skip) it.skip(`${c.file}:${c.line} ${c.command.slice(0, 60)} (${skip.why})`, () => {});
+  }
+
+  /** Run: not skipped, and not the same command (without shown output) as one run before it. */
+  const seen = new Set<string>();
+  const toRun = commands.filter((c) => {
+    if (SKIPPED.some((s) => s.match.test(c.command))) return false;
+    if (c.expected) return true;
+    if (seen.has(c.command)) return false;
+    seen.add(c.command);
+    return true;
   });
+
+  it.each(toRun.map((c) => [`${c.file}:${c.line} ${c.command.slice(0, 90)}`, c]))(
+    '%s',
+    async (_name, doc) => {
+      const command = concrete(doc.command);
+      if (/^(export )?[A-Za-z_]+=/.test(command) && !/\s(curl|npx)\s/.test(command)) {
+        assignments.push(command);
+        return;
+      }
+      const env = {
+        ...process.env,
+        PATH: `${bin}:${process.env.PATH}`,
+        // The reader's CLI runs with the server's settings (the same data dir and config).
+        CARDSHOT_DATA_DIR: server.dataDir,
+        CARDSHOT_METRICS_TOKEN: METRICS_TOKEN,
+        CARDSHOT_ALLOW_PRIVATE_HOSTS: site.hostPort,
+      };
+      const res = await sh([...assignments, command].join('\n'), { cwd, env });
+      for (const [placeholder, pattern] of Object.entries(IDS)) {
+        const found = res.out.match(pattern);
+        if (found) last[placeholder] = found.at(-1)!;
+      }
+      const where = `${doc.file}:${doc.line}: ${command}\n`;
+      // A session (```console) shows what a command prints, failures included; the rest must succeed.
+      if (doc.expected?.lang !== 'console') expect(res.code, `${where}exit ${res.code}:\n${res.out}`).toBe(0);
+      if (doc.expected) expect(outputProblem(doc.expected, res.out), where).toBe('');
+      else expect(res.out, where).not.toMatch(/"error"/);
+      for (const m of command.matchAll(/(?:^|\s)(?:-o|--out-dir|--out)\s+(\S+)/g)) {
+        if (m[1] === '-' || /\.(ts|json)$/.test(m[1]!)) continue;
+        expect(await imageProblem(m[1]!, cwd, command), where).toBe('');
+      }
+    },
+  );
 });
