@@ -10,7 +10,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable } from '../helpers/browser.js';
-import { type DocCommand, docCommands, jsonDifferences, textMatches } from '../helpers/doc-blocks.js';
+import { type DocCommand, docCommands, fences, jsonDifferences, textMatches } from '../helpers/doc-blocks.js';
 import { type NodeProcess, startNodeProcess } from '../helpers/node-process.js';
 
 /**
@@ -210,6 +210,8 @@ describe.skipIf(!chromiumAvailable())('the commands the README and the docs show
   let cwd: string;
   let bin: string;
   const last: Record<string, string> = {};
+  /** The first start's key id and signing secret (the commands revoke and rotate others). */
+  let firstRun: { keyId: string; secret: string };
   /** Variables the docs set (`export CARDSHOT_KEY=…`, `K=(…)`), kept for the commands after them. */
   const assignments: string[] = [];
 
@@ -234,6 +236,7 @@ describe.skipIf(!chromiumAvailable())('the commands the README and the docs show
     last['cs_development_…'] = /API key:\s+(cs_development_\S+)/.exec(first)![1]!;
     for (const [placeholder, pattern] of Object.entries(IDS))
       last[placeholder] = first.match(pattern)!.at(-1)!;
+    firstRun = { keyId: last['key_…']!, secret: last['cssig_…']! };
   }, 60_000);
 
   afterAll(async () => {
@@ -310,4 +313,50 @@ describe.skipIf(!chromiumAvailable())('the commands the README and the docs show
       }
     },
   );
+  // The one code example that is not a shell command: api.md's signing function, which every
+  // client that signs by hand copies. Run as written, its URL must be one the server accepts.
+  it('docs/api.md: the signing code, run as written, makes a URL the server answers', async () => {
+    const api = readFileSync(path.join(root, 'docs/api.md'), 'utf8');
+    const code = fences(api).find((f) => f.lang === 'js' && f.body.join('\n').includes('function sign('));
+    expect(code, 'the js block with function sign(').toBeDefined();
+    const script = path.join(cwd, 'sign-example.mjs');
+    await writeFile(
+      script,
+      `${code!.body.join('\n')}\nconst exp = Math.floor(Date.now() / 1000) + 600;\nconsole.log(sign('/render/template', { template: 'blog', title: "Signed (by the docs)!" }, process.env.KID, process.env.SECRET, exp));\n`,
+    );
+    const res = await sh(`"${process.execPath}" sign-example.mjs`, {
+      cwd,
+      env: { ...process.env, KID: firstRun.keyId, SECRET: firstRun.secret },
+    });
+    expect(res.code, res.out).toBe(0);
+    const signed = res.out.trim();
+    expect(signed).toMatch(/^\/render\/template\?.*&sig=[\w-]+$/);
+    const ok = await fetch(`${server.url}${signed}`);
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('content-type')).toBe('image/png');
+    const meta = await sharp(Buffer.from(await ok.arrayBuffer())).metadata();
+    expect([meta.width, meta.height]).toEqual([1200, 630]);
+    const tampered = await fetch(`${server.url}${signed.replace('Signed', 'Forged')}`);
+    expect(tampered.status).toBe(401);
+    expect(await tampered.json()).toEqual({ error: 'Missing or invalid API key' });
+  });
+  it('README: the signed URL `cardshot sign` prints for the og:image tag is one the server answers', async () => {
+    const readme = docCommands('README.md', readFileSync(path.join(root, 'README.md'), 'utf8'));
+    const signCommand = readme.find((c) => c.command.startsWith('npx cardshot sign '))!.command;
+    const res = await sh(signCommand.replace('key_…', firstRun.keyId).replace('cssig_…', firstRun.secret), {
+      cwd,
+      env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, CARDSHOT_DATA_DIR: server.dataDir },
+    });
+    expect(res.code, res.out).toBe(0);
+    const printed = new URL(
+      res.out
+        .trim()
+        .split('\n')
+        .find((l) => l.startsWith('https://'))!,
+    );
+    expect(printed.origin).toBe('https://cards.example.com');
+    const answer = await fetch(`${server.url}${printed.pathname}${printed.search}`);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toBe('image/png');
+  });
 });
