@@ -192,7 +192,6 @@ curl -sS -H "x-api-key: $CARDSHOT_KEY" 'http://localhost:3000/render/url?url=htt
       internal: 'Internal server error',
     }),
     502: errorResponse('The page could not be reached or crashed the browser.', {
-      dns: 'Could not resolve the host name example.invalid',
       refused: 'example.com:8443 refused the connection',
       tls: 'TLS handshake with example.com failed (ERR_CERT_AUTHORITY_INVALID)',
       crash: 'The browser crashed while rendering the page; retry later',
