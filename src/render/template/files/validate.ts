@@ -169,8 +169,8 @@ function checkFields(raw: unknown): Record<string, FieldSpec> {
  * Text is fitted on the event loop (segmented and measured once per size tried and per step of
  * the cut), so its cost grows faster than its length: one 10,000-character field blocked every
  * other request for 0.5-0.9 s here, 1.6-1.9 s on a busier machine. At 500 characters of emoji
- * (the costliest text) one field takes 6-23 ms at best and 30-95 ms on the 2-core machine at
- * load 19; the total keeps a template of many fields within two such layouts
+ * (the costliest text) one field takes 8-48 ms of CPU (1,000: 18-60 ms, 10,000: 287-354 ms);
+ * the total keeps a template of many fields within two such layouts
  * (docs/reliability.md, test/render/template/layout-stall.test.ts).
  */
 export const TEXT_MAX_LENGTH = 500;
