@@ -14,7 +14,19 @@ export interface Plan {
    * wait for a slot (`queue`); past both the request gets 429.
    */
   screenshots: false | ScreenshotAllowance;
-  rateLimit: { requests: number; windowSeconds: number };
+  rateLimit: RateBudget;
+  /**
+   * The budget of requests made with the plan's signed URLs, counted per key apart from
+   * `rateLimit`: whoever fetches a published og:image URL (crawlers, scrapers) spends this, never
+   * the owner's API budget (issue 26 §3). A plans file that leaves it out gets `rateLimit`'s numbers.
+   */
+  signedRateLimit: RateBudget;
+}
+
+/** Requests admitted in a sliding window of `windowSeconds`. */
+export interface RateBudget {
+  requests: number;
+  windowSeconds: number;
 }
 
 /** What a plan allows of screenshots. */
@@ -40,12 +52,14 @@ export const DEFAULT_PLANS: readonly Plan[] = [
     templates: ['blog'],
     screenshots: { viewports: ['og'], concurrency: 1, queue: 2, options: FREE_OPTIONS },
     rateLimit: { requests: 60, windowSeconds: 60 },
+    signedRateLimit: { requests: 60, windowSeconds: 60 },
   },
   {
     name: 'pro',
     templates: '*',
     screenshots: { viewports: '*', concurrency: 4, queue: 8, options: '*' },
     rateLimit: { requests: 600, windowSeconds: 60 },
+    signedRateLimit: { requests: 600, windowSeconds: 60 },
   },
 ];
 
@@ -71,7 +85,7 @@ export function loadPlans(templates: readonly string[], file = ''): Plans {
   return plans;
 }
 
-/** Validates a plans document (`{ "<name>": { templates, screenshots, rateLimit } }`). */
+/** Validates a plans document (`{ "<name>": { templates, screenshots, rateLimit, signedRateLimit? } }`). */
 export function parsePlansJson(doc: unknown, templates: readonly string[], where = 'plans file'): Plan[] {
   if (!isObject(doc)) throw new ConfigError(`${where} must hold a JSON object of plans by name`);
   return Object.entries(doc).map(([name, raw]) => parsePlan(name, raw, templates, where));
@@ -84,8 +98,10 @@ function parsePlan(name: string, raw: unknown, known: readonly string[], where: 
   }
   if (!isObject(raw)) throw new ConfigError(`${at} must be an object`);
   for (const k of Object.keys(raw)) {
-    if (!['templates', 'screenshots', 'rateLimit'].includes(k)) {
-      throw new ConfigError(`${at}: unknown field "${k}" (allowed: templates, screenshots, rateLimit)`);
+    if (!['templates', 'screenshots', 'rateLimit', 'signedRateLimit'].includes(k)) {
+      throw new ConfigError(
+        `${at}: unknown field "${k}" (allowed: templates, screenshots, rateLimit, signedRateLimit)`,
+      );
     }
   }
   const templates = raw.templates;
@@ -103,7 +119,22 @@ function parsePlan(name: string, raw: unknown, known: readonly string[], where: 
   // instead of dropping every account to one capture at a time.
   const inherited = (DEFAULT_PLANS.find((p) => p.name === name) ?? DEFAULT_PLANS[1]!).screenshots;
   const screenshots = parseScreenshots(raw.screenshots, at, inherited || undefined);
-  const rl = raw.rateLimit;
+  const rateLimit = parseBudget(raw.rateLimit, `${at}: rateLimit`);
+  const signedRateLimit =
+    raw.signedRateLimit === undefined
+      ? rateLimit
+      : parseBudget(raw.signedRateLimit, `${at}: signedRateLimit`);
+  return {
+    name,
+    templates: templates as readonly string[] | '*',
+    screenshots,
+    rateLimit,
+    signedRateLimit,
+  };
+}
+
+/** `{ "requests": …, "windowSeconds": … }`, both whole numbers in range. */
+function parseBudget(rl: unknown, at: string): RateBudget {
   if (
     !isObject(rl) ||
     !isIntIn(rl.requests, 1, MAX_REQUESTS) ||
@@ -111,15 +142,10 @@ function parsePlan(name: string, raw: unknown, known: readonly string[], where: 
     Object.keys(rl).some((k) => k !== 'requests' && k !== 'windowSeconds')
   ) {
     throw new ConfigError(
-      `${at}: rateLimit must be { "requests": 1…${MAX_REQUESTS}, "windowSeconds": 1…${MAX_WINDOW} }`,
+      `${at} must be { "requests": 1…${MAX_REQUESTS}, "windowSeconds": 1…${MAX_WINDOW} }`,
     );
   }
-  return {
-    name,
-    templates: templates as readonly string[] | '*',
-    screenshots,
-    rateLimit: { requests: rl.requests as number, windowSeconds: rl.windowSeconds as number },
-  };
+  return { requests: rl.requests as number, windowSeconds: rl.windowSeconds as number };
 }
 
 /** The spec's message, word for word (spec §7). */

@@ -12,9 +12,20 @@ export const SIGNATURE_PARAMS = ['kid', 'exp', 'sig'] as const;
 
 // One canonical form for the server and the client (which must run without Node's crypto in
 // browsers and edge runtimes): the client's dependency-free definition is the only one.
-import { canonicalRequest } from '../client/signing.js';
+import {
+  canonicalRequest,
+  carriesFresh,
+  FRESH_SIGNED_MAX_SECONDS,
+  FRESH_SIGNED_REFUSED,
+} from '../client/signing.js';
 
-export { canonicalRequest, encodeRfc3986 } from '../client/signing.js';
+export {
+  canonicalRequest,
+  carriesFresh,
+  encodeRfc3986,
+  FRESH_SIGNED_MAX_SECONDS,
+  FRESH_SIGNED_REFUSED,
+} from '../client/signing.js';
 
 /** base64url HMAC-SHA-256 of `canonical` under `signingSecret`. */
 export function signature(signingSecret: string, canonical: string): string {
@@ -30,7 +41,8 @@ export function signatureMatches(presented: string, expected: string): boolean {
 
 /**
  * Signs `url` (absolute, or a path with a query) for GET: drops any old kid/exp/sig, adds
- * `kid` and `exp`, then `sig`. Returns the URL in the form it was given.
+ * `kid` and `exp`, then `sig`. Returns the URL in the form it was given. Throws a RangeError
+ * (FRESH_SIGNED_REFUSED) for a URL with `fresh=true` that would live over 30 minutes.
  */
 export function signUrl(
   url: string,
@@ -39,6 +51,12 @@ export function signUrl(
   const absolute = /^[a-z][a-z0-9+.-]*:\/\//i.test(url);
   const u = new URL(url, 'http://relative.invalid');
   for (const p of SIGNATURE_PARAMS) u.searchParams.delete(p);
+  if (
+    carriesFresh([...u.searchParams.entries()]) &&
+    opts.expiresAt - Date.now() / 1000 > FRESH_SIGNED_MAX_SECONDS
+  ) {
+    throw new RangeError(FRESH_SIGNED_REFUSED);
+  }
   u.searchParams.append('kid', opts.keyId);
   u.searchParams.append('exp', String(Math.floor(opts.expiresAt)));
   const canonical = canonicalRequest('GET', u.pathname, [...u.searchParams.entries()]);

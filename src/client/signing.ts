@@ -50,6 +50,9 @@ export async function signPath(
   params: ReadonlyArray<readonly [string, string]>,
   signing: { keyId: string; secret: string; expiresAt: number },
 ): Promise<string> {
+  if (carriesFresh(params) && signing.expiresAt - Date.now() / 1000 > FRESH_SIGNED_MAX_SECONDS) {
+    throw new RangeError(`Cardshot: ${FRESH_SIGNED_REFUSED}`);
+  }
   const all: Array<readonly [string, string]> = [
     ...params.filter(([n]) => n !== 'kid' && n !== 'exp' && n !== 'sig'),
     ['kid', signing.keyId],
@@ -58,4 +61,21 @@ export async function signPath(
   const sig = await hmacBase64Url(signing.secret, canonicalRequest('GET', path, all));
   const query = [...all, ['sig', sig] as const].map(([n, v]) => `${encodeRfc3986(n)}=${encodeRfc3986(v)}`);
   return `${origin}${path}?${query.join('&')}`;
+}
+
+/**
+ * The longest a signed URL that carries `fresh=true` may live. Every request to such a URL is a
+ * new capture, paid by the key's owner, and a signed URL is public: one signed for a year let
+ * anyone who saw the og:image tag spend captures at will (issue 26 §3). Half an hour covers a
+ * preview (15 to 25 minutes) and no published tag.
+ */
+export const FRESH_SIGNED_MAX_SECONDS = 1800;
+
+/** What the signing helpers and the server answer for a signed URL with `fresh` that lives longer. */
+export const FRESH_SIGNED_REFUSED =
+  'fresh cannot be in a signed URL that lives more than 30 minutes: every request to it would be a new capture; sign it without fresh, or for 30 minutes at most';
+
+/** Whether `params` turn `fresh` on (the API's spellings: true or 1). */
+export function carriesFresh(params: ReadonlyArray<readonly [string, string]>): boolean {
+  return params.some(([name, value]) => name === 'fresh' && (value === 'true' || value === '1'));
 }

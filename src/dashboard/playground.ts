@@ -181,6 +181,8 @@ export function signPlaygroundUrls(
   path: string,
   key: ApiKeyRecord,
   opts: { secrets: ServerSecrets; baseUrl: string; now: number },
+  /** What the public URL signs when it differs from the preview (a screenshot without `fresh`). */
+  publicPath = path,
 ): SignedPlaygroundUrls {
   const secret = opts.secrets.signingSecret(key.id);
   const cap = (t: number) => (key.expiresAt === null ? t : Math.min(t, key.expiresAt));
@@ -189,7 +191,7 @@ export function signPlaygroundUrls(
   const until = cap(publicExp);
   return {
     previewUrl: signUrl(path, { keyId: key.id, signingSecret: secret, expiresAt: cap(previewExp) / 1000 }),
-    publicUrl: signUrl(`${opts.baseUrl}${path}`, {
+    publicUrl: signUrl(`${opts.baseUrl}${publicPath}`, {
       keyId: key.id,
       signingSecret: secret,
       expiresAt: Math.floor(until / 1000),

@@ -1,6 +1,6 @@
 import { assertScreenshotAllowed, type Plan } from '../auth/plans.js';
 import type { ServerSecrets } from '../auth/secret.js';
-import { encodeRfc3986 } from '../auth/signing.js';
+import { carriesFresh, encodeRfc3986 } from '../auth/signing.js';
 import { FILE_EXTENSION, type ImageFormat, screenshotParams } from '../client/options.js';
 import { DEFAULT_WAIT_UNTIL, parseScreenshotRequest } from '../render/screenshot/request.js';
 import { DEFAULT_VIEWPORT, type Viewport } from '../render/screenshot/viewports.js';
@@ -107,12 +107,24 @@ export function buildShotPlayground(opts: {
   const parsed = parseScreenshotRequest(Object.fromEntries(params), opts.viewports);
   assertScreenshotAllowed(opts.plan, parsed.viewport.name);
   const key = playgroundKey(opts.keys, opts.input.key, opts.now, 'previews and screenshot URLs');
-  const path = `/render/url?${params.map(([n, v]) => `${n}=${encodeRfc3986(v)}`).join('&')}`;
-  const signed = signPlaygroundUrls(path, key, opts);
+  const pathOf = (ps: Array<[string, string]>) =>
+    `/render/url?${ps.map(([n, v]) => `${n}=${encodeRfc3986(v)}`).join('&')}`;
+  const path = pathOf(params);
+  // The preview (minutes) may capture again; a URL for publishing may not: anyone who sees it
+  // could make the account pay for a capture on every request (issue 26 §3).
+  const fresh = carriesFresh(params);
+  const signed = signPlaygroundUrls(
+    path,
+    key,
+    opts,
+    fresh ? pathOf(params.filter(([n]) => n !== 'fresh')) : path,
+  );
   const format = (params.find(([n]) => n === 'format')?.[1] ?? 'png') as ImageFormat;
-  const signedHint = signed.cutByKey
-    ? `Signed URL, valid only until ${dateTime(signed.until)}, when key ${key.prefix}…${key.last4} expires. For a URL you publish, sign with a key that does not expire.`
-    : `Signed URL, valid until ${shortDate(signed.until)} (one year); it captures exactly this page with these options and cannot be altered.`;
+  const signedHint = `${
+    signed.cutByKey
+      ? `Signed URL, valid only until ${dateTime(signed.until)}, when key ${key.prefix}…${key.last4} expires. For a URL you publish, sign with a key that does not expire.`
+      : `Signed URL, valid until ${shortDate(signed.until)} (one year); it captures exactly this page with these options and cannot be altered.`
+  }${fresh ? ' "Capture again" is left out of it: a published URL with it would make every visit a new capture on your account.' : ''}`;
   return {
     previewUrl: signed.previewUrl,
     signedUrl: signed.publicUrl,

@@ -41,6 +41,34 @@ export function rateLimitKey(accountId: string): string {
   return `acct:${accountId}`;
 }
 
+/**
+ * The limiter key of a key's signed-URL budget: apart from the account's, so anonymous traffic on
+ * a published URL cannot spend the owner's API budget (issue 26 §3).
+ */
+export function signedRateLimitKey(keyId: string): string {
+  return `signed:${keyId}`;
+}
+
+/** The budget a request is counted against: the account's, or its key's signed-URL one. */
+function budgetOf(auth: AuthContext): { key: string; name: string; limit: number; windowMs: number } {
+  if (auth.via === 'signature') {
+    const b = auth.plan.signedRateLimit;
+    return {
+      key: signedRateLimitKey(auth.keyId),
+      name: `${auth.plan.name}-signed`,
+      limit: b.requests,
+      windowMs: b.windowSeconds * 1000,
+    };
+  }
+  const b = auth.plan.rateLimit;
+  return {
+    key: rateLimitKey(auth.accountId),
+    name: auth.plan.name,
+    limit: b.requests,
+    windowMs: b.windowSeconds * 1000,
+  };
+}
+
 /** Spec §7, word for word. */
 export const RATE_LIMITED = 'Rate limit exceeded';
 
@@ -65,13 +93,10 @@ export function installAccessControl(
   app.decorateRequest('auth', null);
   app.decorateRequest('rateCounted', false);
 
-  const limitKey = (auth: AuthContext) => rateLimitKey(auth.accountId);
-  const windowOf = (plan: Plan) => [plan.rateLimit.requests, plan.rateLimit.windowSeconds * 1000] as const;
-
-  const setHeaders = (reply: FastifyReply, plan: Plan, d: RateDecision) => {
+  const setHeaders = (reply: FastifyReply, policy: string, d: RateDecision) => {
     const resetS = Math.ceil(d.resetMs / 1000);
-    reply.header('RateLimit-Policy', `"${plan.name}";q=${d.limit};w=${Math.round(d.windowMs / 1000)}`);
-    reply.header('RateLimit', `"${plan.name}";r=${d.remaining};t=${resetS}`);
+    reply.header('RateLimit-Policy', `"${policy}";q=${d.limit};w=${Math.round(d.windowMs / 1000)}`);
+    reply.header('RateLimit', `"${policy}";r=${d.remaining};t=${resetS}`);
     reply.header('X-RateLimit-Limit', String(d.limit));
     reply.header('X-RateLimit-Remaining', String(d.remaining));
     reply.header('X-RateLimit-Reset', String(Math.ceil((clock.now() + d.resetMs) / 1000)));
@@ -104,8 +129,9 @@ export function installAccessControl(
     if (reply.statusCode < 400) {
       req.log.error({ route: req.routeOptions.url }, 'protected route answered without access.admit()');
     }
-    const d = await deps.limiter.peek(limitKey(req.auth), ...windowOf(req.auth.plan));
-    setHeaders(reply, req.auth.plan, d);
+    const b = budgetOf(req.auth);
+    const d = await deps.limiter.peek(b.key, b.limit, b.windowMs);
+    setHeaders(reply, b.name, d);
     return payload;
   });
 
@@ -121,15 +147,16 @@ export function installAccessControl(
       if (!auth)
         throw new AppError('internal', 'Internal server error', { detail: 'admit() on an open route' });
       check(auth.plan);
-      const d = await deps.limiter.consume(limitKey(auth), ...windowOf(auth.plan));
+      const b = budgetOf(auth);
+      const d = await deps.limiter.consume(b.key, b.limit, b.windowMs);
       req.rateCounted = true;
-      setHeaders(reply, auth.plan, d);
+      setHeaders(reply, b.name, d);
       if (!d.allowed) {
         deps.usage.record(auth.accountId, 'rate_limited');
         deps.metrics?.rateLimited(auth.plan.name);
         throw new AppError('rate_limited', RATE_LIMITED, {
           retryAfter: d.resetMs / 1000,
-          detail: `account ${auth.accountId}, plan ${auth.plan.name}`,
+          detail: `account ${auth.accountId}, plan ${auth.plan.name}, budget ${b.key}`,
         });
       }
       return auth;

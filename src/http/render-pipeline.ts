@@ -79,11 +79,15 @@ export function renderHandler<Input, Result extends Rendered>(
   };
 }
 
-/** The usage a resolved request counts as: a 304, a cache hit, or the route's fresh render. */
-function usageKind(
+/**
+ * The usage a resolved request counts as: the route's fresh render whenever one was made (a MISS,
+ * even when answered 304: `If-None-Match: *` on a miss still captures), else a 304 or a cache hit.
+ */
+export function usageKind(
   result: Pick<Rendered, 'kind' | 'cache'>,
   fresh: 'template' | 'screenshot',
 ): 'not_modified' | 'cache_hit' | 'template' | 'screenshot' {
+  if (result.cache === 'MISS') return fresh;
   if (result.kind === 'not-modified') return 'not_modified';
   return result.cache === 'HIT' ? 'cache_hit' : fresh;
 }

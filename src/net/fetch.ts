@@ -261,8 +261,9 @@ function header(v: string | string[] | undefined): string | undefined {
 function toFetchError(err: unknown): FetchError {
   if (err instanceof FetchError) return err;
   if (err instanceof UrlRefusedError) {
-    // A name that does not resolve is an unreachable host, not a policy refusal.
-    return new FetchError(err.reason === 'dns' ? 'network' : 'refused', err.detail, { cause: err });
+    // A name that does not resolve gets the refusal too: "could not be reached" beside "not
+    // allowed" would tell which names exist in our DNS, internal ones included (issue 26 §3).
+    return new FetchError('refused', err.detail, { cause: err });
   }
   const e = err as { code?: string; message?: string };
   return new FetchError('network', `${e.code ?? 'error'}: ${e.message ?? String(err)}`, { cause: err });

@@ -95,11 +95,8 @@ export async function openSession(
       decisions.set(key, { kind: 'allowed', address: target.address });
       return target;
     } catch (err) {
-      if (err instanceof UrlRefusedError && err.reason === 'dns') {
-        const d: EgressDecision = { kind: 'unreachable', code: 'ENOTFOUND', detail: err.detail };
-        decisions.set(key, d);
-        return d;
-      }
+      // A name that does not resolve is refused like a private one (reason 'dns' in the log):
+      // two answers would tell a caller which names exist in our DNS (issue 26 §3).
       const reason = err instanceof UrlRefusedError ? err.reason : 'invalid';
       const detail = err instanceof UrlRefusedError ? err.detail : String(err);
       const d: EgressDecision = { kind: 'refused', reason, detail };

@@ -68,11 +68,13 @@ export function describeAuthSuite(route: ProtectedRoute): void {
       expect(res.headers['cache-control']).toBe('no-store');
       expect(res.headers.ratelimit).toBeUndefined();
     };
-    const expectOk = (res: LightMyRequestResponse) => {
+    // Signed URLs spend the key's own signed-URL budget, never the account's (issue 26 §3).
+    const expectOk = (res: LightMyRequestResponse, policy = '"pro";q=600;w=60') => {
       expect(res.statusCode, res.body.slice(0, 200)).toBe(200);
       expect(res.headers['content-type']).toBe('image/png');
-      expect(res.headers['ratelimit-policy']).toBe('"pro";q=600;w=60');
+      expect(res.headers['ratelimit-policy']).toBe(policy);
     };
+    const SIGNED_POLICY = '"pro-signed";q=600;w=60';
     const newKey = async (expiresAt?: number) =>
       t.modules.accounts.accounts.createKey({
         accountId: t.account.id,
@@ -144,14 +146,14 @@ export function describeAuthSuite(route: ProtectedRoute): void {
       });
 
       it('accepts a valid signed URL', async () => {
-        expectOk(await send({ url: signed(t.key.record.id, t.key.signingSecret) }));
+        expectOk(await send({ url: signed(t.key.record.id, t.key.signingSecret) }), SIGNED_POLICY);
       });
 
       it('refuses an expired signed URL', async () => {
         const url = signed(t.key.record.id, t.key.signingSecret, {
           expiresAt: Math.floor(clock.now() / 1000) + 10,
         });
-        expectOk(await send({ url }));
+        expectOk(await send({ url }), SIGNED_POLICY);
         clock.advance(10_000);
         expect401(await send({ url }));
       });
@@ -190,7 +192,7 @@ export function describeAuthSuite(route: ProtectedRoute): void {
       it('refuses a signed URL of a revoked key', async () => {
         const k = await newKey();
         const url = signed(k.record.id, k.signingSecret);
-        expectOk(await send({ url }));
+        expectOk(await send({ url }), SIGNED_POLICY);
         await t.modules.accounts.accounts.revokeKey(k.record.id);
         expect401(await send({ url }));
       });

@@ -48,8 +48,10 @@ describe('plans', () => {
       templates: ['blog'],
       screenshots: { viewports: ['og'], concurrency: 1, queue: 2, options: FREE },
       rateLimit: { requests: 60, windowSeconds: 60 },
+      signedRateLimit: { requests: 60, windowSeconds: 60 },
     });
     expect(plans.get('pro')?.rateLimit).toEqual({ requests: 600, windowSeconds: 60 });
+    expect(plans.get('pro')?.signedRateLimit).toEqual({ requests: 600, windowSeconds: 60 });
     expect(plans.get('pro')?.screenshots).toEqual({
       viewports: '*',
       concurrency: 4,
@@ -113,6 +115,8 @@ describe('plans', () => {
         expect([...plans.keys()]).toEqual(['free', 'pro', 'team']);
         expect(plans.get('free')?.screenshots).toBe(false);
         expect(plans.get('team')?.rateLimit.windowSeconds).toBe(3600);
+        // Left out: the signed-URL budget has rateLimit's numbers (counted apart).
+        expect(plans.get('team')?.signedRateLimit).toEqual({ requests: 5000, windowSeconds: 3600 });
       },
     );
   });
@@ -132,6 +136,17 @@ describe('plans', () => {
       [
         { gold: { templates: '*', screenshots: false, rateLimit: { requests: 0, windowSeconds: 1 } } },
         'rateLimit must be',
+      ],
+      [
+        {
+          gold: {
+            templates: '*',
+            screenshots: false,
+            rateLimit: { requests: 1, windowSeconds: 1 },
+            signedRateLimit: { requests: 5 },
+          },
+        },
+        'plan "gold": signedRateLimit must be { "requests": 1…1000000, "windowSeconds": 1…86400 }',
       ],
       [
         {

@@ -163,11 +163,12 @@ describe('the screenshot query the client sends', () => {
       keyId: 'key_abc',
       signingSecret: secret,
     });
-    const expiresAt = new Date(Date.UTC(2030, 0, 1));
+    // Every option includes fresh, which a signed URL may carry for 30 minutes at most.
+    const expiresAt = new Date(Date.now() + 20 * 60_000);
     const signed = await cs.signedScreenshotUrl(EVERY_OPTION, { expiresAt });
     expect(signed).toMatch(
       new RegExp(
-        `^https://cards\\.example\\.com/base/render/url\\?${EVERY_OPTION_QUERY.replace(/[.?*+^$[\]\\(){}|]/g, '\\$&')}&kid=key_abc&exp=1893456000&sig=[\\w-]{43}$`,
+        `^https://cards\\.example\\.com/base/render/url\\?${EVERY_OPTION_QUERY.replace(/[.?*+^$[\]\\(){}|]/g, '\\$&')}&kid=key_abc&exp=${Math.floor(expiresAt.getTime() / 1000)}&sig=[\\w-]{43}$`,
       ),
     );
     // The server's own canonical form and HMAC over the decoded parameters give the same sig.

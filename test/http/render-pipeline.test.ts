@@ -177,6 +177,25 @@ describe('the render pipeline', () => {
     ]);
   });
 
+  // Regression (issue 26 §3): `If-None-Match: *` on a cache miss captured, stored and answered
+  // 304, and was counted as not_modified: 5 real captures showed as 5 not_modified.
+  it('counts a render answered 304 (If-None-Match: * on a miss) as the render it was', async () => {
+    const results: Rendered[] = [
+      { kind: 'not-modified', etag: 'abc', cache: 'MISS', timings: {} },
+      { kind: 'not-modified', etag: 'abc', cache: 'HIT', timings: {} },
+    ];
+    const t = await pipelineApp(async () => results.shift()!);
+    open = t.app;
+    for (let i = 0; i < 2; i++) {
+      const res = await t.app.inject({ url: '/render/fake?q=a', headers: { 'if-none-match': '*' } });
+      expect(res.statusCode).toBe(304);
+    }
+    expect(t.trace.usage).toEqual([
+      ['acc_1', 'screenshot'],
+      ['acc_1', 'not_modified'],
+    ]);
+  });
+
   it('writes the log line from the record: the header values, rounded the same, and the cache status', async () => {
     const t = await pipelineApp(png('HIT'));
     open = t.app;

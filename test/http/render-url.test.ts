@@ -392,16 +392,18 @@ describe('GET /render/url: errors', () => {
     );
   });
 
-  it('502 when the host name does not resolve, directly or after a redirect', async () => {
+  // Regression (issue 26 §3): a public name that does not resolve was 502 "Could not resolve",
+  // one resolving to a private address 400: the difference mapped split-horizon DNS.
+  it('400 "not allowed" when the host name does not resolve, directly or after a redirect', async () => {
     await expectError(
       await shot({ url: 'http://no-such-host.invalid/' }),
-      502,
-      'Could not resolve the host name no-such-host.invalid',
+      400,
+      'url points to an address that is not allowed',
     );
     await expectError(
       await shot({ url: `${pages.url}/redirect?to=${encodeURIComponent('http://no-such-host.invalid/x')}` }),
-      502,
-      'Could not resolve the host name no-such-host.invalid',
+      400,
+      'url redirected to an address that is not allowed',
     );
   });
 

@@ -198,9 +198,10 @@ describe('themes', () => {
     expect(mine.statusCode).toBe(200);
     expect(mine.headers.etag).not.toBe(hostile.headers.etag);
     expect(await pixelAt(mine.rawPayload, 5, 5)).toEqual([128, 128, 128, 255]);
-    // theme=none gives the template's own look to the themed account, under the plain card's ETag.
+    // theme=none gives the template's own look to the themed account (under its own ETag:
+    // cards are scoped per account, issue 26 §3).
     const none = await post({ ...body, theme: 'none' }, key);
-    expect(none.headers.etag).toBe(mine.headers.etag);
+    expect(none.headers.etag).not.toBe(mine.headers.etag);
     expect(await pixelAt(none.rawPayload, 5, 5)).toEqual([128, 128, 128, 255]);
     // A new theme version is a new card.
     themes.set(other.id, { ...themes.get(other.id)!, background: '#00FF00', version: 'hostile-2' });

@@ -173,11 +173,20 @@ describe('createSafeFetcher', () => {
     await expect(fetcher().fetch(`${fx.url}/slow`, { signal: ac.signal })).rejects.toBe(reason);
   });
 
-  it('reports DNS failures and closed ports as network errors', async () => {
+  // Regression (issue 26 §3): a name that did not resolve was 'network' ("could not be reached"),
+  // one resolving to a private address 'refused': the difference mapped internal DNS.
+  it('reports DNS failures as refusals, like a private address, and closed ports as network errors', async () => {
     const nx: LookupFn = async () => {
       throw Object.assign(new Error('nx'), { code: 'ENOTFOUND' });
     };
-    expect((await failure(fetcher({ lookup: nx }).fetch('http://nx.example/'))).kind).toBe('network');
+    const priv: LookupFn = async () => [{ address: '10.1.2.3', family: 4 }];
+    const missing = await failure(fetcher({ lookup: nx }).fetch('http://nx.example/'));
+    const internal = await failure(fetcher({ lookup: priv }).fetch('http://db.example/'));
+    expect([missing.kind, missing.detail]).toEqual(['refused', 'cannot resolve nx.example: ENOTFOUND']);
+    expect([internal.kind, internal.detail]).toEqual([
+      'refused',
+      'db.example -> 10.1.2.3 is 10.0.0.0/8 (private)',
+    ]);
     const port = await closedPort();
     const err = await failure(fetcher({ allow: [`127.0.0.1:${port}`] }).fetch(`http://127.0.0.1:${port}/`));
     expect(err.kind).toBe('network');
@@ -216,6 +225,6 @@ describe('DNS rebinding', () => {
     expect(fx.requests.at(-1)!.headers.host).toBe(host);
     expect(fx.requests.at(-2)!.headers.host).toBe(host);
     // The third lookup is the rebinding answer: the next fetch fails at the guard.
-    expect((await failure(f.fetch(`http://${host}/image/png`))).kind).toBe('network');
+    expect((await failure(f.fetch(`http://${host}/image/png`))).kind).toBe('refused');
   });
 });

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { isId } from '../../auth/keys.js';
-import { signUrl } from '../../auth/signing.js';
+import { carriesFresh, FRESH_SIGNED_MAX_SECONDS, FRESH_SIGNED_REFUSED, signUrl } from '../../auth/signing.js';
 import { out, parseExpiry, report, required, UsageError } from '../admin.js';
 
 const HELP = `Sign a GET URL, for <meta property="og:image"> tags where no header can be sent.
@@ -13,7 +13,9 @@ the process list.
 
 Adds kid, exp and sig to the URL. Anyone holding the URL gets exactly that image until it
 expires (or the key is revoked); nobody can change its parameters. Default expiry: 365 days,
-since crawlers re-read og:image URLs long after a page is published. No database is needed.`;
+since crawlers re-read og:image URLs long after a page is published. No database is needed.
+A screenshot URL with fresh=true (a new capture on every request) is refused unless it expires
+within 30 minutes.`;
 
 /** `cardshot sign`. */
 export async function runSign(argv: string[]): Promise<number> {
@@ -48,6 +50,11 @@ export async function runSign(argv: string[]): Promise<number> {
       throw new UsageError(
         'the URL carries an API key (api_key=…): remove it; a signed URL is public and must not hold the key',
       );
+    }
+    // Every request to a URL with fresh=true is a capture the key's owner pays for.
+    const params = [...new URL(url, 'http://relative.invalid').searchParams.entries()];
+    if (carriesFresh(params) && expiresAt - Date.now() / 1000 > FRESH_SIGNED_MAX_SECONDS) {
+      throw new UsageError(`${FRESH_SIGNED_REFUSED} (--expires 30m)`);
     }
     const signed = signUrl(url, { keyId, signingSecret: secret, expiresAt });
     out(values.json ?? false, { url: signed, expiresAt: new Date(expiresAt * 1000).toISOString() }, signed);

@@ -6,7 +6,7 @@ import { parseTemplateRequest, type TemplateRequest } from '../../render/templat
 import type { CardResult, TemplateService } from '../../render/template/service.js';
 import type { TemplateRegistry } from '../../render/template/types.js';
 import type { UsageRecorder } from '../../usage/recorder.js';
-import { pngCacheControl, TEMPLATE_MAX_AGE } from '../cache-control.js';
+import { cardCacheControl } from '../cache-control.js';
 import { type RenderRoute, renderHandler } from '../render-pipeline.js';
 import { documentOnly } from '../schemas/common.js';
 import { renderTemplateGet, renderTemplatePost } from '../schemas/render.js';
@@ -30,8 +30,8 @@ export function registerTemplateRoutes(
       return { ...result, contentType: CONTENT_TYPES[result.format] };
     },
     usage: 'template',
-    // A signed answer is cacheable until its exp only, not for a year.
-    cacheControl: (_result, auth) => pngCacheControl(auth, TEMPLATE_MAX_AGE, { immutable: true }),
+    // A signed answer is cacheable until its exp only, not for a year; a themed one is revalidated.
+    cacheControl: (result, auth) => cardCacheControl(auth, result.themed),
     // takumi encodes the PNG inside its render call; the phase is named so a reader of the
     // header does not go looking for a missing encode step (JPEG, WebP, AVIF have their own).
     notes: (result): Record<string, string> =>

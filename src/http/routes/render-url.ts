@@ -1,8 +1,11 @@
 import type { FastifyInstance } from 'fastify';
+import type { AuthContext } from '../../auth/authenticate.js';
 import { assertScreenshotAllowed } from '../../auth/plans.js';
+import { FRESH_SIGNED_MAX_SECONDS, FRESH_SIGNED_REFUSED } from '../../auth/signing.js';
+import { AppError } from '../../errors.js';
 import { CONTENT_TYPES } from '../../render/format.js';
 import { optionsInUse } from '../../render/screenshot/options.js';
-import { parseScreenshotRequest } from '../../render/screenshot/request.js';
+import { parseScreenshotRequest, type ScreenshotRequest } from '../../render/screenshot/request.js';
 import type { ScreenshotService, ShotResult } from '../../render/screenshot/service.js';
 import type { UsageRecorder } from '../../usage/recorder.js';
 import { pngCacheControl } from '../cache-control.js';
@@ -23,7 +26,11 @@ export function registerScreenshotRoutes(
     '/render/url',
     documentOnly(renderUrl),
     renderHandler(app, deps.usage, {
-      parse: (req) => parseScreenshotRequest(req.query, deps.screenshots.viewports),
+      parse: (req) => {
+        const parsed = parseScreenshotRequest(req.query, deps.screenshots.viewports);
+        refuseLongFresh(parsed, req.auth);
+        return parsed;
+      },
       allow: (plan, parsed) =>
         assertScreenshotAllowed(plan, parsed.viewport.name, optionsInUse(parsed.options)),
       // The account scopes the cache and takes the capture from its share of the browser.
@@ -39,6 +46,20 @@ export function registerScreenshotRoutes(
       headers: shotHeaders,
     }),
   );
+}
+
+/**
+ * A signed URL is public and every request to one with `fresh` is a capture its owner pays for:
+ * refused (400) unless the URL expires within 30 minutes (a preview), whoever signed it.
+ */
+function refuseLongFresh(parsed: ScreenshotRequest, auth: AuthContext | null, now = Date.now()): void {
+  if (!parsed.options?.fresh || auth?.via !== 'signature') return;
+  const left = (auth.signatureExpiresAt ?? 0) - now / 1000;
+  if (left > FRESH_SIGNED_MAX_SECONDS) {
+    throw new AppError('bad_request', FRESH_SIGNED_REFUSED, {
+      detail: `key ${auth.keyId}, ${Math.round(left)} s left`,
+    });
+  }
 }
 
 /** Age and X-Target-Status on every answer; a full-page capture's height, and whether it was cut. */

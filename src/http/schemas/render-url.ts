@@ -4,6 +4,7 @@
  * the examples here.
  */
 import { Type } from 'typebox';
+import { FRESH_SIGNED_REFUSED } from '../../auth/signing.js';
 import { WAIT_UNTIL } from '../../render/screenshot/capture.js';
 import { DELAY_MAX_MS, TTL_MAX_SECONDS, TTL_MIN_SECONDS } from '../../render/screenshot/options.js';
 import { NOT_READY_MESSAGE } from '../../render/screenshot/refusals.js';
@@ -79,7 +80,7 @@ const OPTIONS = {
     }),
   ),
   fresh: flag(
-    'Capture again even when cached (the new capture replaces the cached one); plan-gated, counts as a capture.',
+    'Capture again even when cached (the new capture replaces the cached one); plan-gated, counts as a capture. Refused (400) in a signed URL that expires more than 30 minutes from now.',
   ),
 };
 
@@ -149,25 +150,29 @@ curl -sS -H "x-api-key: $CARDSHOT_KEY" 'http://localhost:3000/render/url?url=htt
       description: 'If-None-Match matched: no body.',
       headers: { ETag: pngHeaders('').ETag, Age: Type.Integer() },
     },
-    400: errorResponse('The query is not valid, or the URL points to an address that is not allowed.', {
-      missing: 'url is required (an absolute http or https URL)',
-      not_http: 'url must be an absolute http or https URL (for example https://example.com/)',
-      viewport: 'viewport must be one of: og, desktop, mobile (got "tablet")',
-      wait_until: 'waitUntil must be one of: load, domcontentloaded, networkidle (got "idle")',
-      unknown:
-        'Unknown query parameter "fullpage" (did you mean "fullPage"?). Allowed: url, viewport, waitUntil, fullPage, selector, waitForSelector, delay, darkMode, hideSelectors, blockAds, blockCookieBanners, scale, format, quality, ttl, fresh',
-      refused: 'url points to an address that is not allowed',
-      boolean: 'fullPage must be true or false (or 1 or 0) (got "yes")',
-      delay: 'delay must be a whole number of milliseconds from 0 to 10000 (got "20000")',
-      scale: 'scale must be 1, 2 or 3 (got "4")',
-      format: 'format must be one of: png, jpeg, webp, avif (got "gif")',
-      quality_png:
-        'quality applies to jpeg, webp and avif only; leave it out, or add format=jpeg, webp or avif',
-      ttl: 'ttl must be a whole number of seconds from 3600 to 2592000 (got "60")',
-      selector: 'selector must be a CSS selector: "a{color:red}" is not one (it contains "{")',
-      hide_selectors: 'hideSelectors must list at most 20 CSS selectors, comma-separated (got 21)',
-      twice: 'fullPage must be given once',
-    }),
+    400: errorResponse(
+      'The query is not valid, or the URL points to an address that is not allowed (or to a host name that does not resolve: the same answer).',
+      {
+        missing: 'url is required (an absolute http or https URL)',
+        not_http: 'url must be an absolute http or https URL (for example https://example.com/)',
+        viewport: 'viewport must be one of: og, desktop, mobile (got "tablet")',
+        wait_until: 'waitUntil must be one of: load, domcontentloaded, networkidle (got "idle")',
+        unknown:
+          'Unknown query parameter "fullpage" (did you mean "fullPage"?). Allowed: url, viewport, waitUntil, fullPage, selector, waitForSelector, delay, darkMode, hideSelectors, blockAds, blockCookieBanners, scale, format, quality, ttl, fresh',
+        refused: 'url points to an address that is not allowed',
+        boolean: 'fullPage must be true or false (or 1 or 0) (got "yes")',
+        delay: 'delay must be a whole number of milliseconds from 0 to 10000 (got "20000")',
+        scale: 'scale must be 1, 2 or 3 (got "4")',
+        format: 'format must be one of: png, jpeg, webp, avif (got "gif")',
+        quality_png:
+          'quality applies to jpeg, webp and avif only; leave it out, or add format=jpeg, webp or avif',
+        ttl: 'ttl must be a whole number of seconds from 3600 to 2592000 (got "60")',
+        selector: 'selector must be a CSS selector: "a{color:red}" is not one (it contains "{")',
+        hide_selectors: 'hideSelectors must list at most 20 CSS selectors, comma-separated (got 21)',
+        twice: 'fullPage must be given once',
+        fresh_signed: FRESH_SIGNED_REFUSED,
+      },
+    ),
     ...accessErrors(
       {
         screenshots: 'Screenshots are not available on your plan',
@@ -192,7 +197,6 @@ curl -sS -H "x-api-key: $CARDSHOT_KEY" 'http://localhost:3000/render/url?url=htt
       internal: 'Internal server error',
     }),
     502: errorResponse('The page could not be reached or crashed the browser.', {
-      dns: 'Could not resolve the host name example.invalid',
       refused: 'example.com:8443 refused the connection',
       tls: 'TLS handshake with example.com failed (ERR_CERT_AUTHORITY_INVALID)',
       crash: 'The browser crashed while rendering the page; retry later',

@@ -58,7 +58,10 @@ export function describeNetError(code: string, failedUrl: string): AppError {
   }
   switch (short) {
     case 'ERR_NAME_NOT_RESOLVED':
-      return new AppError('bad_gateway', `Could not resolve the host name ${host}`);
+      // The same answer as a private address: two would map our DNS (issue 26 §3).
+      return new AppError('bad_request', 'url points to an address that is not allowed', {
+        detail: `${short} for ${failedUrl.slice(0, 200)}`,
+      });
     case 'ERR_CONNECTION_REFUSED':
       return new AppError('bad_gateway', `${hostPort} refused the connection`);
     case 'ERR_CONNECTION_TIMED_OUT':

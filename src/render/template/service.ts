@@ -14,9 +14,13 @@ import { SIZES } from './sizes.js';
 import type { BuildContext, CardTheme, TemplateFields, TemplateRegistry, ThemeSource } from './types.js';
 
 /** What a card request resolves to: an image (from cache or fresh; PNG unless asked) or "you already have it". */
-export type CardResult =
-  | { kind: 'not-modified'; etag: string; format: ImageFormat; timings: Timings }
-  | { kind: 'png'; etag: string; format: ImageFormat; body: Buffer; cache: 'HIT' | 'MISS'; timings: Timings };
+export type CardResult = {
+  etag: string;
+  format: ImageFormat;
+  timings: Timings;
+  /** Drawn with the account's brand theme: it changes when the theme does, at the same URL. */
+  themed: boolean;
+} & ({ kind: 'not-modified' } | { kind: 'png'; body: Buffer; cache: 'HIT' | 'MISS' });
 
 /** Milliseconds per phase, for Server-Timing (`encode` only for JPEG, WebP and AVIF). */
 export type Timings = Partial<
@@ -93,10 +97,14 @@ export function createTemplateService(deps: Deps): TemplateService {
       ...(req.output ? [[req.output.format, req.output.quality ?? null]] : []),
       ...(req.size !== 'og' ? [['size', req.size]] : []),
       ...(theme ? [['theme', theme.version]] : []),
+      // The account scopes the card (cache entry and ETag): otherwise X-Cache: HIT, a 304 on a
+      // known ETag, or a fast answer told any key holder what another account rendered, themed
+      // cards included (anyone can copy a theme's public colours, font and logo). Issue 26 §3.
+      ...(account !== undefined ? [['account', account]] : []),
     ];
     const etag = createHash('sha256').update(JSON.stringify(identity)).digest('hex').slice(0, 40);
     const ctx: BuildContext = { size: SIZES[req.size], ...(theme ? { theme } : {}) };
-    return { def, etag, artworkBytes, timings, release, ctx };
+    return { def, etag, artworkBytes, timings, release, ctx, themed: theme !== undefined };
   }
 
   return {
@@ -118,18 +126,18 @@ export function createTemplateService(deps: Deps): TemplateService {
 
   async function resolveIdentified(
     req: TemplateRequest,
-    { def, etag, artworkBytes, timings, ctx }: Omit<Awaited<ReturnType<typeof identify>>, 'release'>,
+    { def, etag, artworkBytes, timings, ctx, themed }: Omit<Awaited<ReturnType<typeof identify>>, 'release'>,
     opts: { ifNoneMatch?: string },
   ): Promise<CardResult> {
     const format = req.output?.format ?? 'png';
     if (opts.ifNoneMatch !== undefined && etagMatches(opts.ifNoneMatch, etag)) {
-      return { kind: 'not-modified', etag, format, timings };
+      return { kind: 'not-modified', etag, format, timings, themed };
     }
 
     const lookupStart = performance.now();
     const hit = await deps.cache.get(etag);
     timings.cache = performance.now() - lookupStart;
-    if (hit) return { kind: 'png', etag, format, body: hit.body, cache: 'HIT', timings };
+    if (hit) return { kind: 'png', etag, format, body: hit.body, cache: 'HIT', timings, themed };
 
     const joined = performance.now();
     const { value, shared } = await flight.do(etag, async () => {
@@ -171,6 +179,7 @@ export function createTemplateService(deps: Deps): TemplateService {
       kind: 'png',
       etag,
       format,
+      themed,
       body: value.body,
       cache: 'MISS',
       // A request that joined an identical render already running reports how long it waited

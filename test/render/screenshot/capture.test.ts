@@ -186,15 +186,15 @@ describe('capturePage: a page that stalls', () => {
 });
 
 describe('capturePage: a page that errors', () => {
-  it('answers 502 naming a host that does not resolve', async () => {
+  it('answers a host that does not resolve like a refused address (400, generic)', async () => {
     const { lease, page } = fakeLease();
     page.onGoto = async (url) => {
       page.fail(url, 'net::ERR_NAME_NOT_RESOLVED');
       throw new Error(`page.goto: net::ERR_NAME_NOT_RESOLVED at ${url}`);
     };
     expect(await failure(capturePage(lease, input()))).toEqual({
-      status: 502,
-      message: 'Could not resolve the host name site.test',
+      status: 400,
+      message: 'url points to an address that is not allowed',
     });
   });
 

@@ -154,8 +154,27 @@ function checkFields(raw: unknown): Record<string, FieldSpec> {
     }
     out[name] = checkSpec(name, spec);
   }
+  const total = Object.values(out).reduce((n, s) => n + (s.type === 'text' ? s.maxLength : 0), 0);
+  if (total > TEXT_TOTAL_MAX) {
+    throw new DeclarationError(
+      ['fields'],
+      `the text fields' maxLength values add up to ${total}; at most ${TEXT_TOTAL_MAX} in all (one card's text is laid out in one go)`,
+    );
+  }
   return out;
 }
+
+/**
+ * The most characters a text field may declare, and all of a template's text fields together.
+ * Text is fitted on the event loop (segmented and measured once per size tried and per step of
+ * the cut), so its cost grows faster than its length: one 10,000-character field blocked every
+ * other request for 0.5-0.9 s here, 1.6-1.9 s on a busier machine. At 500 characters of emoji
+ * (the costliest text) one field takes 8-48 ms of CPU (1,000: 18-60 ms, 10,000: 287-354 ms);
+ * the total keeps a template of many fields within two such layouts
+ * (docs/reliability.md, test/render/template/layout-stall.test.ts).
+ */
+export const TEXT_MAX_LENGTH = 500;
+export const TEXT_TOTAL_MAX = 1000;
 
 function checkSpec(name: string, raw: unknown): FieldSpec {
   const at = ['fields', name];
@@ -186,8 +205,12 @@ type Fail = (key: string, message: string) => Error;
 /** Each type's own keys. */
 const TYPE_CHECKS: Record<FieldSpec['type'], (s: Record<string, unknown>, fail: Fail) => void> = {
   text(s, fail) {
-    if (!Number.isInteger(s.maxLength) || (s.maxLength as number) < 1 || (s.maxLength as number) > 10_000) {
-      throw fail('maxLength', 'a text field needs maxLength, a whole number from 1 to 10000');
+    if (
+      !Number.isInteger(s.maxLength) ||
+      (s.maxLength as number) < 1 ||
+      (s.maxLength as number) > TEXT_MAX_LENGTH
+    ) {
+      throw fail('maxLength', `a text field needs maxLength, a whole number from 1 to ${TEXT_MAX_LENGTH}`);
     }
     if (
       s.default !== undefined &&
