@@ -1,4 +1,3 @@
-import { type FSWatcher, watch as fsWatch } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -6,6 +5,7 @@ import { ConfigError } from '../../../config/load.js';
 import type { TemplateDefinition, TemplateRegistry } from '../types.js';
 import { TemplateFileError, where } from './errors.js';
 import { loadTemplateFile, templateNameOf } from './load.js';
+import { watchTrees } from './watch.js';
 
 export interface FileRegistryOptions {
   /**
@@ -65,8 +65,6 @@ export async function createFileRegistry(opts: FileRegistryOptions): Promise<Tem
     names = Object.freeze(ordered.map((t) => t.name));
   }
 
-  const watchers: FSWatcher[] = [];
-  let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   let closed = false;
   const reload = async () => {
@@ -83,31 +81,25 @@ export async function createFileRegistry(opts: FileRegistryOptions): Promise<Tem
         `template not reloaded${kept ? ' (the previous version stays)' : ''}: ${message}`,
       );
     }
-    const changed =
-      next.loaded.size !== previous.size ||
-      [...next.loaded].some(
-        ([n, t]) => previous.get(n)?.hash !== t.hash || previous.get(n)?.source !== t.source,
-      );
-    if (!changed) return;
+    const changes = changesBetween(previous, next.loaded);
+    if (changes.length === 0) return;
     install(next.loaded);
-    opts.log.info({ templates: names }, 'templates reloaded');
+    for (const c of changes) opts.log.info({ template: c.name, file: c.file }, c.message);
     for (const listener of listeners) listener();
   };
-  const schedule = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      running = running.then(reload).catch((err) => opts.log.error({ err }, 'template reload failed'));
-    }, opts.debounceMs ?? DEBOUNCE_MS);
-  };
-  if (opts.watch) {
-    for (const dir of dirs) {
-      try {
-        watchers.push(fsWatch(dir, { recursive: true }, schedule));
-      } catch (err) {
-        if (!isMissing(err)) throw err;
-      }
-    }
-  }
+  const watcher = opts.watch
+    ? watchTrees(dirs, {
+        debounceMs: opts.debounceMs ?? DEBOUNCE_MS,
+        onChange: () => {
+          running = running.then(reload).catch((err) => opts.log.error({ err }, 'template reload failed'));
+        },
+        onError: (dir, err) =>
+          opts.log.warn(
+            { dir, err: err.message },
+            `${where(dir)} is not watched: edits there need a restart`,
+          ),
+      })
+    : undefined;
 
   return {
     get: (name) => byName.get(name),
@@ -119,11 +111,31 @@ export async function createFileRegistry(opts: FileRegistryOptions): Promise<Tem
     },
     async close() {
       closed = true;
-      clearTimeout(timer);
-      for (const w of watchers) w.close();
+      watcher?.close();
       await running;
     },
   };
+}
+
+/** What a reload changed, one log line each: `template "event" reloaded from data/templates/event.tsx`. */
+function changesBetween(
+  before: ReadonlyMap<string, TemplateDefinition>,
+  after: ReadonlyMap<string, TemplateDefinition>,
+): Array<{ name: string; file: string; message: string }> {
+  const out: Array<{ name: string; file: string; message: string }> = [];
+  for (const [name, t] of after) {
+    const was = before.get(name);
+    if (!was) out.push({ name, file: t.source, message: `template "${name}" added from ${where(t.source)}` });
+    else if (was.hash !== t.hash || was.source !== t.source) {
+      out.push({ name, file: t.source, message: `template "${name}" reloaded from ${where(t.source)}` });
+    }
+  }
+  for (const [name, t] of before) {
+    if (!after.has(name)) {
+      out.push({ name, file: t.source, message: `template "${name}" removed (${where(t.source)} is gone)` });
+    }
+  }
+  return out;
 }
 
 /**
