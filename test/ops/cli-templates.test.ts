@@ -105,6 +105,38 @@ describe('npx cardshot templates', () => {
     }
   });
 
+  it('new refuses a built-in name; a broken file fails check and --template checks it alone', async () => {
+    const target = path.join(dir, 'broken-dir');
+    const blog = await run('templates', 'new', 'blog', '--dir', target);
+    expect(blog.code).toBe(1);
+    expect(blog.stderr).toBe(
+      `cardshot templates: "blog" is a built-in template's name (blog, product, saas); choose another name\n`,
+    );
+    await expect(readFile(path.join(target, 'blog.tsx'))).rejects.toThrow(/ENOENT/);
+
+    expect((await run('templates', 'new', 'event', '--dir', target)).code).toBe(0);
+    const file = path.join(target, 'event.tsx');
+    await writeFile(file, (await readFile(file, 'utf8')).replace('render: (fields', 'render: (fields,,'));
+    const one = await run('templates', 'check', '--dir', target, '--template', 'event');
+    expect(one.code).toBe(1);
+    expect(one.stderr).toBe('');
+    expect(one.stdout).toMatch(
+      /^FAIL event: broken-dir\/event\.tsx:\d+:\d+: .+\n\n1 template file broken\n$/,
+    );
+    const json = await run('templates', 'check', '--dir', target, '--json', '--template', 'event');
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      ok: false,
+      results: [],
+      broken: [{ template: 'event', source: file }],
+    });
+    const list = await run('templates', 'list', '--dir', target);
+    expect(list.code).toBe(0);
+    expect(list.stderr).toMatch(
+      /^cardshot templates: left out, does not load: broken-dir\/event\.tsx:\d+:\d+: /,
+    );
+  });
+
   it('new: without --dir, writes into templates/ in the data dir', async () => {
     const r = await run('templates', 'new', 'event');
     expect(r.code).toBe(0);
@@ -153,7 +185,7 @@ describe('npx cardshot render follows the declaration', () => {
     const bad = await run('render', 'blog', '--headline', 'x');
     expect(bad.code).toBe(2);
     expect(bad.stderr.split('\n')[0]).toBe(
-      'cardshot render: unknown option --headline; blog takes: --title, --subtitle, --brand, --size, --no-theme',
+      'cardshot render: unknown option --headline; blog takes: --title, --subtitle, --brand, --size, --account, --no-theme',
     );
   }, 60_000);
 });

@@ -18,6 +18,8 @@ export interface FileRegistryOptions {
   /** Leave a broken template out with a warning instead of stopping the start. */
   skipBroken: boolean;
   log: Logger;
+  /** With `skipBroken`: told of each file left out at start, instead of a warning in the log. */
+  onSkipped?: (file: string, message: string) => void;
   /** Debounce of file events, in ms. */
   debounceMs?: number;
 }
@@ -55,7 +57,8 @@ export async function createFileRegistry(opts: FileRegistryOptions): Promise<Tem
         `${message}${more}; fix it, or start with --skip-broken-templates to leave it out`,
       );
     }
-    opts.log.warn({ file }, `template left out (--skip-broken-templates): ${message}`);
+    if (opts.onSkipped) opts.onSkipped(file, message);
+    else opts.log.warn({ file }, `template left out (--skip-broken-templates): ${message}`);
   }
   install(first.loaded);
 
@@ -158,10 +161,14 @@ async function scan(
       const name = templateNameOf(file)!;
       const clash = taken.get(name);
       if (clash !== undefined) {
+        // Broken like any other file, not a throw: `templates check` reports it with the rest,
+        // a reload logs it and keeps serving, and the start still stops on it.
         const other = builtinDir && inside(clash, builtinDir) ? 'a built-in template' : where(clash);
-        throw new ConfigError(
+        broken.set(
+          file,
           `${where(file)}: template "${name}" is already defined by ${other}; rename the file (its name is the template's name)`,
         );
+        return;
       }
       taken.set(name, file);
       if (r.status === 'rejected') {
