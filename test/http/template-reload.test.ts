@@ -134,4 +134,22 @@ describe('data/templates/ that does not exist when the server starts', () => {
     await logged(`template "event" added from ${where(file)}`, 2);
     expect((await get({ template: 'event', title: 'x' })).statusCode).toBe(200);
   });
+
+  it('a templates folder moved away and made anew at once is watched anew: later edits are seen', async () => {
+    const file = path.join(dir, 'event.tsx');
+    const reloads = () =>
+      t.logs.filter((l) => l.msg === `template "event" reloaded from ${where(file)}`).length;
+    const before = reloads();
+    // Within one debounce: the watch on the old folder's inode would keep reporting the old one.
+    await rename(dir, `${dir}-old`);
+    await mkdir(dir);
+    await writeFile(file, design('#445566'));
+    await logged(`template "event" reloaded from ${where(file)}`, before + 1);
+    await saveByRename(file, design('#778899'));
+    await logged(`template "event" reloaded from ${where(file)}`, before + 2);
+    expect(await pixelAt((await get({ template: 'event', title: 'x' })).rawPayload, 5, 5)).toEqual([
+      0x77, 0x88, 0x99, 255,
+    ]);
+    await rm(`${dir}-old`, { recursive: true, force: true });
+  });
 });

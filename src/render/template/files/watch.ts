@@ -33,9 +33,17 @@ const MAX_DEPTH = 4;
 /** A bound on watches per root, so a huge tree dropped in by mistake cannot exhaust inotify. */
 const MAX_DIRS = 200;
 
+/** One directory's watch: its inode (a folder moved away and made anew is a new one) and filter. */
+interface Watch {
+  watcher: FSWatcher;
+  ino: number;
+  /** The one entry whose events count (an ancestor's or a root's parent), or null for all. */
+  only: string | null;
+}
+
 /** Watches `roots` (each a directory that may not exist yet) and everything below them. */
 export function watchTrees(roots: readonly string[], opts: TreeWatchOptions): TreeWatcher {
-  const watchers = new Map<string, FSWatcher>();
+  const watches = new Map<string, Watch>();
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
   let relevant = false;
@@ -43,11 +51,10 @@ export function watchTrees(roots: readonly string[], opts: TreeWatchOptions): Tr
   const fire = () => {
     timer = undefined;
     if (closed) return;
-    const before = new Set(watchers.keys());
-    sync();
-    // A root that appeared (or a subfolder) is news even if its own files raised no event yet.
-    const grew = [...watchers.keys()].some((d) => !before.has(d));
-    if (relevant || grew) {
+    // A root that appeared, was replaced or gained a subfolder is news even if no file in it
+    // raised an event yet.
+    const moved = sync();
+    if (relevant || moved) {
       relevant = false;
       opts.onChange();
     }
@@ -58,34 +65,42 @@ export function watchTrees(roots: readonly string[], opts: TreeWatchOptions): Tr
     else timer.refresh();
   };
 
-  /** Watch exactly the directories wanted now: each root's tree, or the ancestor it will appear in. */
-  function sync(): void {
+  /** Watches exactly the directories wanted now; true when that set (or an inode) changed. */
+  function sync(): boolean {
     const wanted = wantedDirs(roots);
-    for (const [dir, w] of watchers) {
-      if (!wanted.has(dir)) {
-        w.close();
-        watchers.delete(dir);
+    let changed = false;
+    for (const [dir, w] of watches) {
+      const want = wanted.get(dir);
+      if (want === undefined || want !== w.only || inodeOf(dir) !== w.ino) {
+        w.watcher.close();
+        watches.delete(dir);
+        changed = true;
       }
     }
-    for (const [dir, accepts] of wanted) {
-      if (!watchers.has(dir)) open(dir, accepts);
+    for (const [dir, only] of wanted) {
+      if (!watches.has(dir) && open(dir, only)) changed = true;
     }
+    return changed;
   }
 
-  function open(dir: string, accepts: (file: string | null) => boolean): void {
+  function open(dir: string, only: string | null): boolean {
     try {
-      const w = fsWatch(dir, { persistent: false }, (_event, file) => {
-        if (accepts(file === null ? null : String(file))) schedule(isDirTree(dir, roots));
+      const ino = inodeOf(dir);
+      const watcher = fsWatch(dir, { persistent: false }, (_event, file) => {
+        if (only === null) schedule(true);
+        else if (file === null || String(file) === only) schedule(false);
       });
       // A watched directory that is removed ends its watch; the next sync looks again.
-      w.on('error', () => {
-        w.close();
-        if (watchers.get(dir) === w) watchers.delete(dir);
+      watcher.on('error', () => {
+        watcher.close();
+        if (watches.get(dir)?.watcher === watcher) watches.delete(dir);
         schedule(true);
       });
-      watchers.set(dir, w);
+      watches.set(dir, { watcher, ino, only });
+      return true;
     } catch (err) {
       if (!isMissing(err)) opts.onError(dir, err as Error);
+      return false;
     }
   }
 
@@ -94,33 +109,31 @@ export function watchTrees(roots: readonly string[], opts: TreeWatchOptions): Tr
     close() {
       closed = true;
       clearTimeout(timer);
-      for (const w of watchers.values()) w.close();
-      watchers.clear();
+      for (const w of watches.values()) w.watcher.close();
+      watches.clear();
     },
   };
 }
 
-/** Each directory to watch, with which of its entries' events count. */
-function wantedDirs(roots: readonly string[]): Map<string, (file: string | null) => boolean> {
-  const wanted = new Map<string, (file: string | null) => boolean>();
+/**
+ * Each directory to watch, with the one entry whose events count (null: all). A root that exists:
+ * its tree, and its parent for the root's own name (a root moved away and made anew). One that
+ * does not: its nearest existing ancestor, for the entry that leads to it. Only that entry
+ * matters there: the data dir's own files (the SQLite database, the disk cache) change all the
+ * time.
+ */
+function wantedDirs(roots: readonly string[]): Map<string, string | null> {
+  const wanted = new Map<string, string | null>();
   for (const root of roots) {
-    if (isDir(root)) {
-      for (const dir of treeOf(root)) wanted.set(dir, () => true);
-      continue;
-    }
-    const { ancestor, next } = nearestExisting(root);
-    // Only the entry on the way to the root matters: the data dir's own files (the SQLite
-    // database, the disk cache) change all the time.
-    if (ancestor !== undefined && !wanted.has(ancestor)) {
-      wanted.set(ancestor, (file) => file === null || file === next);
-    }
+    if (isDir(root)) for (const dir of treeOf(root)) wanted.set(dir, null);
+  }
+  for (const root of roots) {
+    const { ancestor, next } = isDir(root)
+      ? { ancestor: path.dirname(path.resolve(root)), next: path.basename(path.resolve(root)) }
+      : nearestExisting(root);
+    if (ancestor !== undefined && next !== undefined && !wanted.has(ancestor)) wanted.set(ancestor, next);
   }
   return wanted;
-}
-
-/** Whether `dir` is inside one of the roots (its events are template edits, not an ancestor's). */
-function isDirTree(dir: string, roots: readonly string[]): boolean {
-  return roots.some((r) => dir === path.resolve(r) || dir.startsWith(`${path.resolve(r)}${path.sep}`));
 }
 
 /** `root` and its subdirectories (hidden ones and node_modules left out), breadth first, bounded. */
@@ -155,6 +168,14 @@ function nearestExisting(root: string): { ancestor?: string; next?: string } {
     if (parent === child) return {};
     if (isDir(parent)) return { ancestor: parent, next: path.basename(child) };
     child = parent;
+  }
+}
+
+function inodeOf(p: string): number {
+  try {
+    return statSync(p).ino;
+  } catch {
+    return -1;
   }
 }
 
