@@ -83,7 +83,8 @@ describe('npx cardshot templates', () => {
     const text = await readFile(file, 'utf8');
     const starter = await readFile(path.join(root, 'src/render/template/starter/starter.tsx'), 'utf8');
     expect(text).toBe(starter.replaceAll('__NAME__', 'launch-2'));
-    expect(text).toContain("import { defineTemplate, Text } from 'cardshot/template';");
+    expect(text).toMatch(/^import \{[^}]*\bdefineTemplate,[^}]*\bText,[^}]*\} from 'cardshot\/template';$/m);
+    expect(text).toContain('theme: true,');
     expect(text).toContain("sizes: ['og', 'twitter', 'square', 'linkedin', 'story'],");
     expect(text).toContain("type: 'color'");
     expect(text).not.toContain('__NAME__');
