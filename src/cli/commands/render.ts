@@ -14,7 +14,7 @@ import { openTemplates } from '../templates/registry.js';
 
 const HELP = `Render cards locally, without a server.
 
-  npx cardshot render <template> --title "…" [--<field> value …] [--size square] [-o card.png]
+  npx cardshot render <template> --title "…" [--<field> value …] [--size square] [--account <id|email>] [-o card.png]
   npx cardshot render --batch cards.json|cards.csv --out-dir dir/ [--concurrency N]
   npx cardshot render --help --template <template>    that template's fields and sizes
 
