@@ -150,7 +150,9 @@ describe('the registry from files', () => {
     });
     expect(registry.get('blog')?.source).toBe(path.join(builtinTemplatesDir(), 'blog.tsx'));
     expect(skipped).toEqual([
-      expect.stringMatching(/^blog\.tsx .*blog\.tsx: template "blog" is already defined by a built-in template/),
+      expect.stringMatching(
+        /^blog\.tsx .*blog\.tsx: template "blog" is already defined by a built-in template/,
+      ),
     ]);
     await registry.close();
   });
