@@ -46,7 +46,8 @@ async function saveByRename(file: string, text: string): Promise<void> {
 
 /** Waits until `count` log lines say exactly `message`. */
 async function logged(message: string, count = 1): Promise<void> {
-  for (let i = 0; i < 200; i++) {
+  // Generous: other test files load the 2 cores while this one waits for file events.
+  for (let i = 0; i < 400; i++) {
     if (t.logs.filter((l) => l.msg === message).length >= count) return;
     await new Promise((r) => setTimeout(r, 25));
   }
