@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scaffoldTemplate } from '../../../src/cli/templates/new.js';
 import { loadTemplateFile } from '../../../src/render/template/files/load.js';
@@ -10,6 +12,7 @@ import { SIZES } from '../../../src/render/template/sizes.js';
 import { contrast } from '../../../src/render/template/theme.js';
 import type { CardTheme, SizeName, TemplateDefinition } from '../../../src/render/template/types.js';
 import { sharedEngine } from '../../helpers/engine.js';
+import { pixelAt } from '../../helpers/png.js';
 import { decode } from './pixels.js';
 
 // The file `templates new` writes, loaded and drawn by the real loader and renderer: it draws
@@ -112,5 +115,22 @@ describe('the starter template', () => {
     };
     expect(await band({})).toBe(t.accent);
     expect(await band({ accent: '#DC2626' })).toBe('#DC2626');
+  });
+
+  it("draws the theme's logo, contained, where its own accent mark was", async () => {
+    const data = await sharp({ create: { width: 400, height: 100, channels: 4, background: '#336699' } })
+      .png()
+      .toBuffer();
+    const sha256 = createHash('sha256').update(data).digest('hex');
+    const t = { ...THEMES[0]![1], logo: { data, width: 400, height: 100, sha256 }, version: 'logo-1' };
+    const { png } = await renderer.render(
+      'event',
+      { title: 'x', brand: 'Acme' },
+      { ctx: { size: SIZES.og, theme: t } },
+    );
+    const pad = Math.round(630 * 0.09);
+    // 400×100 contained in 176×44: 176 wide, from the left padding.
+    expect(await pixelAt(png, pad + 170, pad + 22)).toEqual([0x33, 0x66, 0x99, 255]);
+    expect(await pixelAt(png, pad + 5, pad + 22)).toEqual([0x33, 0x66, 0x99, 255]);
   });
 });
