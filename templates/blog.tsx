@@ -13,8 +13,10 @@ import {
   image,
   mutedTone,
   onColor,
-  paragraph,
   richText,
+  Text,
+  type TextProps,
+  textHeight,
   themeKey,
   themeLogo,
 } from 'cardshot/template';
@@ -64,48 +66,37 @@ export default defineTemplate({
     const dir = detectDirection(fields.title);
     const topRow = Math.max(TOP_ROW, L.mark);
 
-    const subtitle = fields.subtitle
-      ? paragraph(
-          fields.subtitle,
-          {
-            box: {
-              face: 'sans-400',
-              steps: L.subtitleSteps,
-              width: L.subtitleWidth,
-              height: L.subtitleHeight,
-              lineHeight: 1.4,
-            },
-            family: FAMILY.sans,
-            weight: 400,
-            color: p.muted,
-            align: dir,
-            balance: true,
-          },
-          bag(),
-        )
-      : undefined;
-    const subtitleHeight = subtitle ? subtitle.height + L.gap : 0;
+    const subtitle: TextProps = {
+      box: {
+        face: 'sans-400',
+        steps: L.subtitleSteps,
+        width: L.subtitleWidth,
+        height: L.subtitleHeight,
+        lineHeight: 1.4,
+      },
+      color: p.muted,
+      align: dir,
+      balance: true,
+    };
+    // The title gets what the subtitle leaves: its fitted height, not its box's.
+    const subtitleHeight = fields.subtitle ? textHeight(fields.subtitle, subtitle) + L.gap : 0;
     const contentHeight = size.height - L.padTop - L.padBottom - topRow - L.breathe;
 
     const face = headlineFace(theme, SERIF);
-    const title = paragraph(
-      fields.title,
-      {
-        box: {
-          face: face.face,
-          steps: L.titleSteps,
-          width: L.titleWidth,
-          height: contentHeight - subtitleHeight,
-          lineHeight: 1.1,
-          letterSpacing: face.face === 'serif-700' ? -0.012 : -0.024,
-        },
-        family: face.family,
-        weight: face.weight,
-        color: p.ink,
-        balance: true,
+    const title: TextProps = {
+      box: {
+        face: face.face,
+        steps: L.titleSteps,
+        width: L.titleWidth,
+        height: contentHeight - subtitleHeight,
+        lineHeight: 1.1,
+        letterSpacing: face.face === 'serif-700' ? -0.012 : -0.024,
       },
-      bag(),
-    );
+      family: face.family,
+      weight: face.weight,
+      color: p.ink,
+      balance: true,
+    };
 
     const padding =
       L.padTop === L.padBottom ? `${L.padTop}px ${L.padX}px` : `${L.padTop}px ${L.padX}px ${L.padBottom}px`;
@@ -133,8 +124,8 @@ export default defineTemplate({
           <TopMark brand={fields.brand} theme={theme} L={L} p={p} />
         </div>
         <div style={{ display: 'flex', flexDirection: 'column', gap: L.gap, position: 'relative' }}>
-          {title.node}
-          {subtitle?.node}
+          <Text {...title}>{fields.title}</Text>
+          {fields.subtitle ? <Text {...subtitle}>{fields.subtitle}</Text> : null}
         </div>
       </div>
     );

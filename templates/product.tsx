@@ -1,5 +1,4 @@
 import {
-  bag,
   type CardSize,
   type Child,
   defineTemplate,
@@ -7,8 +6,10 @@ import {
   FAMILY,
   headlineFace,
   image,
-  paragraph,
   type Style,
+  Text,
+  type TextProps,
+  textHeight,
   themeKey,
 } from 'cardshot/template';
 import { stageDecor } from './_product-decor.js';
@@ -44,45 +45,35 @@ export default defineTemplate({
     const textArea = textBox(size, L);
     const textWidth = L.kind === 'row' ? textArea.width - L.pad - L.gutter : textArea.width - 2 * L.pad;
 
-    const subtitle = fields.subtitle
-      ? paragraph(
-          fields.subtitle,
-          {
-            box: {
-              face: 'sans-400',
-              steps: L.subtitleSteps,
-              width: textWidth - 20,
-              height: L.subtitleHeight,
-              lineHeight: 1.45,
-            },
-            family: FAMILY.sans,
-            weight: 400,
-            color: p.muted,
-            align: dir,
-            balance: true,
-          },
-          bag(),
-        )
-      : undefined;
-    const face = headlineFace(theme, SANS);
-    const title = paragraph(
-      fields.title,
-      {
-        box: {
-          face: face.face,
-          steps: L.titleSteps,
-          width: textWidth,
-          height: titleRoom(size, L) - (subtitle ? subtitle.height + L.gap : 0),
-          lineHeight: face.face === 'sans-800' ? 1.06 : 1.1,
-          letterSpacing: face.face === 'sans-800' ? -0.028 : -0.012,
-        },
-        family: face.family,
-        weight: face.weight,
-        color: p.ink,
-        balance: true,
+    const subtitle: TextProps = {
+      box: {
+        face: 'sans-400',
+        steps: L.subtitleSteps,
+        width: textWidth - 20,
+        height: L.subtitleHeight,
+        lineHeight: 1.45,
       },
-      bag(),
-    );
+      color: p.muted,
+      align: dir,
+      balance: true,
+    };
+    // The title gets what the subtitle leaves: its fitted height, not its box's.
+    const subtitleHeight = fields.subtitle ? textHeight(fields.subtitle, subtitle) + L.gap : 0;
+    const face = headlineFace(theme, SANS);
+    const title: TextProps = {
+      box: {
+        face: face.face,
+        steps: L.titleSteps,
+        width: textWidth,
+        height: titleRoom(size, L) - subtitleHeight,
+        lineHeight: face.face === 'sans-800' ? 1.06 : 1.1,
+        letterSpacing: face.face === 'sans-800' ? -0.028 : -0.012,
+      },
+      family: face.family,
+      weight: face.weight,
+      color: p.ink,
+      balance: true,
+    };
 
     const top = fields.brand ? (
       <BrandPill brand={fields.brand} width={textWidth - 60} L={L} p={p} theme={theme} />
@@ -91,8 +82,8 @@ export default defineTemplate({
     );
     const words = (
       <div style={{ display: 'flex', flexDirection: 'column', gap: L.gap }}>
-        {title.node}
-        {subtitle?.node}
+        <Text {...title}>{fields.title}</Text>
+        {fields.subtitle ? <Text {...subtitle}>{fields.subtitle}</Text> : null}
       </div>
     );
     const box = stageBox(size, L);
@@ -148,7 +139,7 @@ function titleRoom(size: CardSize, L: ProductLayout): number {
   return size.height - L.stage - L.pad - L.padBottom - (L.topRow + L.gap);
 }
 
-interface TextProps {
+interface ColumnProps {
   size: CardSize;
   L: ProductLayout;
   top: Child;
@@ -163,7 +154,7 @@ const slot = (L: ProductLayout, alignItems: string): Style => ({
 });
 
 /** Wide cards: brand on top, words in the middle, the accent bar (`children`) at the foot. */
-function RowText({ size, L, dir, top, words, children }: TextProps & { dir: string; children: Child }) {
+function RowText({ size, L, dir, top, words, children }: ColumnProps & { dir: string; children: Child }) {
   const { pad, gutter } = L;
   return (
     <div
@@ -186,7 +177,7 @@ function RowText({ size, L, dir, top, words, children }: TextProps & { dir: stri
 }
 
 /** Square and story: brand, then the words, under the stage. */
-function StackText({ size, L, top, words }: TextProps) {
+function StackText({ size, L, top, words }: ColumnProps) {
   return (
     <div
       style={{

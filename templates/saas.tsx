@@ -14,8 +14,10 @@ import {
   headlineFace,
   image,
   onColor,
-  paragraph,
   richText,
+  Text,
+  type TextProps,
+  textHeight,
   themeKey,
   themeLogo,
 } from 'cardshot/template';
@@ -58,50 +60,39 @@ export default defineTemplate({
     const textWidth = withShot ? L.shotTextWidth : L.plainTextWidth;
     const column = columnBox(size, L, withShot);
 
-    const subtitle = fields.subtitle
-      ? paragraph(
-          fields.subtitle,
-          {
-            box: {
-              face: 'sans-400',
-              steps: L.subtitleSteps,
-              width: textWidth - 20,
-              height: L.subtitleHeight,
-              lineHeight: 1.45,
-            },
-            family: FAMILY.sans,
-            weight: 400,
-            color: c.muted,
-            align: dir,
-            balance: true,
-          },
-          bag(),
-        )
-      : undefined;
+    const subtitle: TextProps = {
+      box: {
+        face: 'sans-400',
+        steps: L.subtitleSteps,
+        width: textWidth - 20,
+        height: L.subtitleHeight,
+        lineHeight: 1.45,
+      },
+      color: c.muted,
+      align: dir,
+      balance: true,
+    };
+    // The title gets what the brand row and the subtitle leave: the subtitle's fitted height.
     const reserved =
       L.padTop +
       column.padBottom +
       (fields.brand ? L.topRow + 56 : 11 + L.gap) +
-      (subtitle ? subtitle.height + L.gap : 0);
+      (fields.subtitle ? textHeight(fields.subtitle, subtitle) + L.gap : 0);
     const face = headlineFace(theme, SANS);
-    const title = paragraph(
-      fields.title,
-      {
-        box: {
-          face: face.face,
-          steps: withShot ? L.shotSteps : L.plainSteps,
-          width: textWidth,
-          height: column.height - reserved,
-          lineHeight: face.face === 'sans-800' ? 1.08 : 1.1,
-          letterSpacing: face.face === 'sans-800' ? -0.03 : -0.012,
-        },
-        family: face.family,
-        weight: face.weight,
-        color: c.ink,
-        balance: true,
+    const title: TextProps = {
+      box: {
+        face: face.face,
+        steps: withShot ? L.shotSteps : L.plainSteps,
+        width: textWidth,
+        height: column.height - reserved,
+        lineHeight: face.face === 'sans-800' ? 1.08 : 1.1,
+        letterSpacing: face.face === 'sans-800' ? -0.03 : -0.012,
       },
-      bag(),
-    );
+      family: face.family,
+      weight: face.weight,
+      color: c.ink,
+      balance: true,
+    };
 
     const variant = withShot ? dir : 'plain';
     return (
@@ -143,8 +134,8 @@ export default defineTemplate({
           <div style={{ display: 'flex', flexDirection: 'column', gap: L.gap }}>
             {/* Without a brand, the theme's logo or an accent bar in the mark's gradient tops the text. */}
             {fields.brand ? null : <PlainMark theme={theme} L={L} c={c} />}
-            {title.node}
-            {subtitle?.node}
+            <Text {...title}>{fields.title}</Text>
+            {fields.subtitle ? <Text {...subtitle}>{fields.subtitle}</Text> : null}
           </div>
         </div>
       </div>

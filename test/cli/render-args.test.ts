@@ -80,10 +80,10 @@ describe('render: options follow the template declaration', () => {
 
   it("refuses an option the template does not declare, listing the template's own", () => {
     expect(() => parseRenderArgs(['event', '--title', 'x'], registry)).toThrow(
-      'unknown option --title; event takes: --headline, --accent-color, --seats, --layout, --size, --no-theme',
+      'unknown option --title; event takes: --headline, --accent-color, --seats, --layout, --size, --account, --no-theme',
     );
     expect(() => parseRenderArgs(['blog', '--headline', 'x'], registry)).toThrow(
-      /; blog takes: --title, --subtitle, --brand, --size, --no-theme$/,
+      /; blog takes: --title, --subtitle, --brand, --size, --account, --no-theme$/,
     );
     expect(() => parseRenderArgs(['--template', 'blog', 'saas'], registry)).toThrow(
       'give the template once: --template blog or "saas", not both',
@@ -100,6 +100,7 @@ describe('render: options follow the template declaration', () => {
         '  --seats         whole number 1–500, optional',
         '  --layout        one of left, center, optional, default left',
         '  --size          one of og (1200×630), square (1080×1080), story (1080×1920); default og',
+        "  --account       id or email: draw that account's brand theme (without it, none is drawn)",
         "  --no-theme      the template's own look, not the account's theme",
         '',
         'In a batch file, use the field names as columns: template, headline, accentColor, seats, layout, size.',

@@ -83,7 +83,8 @@ describe('npx cardshot templates', () => {
     const text = await readFile(file, 'utf8');
     const starter = await readFile(path.join(root, 'src/render/template/starter/starter.tsx'), 'utf8');
     expect(text).toBe(starter.replaceAll('__NAME__', 'launch-2'));
-    expect(text).toContain("import { defineTemplate, Text } from 'cardshot/template';");
+    expect(text).toMatch(/^import \{[^}]*\bdefineTemplate,[^}]*\bText,[^}]*\} from 'cardshot\/template';$/m);
+    expect(text).toContain('theme: true,');
     expect(text).toContain("sizes: ['og', 'twitter', 'square', 'linkedin', 'story'],");
     expect(text).toContain("type: 'color'");
     expect(text).not.toContain('__NAME__');
@@ -103,6 +104,38 @@ describe('npx cardshot templates', () => {
         'is not a template name: use lower-case letters, digits and dashes',
       );
     }
+  });
+
+  it('new refuses a built-in name; a broken file fails check and --template checks it alone', async () => {
+    const target = path.join(dir, 'broken-dir');
+    const blog = await run('templates', 'new', 'blog', '--dir', target);
+    expect(blog.code).toBe(1);
+    expect(blog.stderr).toBe(
+      `cardshot templates: "blog" is a built-in template's name (blog, product, saas); choose another name\n`,
+    );
+    await expect(readFile(path.join(target, 'blog.tsx'))).rejects.toThrow(/ENOENT/);
+
+    expect((await run('templates', 'new', 'event', '--dir', target)).code).toBe(0);
+    const file = path.join(target, 'event.tsx');
+    await writeFile(file, (await readFile(file, 'utf8')).replace('render: (fields', 'render: (fields,,'));
+    const one = await run('templates', 'check', '--dir', target, '--template', 'event');
+    expect(one.code).toBe(1);
+    expect(one.stderr).toBe('');
+    expect(one.stdout).toMatch(
+      /^FAIL event: broken-dir\/event\.tsx:\d+:\d+: .+\n\n1 template file broken\n$/,
+    );
+    const json = await run('templates', 'check', '--dir', target, '--json', '--template', 'event');
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      ok: false,
+      results: [],
+      broken: [{ template: 'event', source: file }],
+    });
+    const list = await run('templates', 'list', '--dir', target);
+    expect(list.code).toBe(0);
+    expect(list.stderr).toMatch(
+      /^cardshot templates: left out, does not load: broken-dir\/event\.tsx:\d+:\d+: /,
+    );
   });
 
   it('new: without --dir, writes into templates/ in the data dir', async () => {
@@ -153,7 +186,7 @@ describe('npx cardshot render follows the declaration', () => {
     const bad = await run('render', 'blog', '--headline', 'x');
     expect(bad.code).toBe(2);
     expect(bad.stderr.split('\n')[0]).toBe(
-      'cardshot render: unknown option --headline; blog takes: --title, --subtitle, --brand, --size, --no-theme',
+      'cardshot render: unknown option --headline; blog takes: --title, --subtitle, --brand, --size, --account, --no-theme',
     );
   }, 60_000);
 });

@@ -1,11 +1,12 @@
 // @module-tag process
 
-import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, runNode } from '../helpers/node-process.js';
+import { cleanEnv, runNode, startNodeProcess } from '../helpers/node-process.js';
+import { pixelAt, pngSize } from '../helpers/png.js';
 
 // The built program, as `npm start` runs it: a broken template file stops the start naming the
 // file and line; --skip-broken-templates leaves it out with a warning and serves the rest.
@@ -89,4 +90,64 @@ describe('a broken template file at start', () => {
       /^template left out \(--skip-broken-templates\): templates\/event\.tsx:6:\d+: field title: unknown key "maxLenght"/,
     );
   });
+});
+
+describe('the README path on a fresh install: first start, templates new, curl', () => {
+  it('serves the new template without a restart, and every sed -i edit after it, each logged', async () => {
+    // As `npm start` runs it: no NODE_ENV, a data dir with no templates/ in it.
+    const node = await startNodeProcess(root, 'tnew', {
+      NODE_ENV: '',
+      CARDSHOT_CHROMIUM_PATH: path.join(dir, 'no-chromium'),
+    });
+    try {
+      await node.waitFor(/Cardshot is serving|first-run\.txt/);
+      const banner = await readFile(path.join(node.dataDir, 'first-run.txt'), 'utf8');
+      const key = banner.match(/API key: +(cs_development_[0-9A-Za-z]{28})/)?.[1];
+      expect(key, banner).toBeDefined();
+      const msgs = () => node.logs().map((l) => String(l.msg));
+      const count = async (message: string, n: number) => {
+        for (let i = 0; i < 400 && msgs().filter((m) => m === message).length < n; i++) {
+          await new Promise((r) => setTimeout(r, 25));
+        }
+        expect(msgs().filter((m) => m === message).length, JSON.stringify(msgs())).toBe(n);
+      };
+
+      const made = await runNode([path.join(root, 'dist/src/cli/index.js'), 'templates', 'new', 'event'], {
+        cwd: node.dataDir,
+        env: cleanEnv({ CARDSHOT_DATA_DIR: node.dataDir }),
+      });
+      expect(made.code, made.stderr).toBe(0);
+      const file = path.join(node.dataDir, 'templates', 'event.tsx');
+      await count('template "event" added from templates/event.tsx', 1);
+
+      // The README's curl.
+      const url = `${node.url}/render/template?template=event&title=Launch%20day&size=square`;
+      const first = await fetch(url, { headers: { 'x-api-key': key! } });
+      expect(first.status).toBe(200);
+      const png = Buffer.from(await first.arrayBuffer());
+      expect(pngSize(png)).toEqual({ width: 1080, height: 1080 });
+      const etags = new Set([first.headers.get('etag')]);
+
+      // GNU sed -i writes a temporary file and renames it over the template, three times.
+      const edits: Array<[string, string, 0 | 1 | 2]> = [
+        ['#0F172A', '#7F1D1D', 0],
+        ['#7F1D1D', '#14532D', 1],
+        ['#14532D', '#1E3A8A', 2],
+      ];
+      for (const [i, [from, to, channel]] of edits.entries()) {
+        const sed = spawnSync('sed', ['-i', `s/${from}/${to}/`, file]);
+        expect(sed.status).toBe(0);
+        await count('template "event" reloaded from templates/event.tsx', i + 1);
+        const res = await fetch(url, { headers: { 'x-api-key': key! } });
+        expect(res.status).toBe(200);
+        etags.add(res.headers.get('etag'));
+        // The new background's strongest channel, in the corner away from the accent's glow.
+        const px = await pixelAt(Buffer.from(await res.arrayBuffer()), 4, 1075);
+        expect(Math.max(px[0], px[1], px[2]), `${to}: ${px}`).toBe(px[channel]);
+      }
+      expect(etags.size).toBe(4);
+    } finally {
+      await node.stop();
+    }
+  }, 90_000);
 });

@@ -14,13 +14,15 @@ import { openTemplates } from '../templates/registry.js';
 
 const HELP = `Render cards locally, without a server.
 
-  npx cardshot render <template> --title "…" [--<field> value …] [--size square] [-o card.png]
+  npx cardshot render <template> --title "…" [--<field> value …] [--size square] [--account <id|email>] [-o card.png]
   npx cardshot render --batch cards.json|cards.csv --out-dir dir/ [--concurrency N]
   npx cardshot render --help --template <template>    that template's fields and sizes
 
 Each field a template declares is an option (--title, --subtitle for the built-ins; a custom
-template's own, such as --accent-color), beside --brand, --image-url, --size, --no-theme
-(the template's own look), --format and --quality.
+template's own, such as --accent-color), beside --brand, --image-url, --size, --format and
+--quality. Cards are drawn without a brand theme unless --account <id|email> names an account:
+then templates that draw themes use that account's (npx cardshot theme show --account …), and
+--no-theme keeps the template's own look.
 
 A batch file is a JSON array of objects, or a CSV file with a header row, using the same
 names as the API: template, each field, brand, imageUrl, size, theme, format, quality, and
@@ -40,7 +42,20 @@ export async function runRender(argv: string[]): Promise<number> {
       process.stderr.write(`cardshot render: ${(err as Error).message}\n\n${HELP}\n`);
       return 2;
     }
-    return args.batch !== undefined ? await renderBatch(modules, args) : await renderOne(modules, args);
+    let account: string | undefined;
+    try {
+      account =
+        args.account === undefined
+          ? undefined
+          : (await modules.accounts.credentials.findAccount(args.account)).id;
+    } catch (err) {
+      process.stderr.write(`cardshot render: ${describe(err)}\n`);
+      return 1;
+    }
+    const opts = account === undefined ? {} : { account };
+    return args.batch !== undefined
+      ? await renderBatch(modules, args, opts)
+      : await renderOne(modules, args, opts);
   } finally {
     await modules.close();
   }
@@ -48,7 +63,7 @@ export async function runRender(argv: string[]): Promise<number> {
 
 /** The general help, or with `--template NAME` that template's options from its declaration. */
 async function help(argv: string[]): Promise<number> {
-  const registry = await openTemplates(undefined);
+  const { registry } = await openTemplates(undefined);
   try {
     const args = parseRenderArgs(argv, registry);
     const def = args.template === undefined ? undefined : registry.get(args.template);
@@ -69,12 +84,16 @@ async function help(argv: string[]): Promise<number> {
   }
 }
 
-async function renderOne(modules: Modules, args: RenderArgs): Promise<number> {
+/** Whose theme the cards draw: the account `--account` named, else none. */
+type ResolveOpts = { account?: string };
+
+async function renderOne(modules: Modules, args: RenderArgs, opts: ResolveOpts): Promise<number> {
   const out = args.output ?? 'card.png';
   try {
     const started = performance.now();
     const result = await modules.templates.resolve(
       parseTemplateRequest(args.input, 'body', undefined, modules.registry),
+      opts,
     );
     if (result.kind !== 'png') throw new Error('unexpected 304');
     await writeFile(out, result.body);
@@ -99,9 +118,25 @@ function sizeOf(modules: Modules, input: Record<string, string>): { width: numbe
 interface BatchRow {
   index: number;
   input: Record<string, unknown>;
+  /** From a CSV file, where every row has every column. */
+  csv: boolean;
 }
 
-async function renderBatch(modules: Modules, args: RenderArgs): Promise<number> {
+/**
+ * A CSV row without its empty cells in columns its template does not declare: a file mixing
+ * templates has every template's columns, and an empty cell there is a field left out (as an
+ * empty optional field is in the API), not an unknown one. A declared field stays, so an empty
+ * title is still refused as empty.
+ */
+function withoutEmptyUndeclared(input: Record<string, unknown>, modules: Modules): Record<string, unknown> {
+  const def = modules.registry.get(String(input.template ?? ''));
+  if (!def) return input;
+  return Object.fromEntries(
+    Object.entries(input).filter(([k, v]) => v !== '' || Object.hasOwn(def.fields, k)),
+  );
+}
+
+async function renderBatch(modules: Modules, args: RenderArgs, opts: ResolveOpts): Promise<number> {
   const file = args.batch as string;
   const outDir = args.outDir ?? 'cards';
   const concurrency = Math.max(1, Number(args.concurrency ?? 4) || 4);
@@ -124,9 +159,10 @@ async function renderBatch(modules: Modules, args: RenderArgs): Promise<number> 
     while (next < rows.length) {
       const row = rows[next++]!;
       try {
-        const { filename, ...fields } = row.input;
+        const { filename, ...given } = row.input;
+        const fields = row.csv ? withoutEmptyUndeclared(given, modules) : given;
         const req = parseTemplateRequest(fields, 'body', undefined, modules.registry);
-        const result = await modules.templates.resolve(req);
+        const result = await modules.templates.resolve(req, opts);
         if (result.kind !== 'png') throw new Error('unexpected 304');
         // A row may ask for another format (its format column): the file's extension follows it.
         const name = uniqueName(
@@ -157,7 +193,8 @@ async function renderBatch(modules: Modules, args: RenderArgs): Promise<number> 
 async function readBatch(file: string): Promise<BatchRow[]> {
   const text = await readFile(file, 'utf8');
   let records: unknown[];
-  if (file.toLowerCase().endsWith('.csv')) {
+  const csv = file.toLowerCase().endsWith('.csv');
+  if (csv) {
     records = parseCsv(text, { columns: true, skip_empty_lines: true, trim: true, bom: true });
   } else {
     const parsed: unknown = JSON.parse(text);
@@ -165,7 +202,7 @@ async function readBatch(file: string): Promise<BatchRow[]> {
     records = parsed;
   }
   // Rows are numbered from 1 as a person counts them (the CSV header is not a row).
-  return records.map((input, i) => ({ index: i + 1, input: input as Record<string, unknown> }));
+  return records.map((input, i) => ({ index: i + 1, input: input as Record<string, unknown>, csv }));
 }
 
 /** The text a row's file is named after: its title, or a custom template's first text field. */

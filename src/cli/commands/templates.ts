@@ -1,10 +1,10 @@
 import { writeFile } from 'node:fs/promises';
-import { type CheckResult, createTemplateChecker, formatResult } from '../../render/template/check.js';
 import { augmentationModule, builtinTypesModule } from '../../render/template/client-types.js';
 import type { TemplateDefinition, TemplateRegistry } from '../../render/template/types.js';
 import { out, parseVerbArgs, report, table, UsageError } from '../admin.js';
+import { checkTemplates } from '../templates/check.js';
 import { scaffoldTemplate } from '../templates/new.js';
-import { BUILTIN_NAMES, openTemplates } from '../templates/registry.js';
+import { type BrokenTemplate, BUILTIN_NAMES, openTemplates } from '../templates/registry.js';
 
 const HELP = `Template files: list them, check that their text fits, scaffold one, type them.
 
@@ -45,10 +45,11 @@ export async function runTemplates(argv: string[]): Promise<number> {
     if (verb !== 'list' && verb !== 'check' && verb !== 'types') {
       throw new UsageError(`unknown subcommand "${verb}"; use list, check, new or types`);
     }
-    const registry = await openTemplates(values.dir);
+    const { registry, broken } = await openTemplates(values.dir);
     try {
-      if (verb === 'list') return list(registry, values);
-      if (verb === 'check') return await checkTemplates(registry, values);
+      if (verb === 'list') return list(registry, broken, values);
+      if (verb === 'check') return await checkTemplates(registry, values, broken);
+      warnBroken(broken);
       return await types(registry, values);
     } finally {
       await registry.close();
@@ -63,7 +64,15 @@ function draws(def: TemplateDefinition): string {
   return uses.filter(Boolean).join(', ') || '-';
 }
 
-function list(registry: TemplateRegistry, values: Values): number {
+/** Files left out, one line each on stderr: the commands that read the rest still say so. */
+function warnBroken(broken: readonly BrokenTemplate[]): void {
+  for (const b of broken) {
+    process.stderr.write(`cardshot templates: left out, does not load: ${b.message}\n`);
+  }
+}
+
+function list(registry: TemplateRegistry, broken: readonly BrokenTemplate[], values: Values): number {
+  warnBroken(broken);
   const defs = registry.list();
   const json = defs.map((d) => ({
     name: d.name,
@@ -78,34 +87,8 @@ function list(registry: TemplateRegistry, values: Values): number {
     const fields = Object.entries(d.fields).map(([n, f]) => `${n}${f.required ? '' : '?'}:${f.type}`);
     rows.push([d.name, d.sizes.join(','), fields.join(' '), draws(d), d.source]);
   }
-  out(values.json ?? false, { templates: json }, table(rows));
+  out(values.json ?? false, { templates: json, broken }, table(rows));
   return 0;
-}
-
-/** `templates check` over `registry`: prints the report, returns 1 when any text does not fit. */
-export async function checkTemplates(
-  registry: TemplateRegistry,
-  values: { json?: boolean; template?: string },
-): Promise<number> {
-  const only = values.template;
-  if (only !== undefined && !registry.get(only)) {
-    throw new UsageError(`no template "${only}"; known: ${registry.names().join(', ')}`);
-  }
-  const checker = await createTemplateChecker();
-  const results: CheckResult[] = only
-    ? await checker.check(registry.get(only)!)
-    : await checker.checkAll(registry);
-  const failed = results.filter((r) => r.problems.length > 0);
-  const templates = new Set(results.map((r) => r.template)).size;
-  const summary = `${templates} template${templates === 1 ? '' : 's'}, ${results.length} checks: ${
-    failed.length === 0 ? 'all text fits' : `${failed.length} with problems`
-  }`;
-  out(
-    values.json ?? false,
-    { ok: failed.length === 0, results },
-    [...results.flatMap(formatResult), '', summary].join('\n'),
-  );
-  return failed.length === 0 ? 0 : 1;
 }
 
 async function types(registry: TemplateRegistry, values: Values): Promise<number> {

@@ -8,6 +8,7 @@ const COMMON = {
   brand: { type: 'string' },
   'image-url': { type: 'string' },
   size: { type: 'string' },
+  account: { type: 'string' },
   'no-theme': { type: 'boolean' },
   format: { type: 'string' },
   quality: { type: 'string' },
@@ -26,6 +27,8 @@ export interface RenderArgs {
   /** The flat request (`template`, the fields, `brand`, `imageUrl`, `size`, `theme`, `format`, `quality`). */
   input: Record<string, string>;
   template: string | undefined;
+  /** `--account <id|email>`: whose brand theme to draw (none without it). */
+  account: string | undefined;
   output: string | undefined;
   batch: string | undefined;
   outDir: string | undefined;
@@ -84,6 +87,7 @@ export function parseRenderArgs(argv: string[], registry: TemplateRegistry): Ren
   return {
     input,
     template,
+    account: str('account'),
     output: str('output'),
     batch: str('batch'),
     outDir: str('out-dir'),
@@ -96,7 +100,7 @@ function fieldFlags(def: TemplateDefinition): string[] {
   const flags = Object.keys(def.fields).map((n) => `--${kebab(n)}`);
   if (def.uses.brand) flags.push('--brand');
   if (def.uses.artwork) flags.push('--image-url');
-  return [...flags, '--size', ...(def.uses.theme ? ['--no-theme'] : [])];
+  return [...flags, '--size', ...(def.uses.theme ? ['--account', '--no-theme'] : [])];
 }
 
 function describeField(spec: FieldSpec): string {
@@ -125,7 +129,10 @@ export function templateHelp(def: TemplateDefinition): string {
   if (def.uses.artwork) rows.push(['--image-url', 'http(s) URL, optional  The artwork.']);
   const sizes = def.sizes.map((s) => `${s} (${SIZES[s].width}×${SIZES[s].height})`).join(', ');
   rows.push(['--size', `one of ${sizes}; default ${def.sizes[0]}`]);
-  if (def.uses.theme) rows.push(['--no-theme', "the template's own look, not the account's theme"]);
+  if (def.uses.theme) {
+    rows.push(['--account', "id or email: draw that account's brand theme (without it, none is drawn)"]);
+    rows.push(['--no-theme', "the template's own look, not the account's theme"]);
+  }
   const width = Math.max(...rows.map(([f]) => f.length));
   return [
     `${def.name}: ${def.description}`,

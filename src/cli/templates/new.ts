@@ -1,7 +1,9 @@
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AppError } from '../../errors.js';
 import { operatorTemplatesDir } from '../../render/template/files/area.js';
+import { TEMPLATE_NAMES } from '../../render/template/registry.js';
 import { loadConfig } from '../../settings.js';
 import { packageRoot } from '../../version.js';
 import { UsageError } from '../admin.js';
@@ -27,7 +29,18 @@ export async function scaffoldTemplate(name: string, dir: string | undefined): P
       `"${name.slice(0, 60)}" is not a template name: use lower-case letters, digits and dashes, starting with a letter, at most 40 characters (e.g. event, launch-2)`,
     );
   }
-  const target = path.join(dir ?? defaultDir(), `${name}.tsx`);
+  if (TEMPLATE_NAMES.includes(name)) {
+    // The loader would refuse the file (and the next start would stop on it).
+    throw new AppError(
+      'bad_request',
+      `"${name}" is a built-in template's name (${TEMPLATE_NAMES.join(', ')}); choose another name`,
+    );
+  }
+  const folder = dir ?? defaultDir();
+  const target = path.join(folder, `${name}.tsx`);
+  // NAME.jsx defines the same template: a second file of that name would not load.
+  const other = path.join(folder, `${name}.jsx`);
+  if (existsSync(other)) throw exists(other);
   const starter = await readFile(path.join(packageRoot(), STARTER_FILE), 'utf8');
   await mkdir(path.dirname(target), { recursive: true });
   try {
@@ -35,9 +48,13 @@ export async function scaffoldTemplate(name: string, dir: string | undefined): P
     await writeFile(target, starter.replaceAll('__NAME__', name), { flag: 'wx' });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw new AppError('bad_request', `${target} already exists; choose another name or remove it first`);
+      throw exists(target);
     }
     throw err;
   }
   return target;
+}
+
+function exists(file: string): AppError {
+  return new AppError('bad_request', `${file} already exists; choose another name or remove it first`);
 }

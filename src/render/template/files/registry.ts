@@ -1,4 +1,3 @@
-import { type FSWatcher, watch as fsWatch } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -6,6 +5,7 @@ import { ConfigError } from '../../../config/load.js';
 import type { TemplateDefinition, TemplateRegistry } from '../types.js';
 import { TemplateFileError, where } from './errors.js';
 import { loadTemplateFile, templateNameOf } from './load.js';
+import { watchTrees } from './watch.js';
 
 export interface FileRegistryOptions {
   /**
@@ -18,6 +18,8 @@ export interface FileRegistryOptions {
   /** Leave a broken template out with a warning instead of stopping the start. */
   skipBroken: boolean;
   log: Logger;
+  /** With `skipBroken`: told of each file left out at start, instead of a warning in the log. */
+  onSkipped?: (file: string, message: string) => void;
   /** Debounce of file events, in ms. */
   debounceMs?: number;
 }
@@ -55,7 +57,8 @@ export async function createFileRegistry(opts: FileRegistryOptions): Promise<Tem
         `${message}${more}; fix it, or start with --skip-broken-templates to leave it out`,
       );
     }
-    opts.log.warn({ file }, `template left out (--skip-broken-templates): ${message}`);
+    if (opts.onSkipped) opts.onSkipped(file, message);
+    else opts.log.warn({ file }, `template left out (--skip-broken-templates): ${message}`);
   }
   install(first.loaded);
 
@@ -65,8 +68,6 @@ export async function createFileRegistry(opts: FileRegistryOptions): Promise<Tem
     names = Object.freeze(ordered.map((t) => t.name));
   }
 
-  const watchers: FSWatcher[] = [];
-  let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   let closed = false;
   const reload = async () => {
@@ -83,31 +84,25 @@ export async function createFileRegistry(opts: FileRegistryOptions): Promise<Tem
         `template not reloaded${kept ? ' (the previous version stays)' : ''}: ${message}`,
       );
     }
-    const changed =
-      next.loaded.size !== previous.size ||
-      [...next.loaded].some(
-        ([n, t]) => previous.get(n)?.hash !== t.hash || previous.get(n)?.source !== t.source,
-      );
-    if (!changed) return;
+    const changes = changesBetween(previous, next.loaded);
+    if (changes.length === 0) return;
     install(next.loaded);
-    opts.log.info({ templates: names }, 'templates reloaded');
+    for (const c of changes) opts.log.info({ template: c.name, file: c.file }, c.message);
     for (const listener of listeners) listener();
   };
-  const schedule = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      running = running.then(reload).catch((err) => opts.log.error({ err }, 'template reload failed'));
-    }, opts.debounceMs ?? DEBOUNCE_MS);
-  };
-  if (opts.watch) {
-    for (const dir of dirs) {
-      try {
-        watchers.push(fsWatch(dir, { recursive: true }, schedule));
-      } catch (err) {
-        if (!isMissing(err)) throw err;
-      }
-    }
-  }
+  const watcher = opts.watch
+    ? watchTrees(dirs, {
+        debounceMs: opts.debounceMs ?? DEBOUNCE_MS,
+        onChange: () => {
+          running = running.then(reload).catch((err) => opts.log.error({ err }, 'template reload failed'));
+        },
+        onError: (dir, err) =>
+          opts.log.warn(
+            { dir, err: err.message },
+            `${where(dir)} is not watched: edits there need a restart`,
+          ),
+      })
+    : undefined;
 
   return {
     get: (name) => byName.get(name),
@@ -119,11 +114,31 @@ export async function createFileRegistry(opts: FileRegistryOptions): Promise<Tem
     },
     async close() {
       closed = true;
-      clearTimeout(timer);
-      for (const w of watchers) w.close();
+      watcher?.close();
       await running;
     },
   };
+}
+
+/** What a reload changed, one log line each: `template "event" reloaded from data/templates/event.tsx`. */
+function changesBetween(
+  before: ReadonlyMap<string, TemplateDefinition>,
+  after: ReadonlyMap<string, TemplateDefinition>,
+): Array<{ name: string; file: string; message: string }> {
+  const out: Array<{ name: string; file: string; message: string }> = [];
+  for (const [name, t] of after) {
+    const was = before.get(name);
+    if (!was) out.push({ name, file: t.source, message: `template "${name}" added from ${where(t.source)}` });
+    else if (was.hash !== t.hash || was.source !== t.source) {
+      out.push({ name, file: t.source, message: `template "${name}" reloaded from ${where(t.source)}` });
+    }
+  }
+  for (const [name, t] of before) {
+    if (!after.has(name)) {
+      out.push({ name, file: t.source, message: `template "${name}" removed (${where(t.source)} is gone)` });
+    }
+  }
+  return out;
 }
 
 /**
@@ -146,10 +161,14 @@ async function scan(
       const name = templateNameOf(file)!;
       const clash = taken.get(name);
       if (clash !== undefined) {
+        // Broken like any other file, not a throw: `templates check` reports it with the rest,
+        // a reload logs it and keeps serving, and the start still stops on it.
         const other = builtinDir && inside(clash, builtinDir) ? 'a built-in template' : where(clash);
-        throw new ConfigError(
+        broken.set(
+          file,
           `${where(file)}: template "${name}" is already defined by ${other}; rename the file (its name is the template's name)`,
         );
+        return;
       }
       taken.set(name, file);
       if (r.status === 'rejected') {

@@ -38,7 +38,7 @@ export type {
 } from '../types.js';
 export { CARD_HEIGHT, CARD_WIDTH } from '../types.js';
 export { bag, cachedDecor, ImageBag, image } from './bag.js';
-export { Text, type TextProps, themeLogo } from './components.js';
+export { Text, type TextProps, textHeight, themeLogo } from './components.js';
 export {
   type DefinedTemplate,
   defineTemplate,

@@ -12,10 +12,42 @@
  * width table the fitter estimates with: sans-400, sans-800 or serif-700). Run
  * `npx cardshot templates check` after each change: it proves that at every size.
  *
+ * It draws the account's brand theme (`theme: true`): with one, the theme's background, text
+ * colour, accent, headline font and logo replace the starter's own look, and the brand line takes
+ * `mutedTone`, a secondary tone that keeps 4.5:1 contrast on any background, light or dark.
+ *
  * Request it as: POST /render/template {"template":"__NAME__","title":"…","accent":"#0EA5E9"}
- * or GET /render/template?template=__NAME__&title=…&size=square
+ * or GET /render/template?template=__NAME__&title=…&size=square (add theme=none for the
+ * starter's own look on an account that has a theme)
  */
-import { defineTemplate, Text } from 'cardshot/template';
+import {
+  type CardTheme,
+  containIn,
+  defineTemplate,
+  FAMILY,
+  headlineFace,
+  mix,
+  mutedTone,
+  Text,
+  themeLogo,
+} from 'cardshot/template';
+
+/** The starter's own look, and the theme's colours in its place when the card has one. */
+function palette(theme: CardTheme | undefined, accent: string | undefined) {
+  if (!theme) {
+    return { background: '#0F172A', title: '#FFFFFF', brand: '#E2E8F0', accent: accent ?? '#6366F1' };
+  }
+  // A colour in the request wins over the theme's: it is what the caller asked for.
+  const band = accent ?? theme.accent;
+  return {
+    background: theme.background,
+    title: theme.text,
+    // Against the background as the accent's glow tints it at most (a third), so the brand
+    // line keeps 4.5:1 where the glow reaches it (the tall sizes).
+    brand: mutedTone(theme.text, mix(theme.background, band, 0.33)),
+    accent: band,
+  };
+}
 
 /** Layout per size: landscape cards keep a wide measure, tall ones a bigger headline. */
 function layout(width: number, height: number) {
@@ -51,17 +83,20 @@ export default defineTemplate({
     title: { type: 'text', required: true, maxLength: 140, description: 'The headline.' },
     accent: {
       type: 'color',
-      default: '#6366F1',
-      description: 'Colour of the accent band and the brand mark.',
+      description:
+        "Colour of the accent band and the brand mark (default: the theme's accent, else #6366F1).",
     },
   },
   sizes: ['og', 'twitter', 'square', 'linkedin', 'story'],
   brand: true,
   artwork: false,
-  theme: false,
+  theme: true,
 
-  render: (fields, { size }) => {
+  render: (fields, { size, theme }) => {
     const { pad, textWidth, textHeight, steps } = layout(size.width, size.height);
+    const c = palette(theme, fields.accent);
+    const face = headlineFace(theme, { face: 'sans-800', family: FAMILY.sans, weight: 800 });
+    const logo = theme?.logo ? containIn(theme.logo, 176, 44) : undefined;
     return (
       <div
         style={{
@@ -71,12 +106,16 @@ export default defineTemplate({
           flexDirection: 'column',
           justifyContent: 'space-between',
           padding: pad,
-          backgroundColor: '#0F172A',
-          backgroundImage: `radial-gradient(circle at 85% 10%, ${fields.accent}55, transparent 55%)`,
+          backgroundColor: c.background,
+          backgroundImage: `radial-gradient(circle at 85% 10%, ${c.accent}55, transparent 55%)`,
         }}
       >
         <div style={{ display: 'flex', alignItems: 'center', gap: 14, height: 44 }}>
-          <div style={{ width: 14, height: 44, borderRadius: 7, backgroundColor: fields.accent }} />
+          {logo ? (
+            <img alt="" src={themeLogo(theme)!} style={{ width: logo.width, height: logo.height }} />
+          ) : (
+            <div style={{ width: 14, height: 44, borderRadius: 7, backgroundColor: c.accent }} />
+          )}
           {fields.brand ? (
             <Text
               box={{
@@ -85,11 +124,11 @@ export default defineTemplate({
                   [26, 1],
                   [22, 1],
                 ],
-                width: textWidth - 28,
+                width: textWidth - 14 - (logo ? logo.width : 14),
                 height: 36,
                 lineHeight: 1.2,
               }}
-              color="#E2E8F0"
+              color={c.brand}
             >
               {fields.brand}
             </Text>
@@ -97,15 +136,16 @@ export default defineTemplate({
         </div>
         <Text
           box={{
-            face: 'sans-800',
+            face: face.face,
             steps,
             width: textWidth,
             height: textHeight,
             lineHeight: 1.08,
             letterSpacing: -0.02,
           }}
-          weight={800}
-          color="#FFFFFF"
+          family={face.family}
+          weight={face.weight}
+          color={c.title}
           balance
         >
           {fields.title}
@@ -115,7 +155,7 @@ export default defineTemplate({
             height: 8,
             width: Math.round(textWidth / 3),
             borderRadius: 4,
-            backgroundColor: fields.accent,
+            backgroundColor: c.accent,
           }}
         />
       </div>

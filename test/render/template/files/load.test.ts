@@ -132,20 +132,29 @@ describe('a template file that cannot load says where', () => {
 describe('the registry from files', () => {
   const { log } = capturedLogger(loadConfig({ logLevel: 'warn' }, {}));
 
-  it('refuses an operator template named like a built-in, at start', async () => {
+  it('refuses an operator template named like a built-in at start; skipped, the built-in stays', async () => {
     const op = path.join(dir, 'op-clash');
     await mkdir(op);
     await writeFile(path.join(op, 'blog.tsx'), declared("title: { type: 'text', maxLength: 9 },"));
-    await expect(
-      createFileRegistry({
-        dirs: { builtin: builtinTemplatesDir(), operator: op },
-        watch: false,
-        skipBroken: true,
-        log,
-      }),
-    ).rejects.toThrow(
+    const dirs = { builtin: builtinTemplatesDir(), operator: op };
+    await expect(createFileRegistry({ dirs, watch: false, skipBroken: false, log })).rejects.toThrow(
       /blog\.tsx: template "blog" is already defined by a built-in template; rename the file/,
     );
+    const skipped: string[] = [];
+    const registry = await createFileRegistry({
+      dirs,
+      watch: false,
+      skipBroken: true,
+      log,
+      onSkipped: (file, message) => skipped.push(`${path.basename(file)} ${message}`),
+    });
+    expect(registry.get('blog')?.source).toBe(path.join(builtinTemplatesDir(), 'blog.tsx'));
+    expect(skipped).toEqual([
+      expect.stringMatching(
+        /^blog\.tsx .*blog\.tsx: template "blog" is already defined by a built-in template/,
+      ),
+    ]);
+    await registry.close();
   });
 
   it('hashes the template with its partials: editing a partial changes the hash', async () => {
