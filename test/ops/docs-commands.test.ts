@@ -50,12 +50,6 @@ const SKIPPED: Array<{ match: RegExp; why: string }> = [
     why: 'a synopsis (<template>, [--dir DIR], a|b): the examples beside it run',
   },
   {
-    // TODO(lead): drop once h-tpl ("watch each directory, so rename saves and new dirs reload")
-    // is merged: data/templates/ did not exist when the server started, so it was not watched.
-    match: /template=event&title=Launch%20day/,
-    why: 'a template written after the start into a new templates dir is not loaded before h-tpl',
-  },
-  {
     match: /template=event&.*day=12/,
     why: 'the example template above it imports a partial (_badge) the docs do not show',
   },
