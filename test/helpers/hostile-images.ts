@@ -5,11 +5,11 @@
 import { deflateSync } from 'node:zlib';
 
 /**
- * A valid greyscale progressive JPEG: one DC scan, then `scans` identical AC scans (Ss=1
+ * A valid greyscale progressive JPEG: one DC scan, then `acScans` identical AC scans (Ss=1
  * Se=63 Ah=0 Al=0) that are each one EOB run over every block. libjpeg redoes the whole
  * coefficient pass per scan, so its cost is pixels × scans for a file of a few hundred kB.
  */
-export function scanBombJpeg(side: number, scans: number): Buffer {
+export function scanBombJpeg(side: number, acScans: number): Buffer {
   const blocks = Math.ceil(side / 8) ** 2;
   const parts: Buffer[] = [Buffer.from([0xff, 0xd8])];
   const segment = (marker: number, body: number[]) =>
@@ -30,7 +30,7 @@ export function scanBombJpeg(side: number, scans: number): Buffer {
     runs.push([0, 1], [run >= 16384 ? run - 16384 : 0, 14]);
   }
   const acScan = entropy(runs);
-  for (let i = 0; i < scans; i++) {
+  for (let i = 0; i < acScans; i++) {
     sos(1, 63);
     parts.push(acScan);
   }
