@@ -203,8 +203,10 @@ export function createDecodePool(opts: DecodePoolOptions): ImageDecoder {
     });
   }
 
+  const shuttingDown = () => new AppError('unavailable', 'The image decoder is shutting down; retry shortly');
+
   async function run(job: Record<string, unknown>, account: string | undefined): Promise<Reply> {
-    if (closed) throw new AppError('unavailable', 'The image decoder is shutting down; retry shortly');
+    if (closed) throw shuttingDown();
     return queue.run(
       async () => {
         // The queue runs at most `workers` jobs, so an idle child or room for one is always there.
@@ -223,7 +225,10 @@ export function createDecodePool(opts: DecodePoolOptions): ImageDecoder {
       },
       undefined,
       account === undefined ? undefined : shareOf(account),
-    );
+    ).catch((err: unknown) => {
+      // A job ended by close() is not the image's fault: 503, not 422.
+      throw closed ? shuttingDown() : err;
+    });
   }
 
   return {

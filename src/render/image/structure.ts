@@ -159,8 +159,9 @@ function inflatedSize(type: string, data: Buffer, cap: number): number {
 }
 
 function checkGif(b: Buffer, limits: StructureLimits, pixels: (w: number, h: number) => void, refuse: Refuse) {
+  // The logical screen is left to the decoder's header read (a garbled one is "could not be
+  // decoded"); frames are checked as the walk meets them.
   if (b.length < 13) return;
-  pixels(b.readUInt16LE(6), b.readUInt16LE(8));
   const flags = b[10] as number;
   let i = 13 + (flags & 0x80 ? 3 * 2 ** ((flags & 7) + 1) : 0);
   let frames = 0;

@@ -106,7 +106,10 @@ describe('the decode pool', () => {
     await new Promise((r) => setTimeout(r, 300));
     const pid = d.stats().pids[0] as number;
     await d.close();
-    expect(await limitOf(job)).toBe('crash');
+    await expect(job).rejects.toMatchObject({
+      code: 'unavailable',
+      message: 'The image decoder is shutting down; retry shortly',
+    });
     await new Promise((r) => setTimeout(r, 100));
     expect(alive(pid)).toBe(false);
     await expect(d.metadata(Buffer.from('x'), {})).rejects.toMatchObject({ code: 'unavailable' });
