@@ -84,7 +84,8 @@ export function createThemeService(
   const loadLogo = async (accountId: string, logo: { file: Buffer } | { url: string }) => {
     const owner = { id: accountId, concurrency: 1, maxWaiting: 1, overShare: busyLogo };
     const decode = { decoder: deps.artwork.decoder, account: accountId };
-    if ('file' in logo) return logos.run(() => normaliseLogo(logo.file, limits, 'logo', decode), undefined, owner);
+    if ('file' in logo)
+      return logos.run(() => normaliseLogo(logo.file, limits, 'logo', decode), undefined, owner);
     // The download stops at the logo's own limit (it read up to imageUrl's 5 MB first).
     const fetched = await deps.artwork
       .fetch(logo.url, undefined, { account: accountId, maxBytes: limits.maxBytes })

@@ -49,17 +49,24 @@ export async function prepareArtwork(
     });
   }
   checkStructure(bytes, kind, 'imageUrl', limits, failed);
-  const mapped = (err: unknown) => decodeFailure(err, { what: 'imageUrl', kind, maxPixels: limits.maxPixels, decoder }, failed);
+  const mapped = (err: unknown) =>
+    decodeFailure(err, { what: 'imageUrl', kind, maxPixels: limits.maxPixels, decoder }, failed);
   // Header-only read: refuse a pixel bomb before any decoding buffer is allocated.
-  const meta = await decoder.metadata(bytes, { limitInputPixels: false, pages: 1 }, ctx.account).catch((err) => {
-    throw mapped(err);
-  });
+  const meta = await decoder
+    .metadata(bytes, { limitInputPixels: false, pages: 1 }, ctx.account)
+    .catch((err) => {
+      throw mapped(err);
+    });
   const pixels = (meta.width ?? 0) * (meta.pageHeight ?? meta.height ?? 0);
   if (pixels > limits.maxPixels) {
     failed('too_many_pixels');
-    throw new AppError('unprocessable', `imageUrl has more than ${formatMegapixels(limits.maxPixels)} megapixels`, {
-      detail: `${kind} ${meta.width}x${meta.pageHeight ?? meta.height}`,
-    });
+    throw new AppError(
+      'unprocessable',
+      `imageUrl has more than ${formatMegapixels(limits.maxPixels)} megapixels`,
+      {
+        detail: `${kind} ${meta.width}x${meta.pageHeight ?? meta.height}`,
+      },
+    );
   }
   const steps: DecodeStep[] = [['autoOrient']];
   // A small image (smaller than a quarter of the frame both ways) is drawn whole at most 4×

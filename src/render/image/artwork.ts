@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { AppError } from '../../errors.js';
 import { createSingleFlight } from '../../lib/single-flight.js';
-import { type ByteBudget, createSafeFetcher, FetchError } from '../../net/fetch.js';
+import { type ByteBudget, createSafeFetcher } from '../../net/fetch.js';
 import { createUrlGuard } from '../../net/url-guard.js';
-import { formatMegabytes, formatSeconds } from './artwork-format.js';
+import { downloadFailure, imageServerBusy, raceSignal } from './artwork-errors.js';
+import { formatMegabytes } from './artwork-format.js';
 import { type ArtworkTarget, type PreparedArtwork, prepareArtwork } from './artwork-image.js';
 import { createDecodePool, type ImageDecoder } from './decode-pool.js';
 import { createPreparedCache } from './prepared-cache.js';
@@ -170,38 +171,13 @@ export function createArtworkFetcher(opts: ArtworkOptions): ArtworkFetcher {
     }
   }
 
-  const serverBusy = (detail: string, cause?: unknown) =>
-    new AppError('unavailable', 'Too many imageUrl downloads in progress on this server; retry shortly', {
-      retryAfter: BUSY_RETRY_S,
-      detail,
-      cause,
-    });
-
   const failed = opts.onFailure ?? (() => {});
   const fail = (message: string, detail: string, cause?: unknown) =>
     new AppError('unprocessable', message, { detail, cause });
 
-  function toAppError(err: unknown, limit: number): unknown {
-    if (!(err instanceof FetchError)) return err;
-    failed(err.kind);
-    switch (err.kind) {
-      case 'refused':
-        // Generic on purpose: which rule matched would help someone map our network.
-        return fail('imageUrl points to an address that is not allowed', err.detail, err);
-      case 'timeout':
-        return fail(`imageUrl timed out after ${formatSeconds(timeoutMs)}`, err.detail, err);
-      case 'too_large':
-        return fail(`imageUrl is larger than ${formatMegabytes(limit)}`, err.detail, err);
-      case 'http_status':
-        return fail(`imageUrl answered HTTP ${err.status}`, err.detail, err);
-      case 'too_many_redirects':
-        return fail(`imageUrl redirected more than ${maxRedirects} times`, err.detail, err);
-      case 'network':
-        return fail('imageUrl could not be reached', err.detail, err);
-      case 'over_budget':
-        return serverBusy(`bytes in flight: ${err.detail}`, err);
-    }
-  }
+  const serverBusy = (detail: string, cause?: unknown) => imageServerBusy(BUSY_RETRY_S, detail, cause);
+  const toAppError = (err: unknown, limit: number) =>
+    downloadFailure(err, { limit, timeoutMs, maxRedirects, failed, serverBusy });
 
   async function load(url: string, account: string | undefined, limit: number): Promise<Entry> {
     admit(account, limit);
@@ -269,7 +245,10 @@ export function createArtworkFetcher(opts: ArtworkOptions): ArtworkFetcher {
       const hit = cache.get(key);
       if (hit && hit.bytes.length > limit) {
         failed('too_large');
-        throw fail(`imageUrl is larger than ${formatMegabytes(limit)}`, `cached body of ${hit.bytes.length} bytes`);
+        throw fail(
+          `imageUrl is larger than ${formatMegabytes(limit)}`,
+          `cached body of ${hit.bytes.length} bytes`,
+        );
       }
       if (hit) return { ...hit, ms: performance.now() - start, release: hold(hit.bytes) };
       // Joining a download already in flight costs nothing new: only a new one is admitted. A
@@ -308,12 +287,3 @@ export const DECODE_DEFAULTS = { workers: 2, cpuMs: 1000, memoryBytes: 64 * 1024
 
 /** Seconds a refused download is told to wait: about one download's time. */
 const BUSY_RETRY_S = 2;
-
-function raceSignal<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}

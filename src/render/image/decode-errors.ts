@@ -13,10 +13,16 @@ export function decodeFailure(
   if (err instanceof AppError) return err;
   const fail = (reason: string, message: string) => {
     failed(reason);
-    return new AppError('unprocessable', `${ctx.what} ${message}`, { detail: (err as Error).message, cause: err });
+    return new AppError('unprocessable', `${ctx.what} ${message}`, {
+      detail: (err as Error).message,
+      cause: err,
+    });
   };
   if (err instanceof DecodeLimitError && err.limit === 'time') {
-    return fail('decode_time', `took too long to decode (more than ${formatSeconds(ctx.decoder.limits.cpuMs)} of CPU)`);
+    return fail(
+      'decode_time',
+      `took too long to decode (more than ${formatSeconds(ctx.decoder.limits.cpuMs)} of CPU)`,
+    );
   }
   if (err instanceof DecodeLimitError && err.limit === 'memory') {
     return fail(

@@ -24,7 +24,10 @@ export interface DecodeInput {
 }
 
 /** One sharp call of a pipeline: a method name (whitelisted in the child) and its arguments. */
-export type DecodeStep = [method: 'autoOrient' | 'extract' | 'resize' | 'extend' | 'ensureAlpha' | 'png', ...args: unknown[]];
+export type DecodeStep = [
+  method: 'autoOrient' | 'extract' | 'resize' | 'extend' | 'ensureAlpha' | 'png',
+  ...args: unknown[],
+];
 
 /** The header fields the artwork and logo code read. */
 export interface DecodedMeta {
@@ -94,7 +97,14 @@ interface Child {
   busy: boolean;
 }
 
-type Reply = { id: number; error?: string; meta?: DecodedMeta; data?: Uint8Array; width?: number; height?: number };
+type Reply = {
+  id: number;
+  error?: string;
+  meta?: DecodedMeta;
+  data?: Uint8Array;
+  width?: number;
+  height?: number;
+};
 
 const SHARP_PATH = createRequire(import.meta.url).resolve('sharp');
 /** Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ, 100 on Linux). */
@@ -207,28 +217,30 @@ export function createDecodePool(opts: DecodePoolOptions): ImageDecoder {
 
   async function run(job: Record<string, unknown>, account: string | undefined): Promise<Reply> {
     if (closed) throw shuttingDown();
-    return queue.run(
-      async () => {
-        // The queue runs at most `workers` jobs, so an idle child or room for one is always there.
-        const child = children.find((c) => !c.busy) ?? start();
-        child.busy = true;
-        try {
-          await child.ready;
-          return await exec(child, job);
-        } finally {
-          child.busy = false;
-          // Memory libvips or malloc kept after the job goes back with the child.
-          if (children.includes(child) && rssOf(child.pid) - child.idleRss > opts.memoryBytes / 2) {
-            drop(child, 'SIGTERM');
+    return queue
+      .run(
+        async () => {
+          // The queue runs at most `workers` jobs, so an idle child or room for one is always there.
+          const child = children.find((c) => !c.busy) ?? start();
+          child.busy = true;
+          try {
+            await child.ready;
+            return await exec(child, job);
+          } finally {
+            child.busy = false;
+            // Memory libvips or malloc kept after the job goes back with the child.
+            if (children.includes(child) && rssOf(child.pid) - child.idleRss > opts.memoryBytes / 2) {
+              drop(child, 'SIGTERM');
+            }
           }
-        }
-      },
-      undefined,
-      account === undefined ? undefined : shareOf(account),
-    ).catch((err: unknown) => {
-      // A job ended by close() is not the image's fault: 503, not 422.
-      throw closed ? shuttingDown() : err;
-    });
+        },
+        undefined,
+        account === undefined ? undefined : shareOf(account),
+      )
+      .catch((err: unknown) => {
+        // A job ended by close() is not the image's fault: 503, not 422.
+        throw closed ? shuttingDown() : err;
+      });
   }
 
   return {

@@ -44,11 +44,17 @@ export function checkStructure(
 ): void {
   const refuse: Refuse = (reason, message, detail) => {
     failed(reason);
-    throw new AppError('unprocessable', `${what} ${message}`, { detail: detail ?? `${kind} structure: ${reason}` });
+    throw new AppError('unprocessable', `${what} ${message}`, {
+      detail: detail ?? `${kind} structure: ${reason}`,
+    });
   };
   const pixels = (w: number, h: number) => {
     if (w * h > limits.maxPixels) {
-      refuse('too_many_pixels', `has more than ${formatMegapixels(limits.maxPixels)} megapixels`, `${kind} ${w}x${h}`);
+      refuse(
+        'too_many_pixels',
+        `has more than ${formatMegapixels(limits.maxPixels)} megapixels`,
+        `${kind} ${w}x${h}`,
+      );
     }
   };
   if (kind === 'jpeg') checkJpeg(bytes, limits, pixels, refuse);
@@ -59,7 +65,12 @@ export function checkStructure(
 /** SOF markers that carry a frame size (C0–CF but DHT C4, JPG C8 and DAC CC). */
 const isSof = (m: number) => m >= 0xc0 && m <= 0xcf && m !== 0xc4 && m !== 0xc8 && m !== 0xcc;
 
-function checkJpeg(b: Buffer, limits: StructureLimits, pixels: (w: number, h: number) => void, refuse: Refuse) {
+function checkJpeg(
+  b: Buffer,
+  limits: StructureLimits,
+  pixels: (w: number, h: number) => void,
+  refuse: Refuse,
+) {
   let scans = 0;
   let i = 2;
   while (i + 4 <= b.length) {
@@ -117,7 +128,12 @@ function countRemainingScans(b: Buffer, from: number): number {
 /** Chunks libpng reads as text or metadata (and libvips keeps): inflated ones are the bomb. */
 const METADATA_CHUNKS = new Set(['tEXt', 'zTXt', 'iTXt', 'iCCP', 'eXIf']);
 
-function checkPng(b: Buffer, limits: StructureLimits, pixels: (w: number, h: number) => void, refuse: Refuse) {
+function checkPng(
+  b: Buffer,
+  limits: StructureLimits,
+  pixels: (w: number, h: number) => void,
+  refuse: Refuse,
+) {
   let metadata = 0;
   const tooMuch = () =>
     refuse(
@@ -158,7 +174,12 @@ function inflatedSize(type: string, data: Buffer, cap: number): number {
   }
 }
 
-function checkGif(b: Buffer, limits: StructureLimits, pixels: (w: number, h: number) => void, refuse: Refuse) {
+function checkGif(
+  b: Buffer,
+  limits: StructureLimits,
+  pixels: (w: number, h: number) => void,
+  refuse: Refuse,
+) {
   // The logical screen is left to the decoder's header read (a garbled one is "could not be
   // decoded"); frames are checked as the walk meets them.
   if (b.length < 13) return;

@@ -118,7 +118,14 @@ export function createTemplateService(deps: Deps): TemplateService {
 
   async function resolveIdentified(
     req: TemplateRequest,
-    { def, etag, artworkBytes, artworkHash, timings, ctx }: Omit<Awaited<ReturnType<typeof identify>>, 'release'>,
+    {
+      def,
+      etag,
+      artworkBytes,
+      artworkHash,
+      timings,
+      ctx,
+    }: Omit<Awaited<ReturnType<typeof identify>>, 'release'>,
     opts: { ifNoneMatch?: string; account?: string },
   ): Promise<CardResult> {
     const format = req.output?.format ?? 'png';

@@ -3,7 +3,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/errors.js';
 import { createArtworkFetcher } from '../../../src/render/image/artwork.js';
 import { DECODE_CHILD_MARKER } from '../../../src/render/image/decode-child.js';
-import { createDecodePool, DecodeLimitError, type ImageDecoder } from '../../../src/render/image/decode-pool.js';
+import {
+  createDecodePool,
+  DecodeLimitError,
+  type ImageDecoder,
+} from '../../../src/render/image/decode-pool.js';
 import { scanBombJpeg } from '../../helpers/hostile-images.js';
 
 // Faults a real decode cannot produce on demand (a child that spins, grows or stalls) come
@@ -85,7 +89,9 @@ describe('the decode pool', () => {
 
   it('runs one job per account at a time and refuses a flood with 429, while another account is served', async () => {
     const d = pool({ childCode: HANG, workers: 2, maxWaitingPerAccount: 2 });
-    const mallory = [1, 2, 3].map(() => d.metadata(Buffer.from('x'), {}, 'acc_mallory').catch((e: unknown) => e));
+    const mallory = [1, 2, 3].map(() =>
+      d.metadata(Buffer.from('x'), {}, 'acc_mallory').catch((e: unknown) => e),
+    );
     const fourth = await d.metadata(Buffer.from('x'), {}, 'acc_mallory').catch((e: unknown) => e);
     expect(fourth).toBeInstanceOf(AppError);
     expect([(fourth as AppError).code, (fourth as AppError).message]).toEqual([
@@ -119,7 +125,11 @@ describe('the decode pool', () => {
 describe('artwork behind the structure check (what no check foresaw)', () => {
   it('a scan bomb let through is stopped by the CPU limit: 422, the child replaced', async () => {
     const decoder = pool({ cpuMs: 1000, memoryBytes: 64 * 1024 * 1024 });
-    const a = createArtworkFetcher({ allowPrivateHosts: [], decoder, structure: { maxJpegScans: 1_000_000 } });
+    const a = createArtworkFetcher({
+      allowPrivateHosts: [],
+      decoder,
+      structure: { maxJpegScans: 1_000_000 },
+    });
     // 4000×4000 with 4,000 scans: about 4 s of CPU in sharp here (32 MB of coefficients).
     const bomb = scanBombJpeg(4000, 4000);
     const err = await a.prepare(bomb, { width: 300, height: 200, fit: 'cover' }).catch((e: unknown) => e);
@@ -152,7 +162,11 @@ describe('artwork behind the structure check (what no check foresaw)', () => {
     const a = createArtworkFetcher({ allowPrivateHosts: [], decoder: counting });
     const png = await red();
     const first = await a.prepare(png, { width: 100, height: 100, fit: 'cover' }, { account: 'acc_a' });
-    const second = await a.prepare(Buffer.from(png), { width: 100, height: 100, fit: 'cover' }, { account: 'acc_b' });
+    const second = await a.prepare(
+      Buffer.from(png),
+      { width: 100, height: 100, fit: 'cover' },
+      { account: 'acc_b' },
+    );
     expect(second.data.equals(first.data)).toBe(true);
     expect(jobs).toBe(1);
     await a.prepare(png, { width: 100, height: 50, fit: 'cover' });

@@ -1,7 +1,11 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/errors.js';
-import { checkStructure, STRUCTURE_DEFAULTS, type StructureLimits } from '../../../src/render/image/structure.js';
+import {
+  checkStructure,
+  STRUCTURE_DEFAULTS,
+  type StructureLimits,
+} from '../../../src/render/image/structure.js';
 import { pngChunk, scanBombJpeg, textChunkBombPng } from '../../helpers/hostile-images.js';
 
 const LIMITS: StructureLimits = { ...STRUCTURE_DEFAULTS, maxPixels: 25_000_000 };
@@ -35,8 +39,15 @@ describe('progressive JPEG scan bomb (issue 26 §1: 4,114 scans took 14.7 s in s
   });
 
   it('accepts the progressive JPEGs encoders make (sharp/mozjpeg, with and without scan optimisation)', async () => {
-    const photo = sharp({ create: { width: 640, height: 480, channels: 3, background: '#3366aa' } }).composite([
-      { input: Buffer.alloc(200 * 200 * 3, 90), raw: { width: 200, height: 200, channels: 3 }, top: 10, left: 10 },
+    const photo = sharp({
+      create: { width: 640, height: 480, channels: 3, background: '#3366aa' },
+    }).composite([
+      {
+        input: Buffer.alloc(200 * 200 * 3, 90),
+        raw: { width: 200, height: 200, channels: 3 },
+        top: 10,
+        left: 10,
+      },
     ]);
     for (const opts of [{ progressive: true }, { progressive: true, optimiseScans: true, mozjpeg: true }]) {
       const jpeg = await photo.clone().jpeg(opts).toBuffer();
@@ -44,7 +55,9 @@ describe('progressive JPEG scan bomb (issue 26 §1: 4,114 scans took 14.7 s in s
     }
     // Exactly at the bound passes, one more does not.
     expect(refusal(scanBombJpeg(64, 31), 'jpeg').code).toBe('none');
-    expect(refusal(scanBombJpeg(64, 32), 'jpeg').message).toBe('imageUrl has 33 JPEG scans; at most 32 are accepted');
+    expect(refusal(scanBombJpeg(64, 32), 'jpeg').message).toBe(
+      'imageUrl has 33 JPEG scans; at most 32 are accepted',
+    );
   });
 
   it('refuses a frame larger than the pixel limit from the SOF header', () => {
@@ -83,7 +96,10 @@ describe('PNG text-chunk bomb (issue 26 §1: 193 kB took a node from 480 MB to 1
     const bigText = Buffer.concat([Buffer.from('Comment\0'), Buffer.alloc(1_100_000, 0x41)]);
     expect(refusal(withChunk('tEXt', bigText), 'png').reasons).toEqual(['png_metadata']);
     const { deflateSync } = await import('node:zlib');
-    const itxt = Buffer.concat([Buffer.from('XML:com.adobe.xmp\0\x01\x00\0\0'), deflateSync(Buffer.alloc(2_000_000))]);
+    const itxt = Buffer.concat([
+      Buffer.from('XML:com.adobe.xmp\0\x01\x00\0\0'),
+      deflateSync(Buffer.alloc(2_000_000)),
+    ]);
     expect(refusal(withChunk('iTXt', itxt), 'png').reasons).toEqual(['png_metadata']);
   });
 });
@@ -92,7 +108,23 @@ describe('GIF', () => {
   /** A GIF of `frames` frames of `side`² (no colour table, a minimal LZW stream each). */
   function gif(frames: number, side = 1): Buffer {
     const head = Buffer.from('GIF89a\x01\0\x01\0\0\0\0', 'latin1');
-    const frame = Buffer.from([0x2c, 0, 0, 0, 0, side & 0xff, side >> 8, side & 0xff, side >> 8, 0, 2, 2, 0x4c, 0x01, 0]);
+    const frame = Buffer.from([
+      0x2c,
+      0,
+      0,
+      0,
+      0,
+      side & 0xff,
+      side >> 8,
+      side & 0xff,
+      side >> 8,
+      0,
+      2,
+      2,
+      0x4c,
+      0x01,
+      0,
+    ]);
     return Buffer.concat([head, ...new Array(frames).fill(frame), Buffer.from([0x3b])]);
   }
 
