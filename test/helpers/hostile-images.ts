@@ -108,3 +108,67 @@ function crc32(b: Buffer): number {
   for (const byte of b) c = (CRC_TABLE[(c ^ byte) & 0xff] as number) ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
 }
+
+/** A loopback server of hostile images, generated once per server. */
+export interface HostileImageServer {
+  url: string;
+  hostPort: string;
+  /** Bytes `/big-logo` had written when its client went away (or all of them). */
+  bigLogo(): { written: number; finished: boolean };
+  close(): Promise<void>;
+}
+
+/**
+ * Serves `/scan-bomb.jpg` (5000×5000, the issue's 4,114 scans: within imageUrl's 25 MP),
+ * `/logo-scan-bomb.jpg` (4000×4000, within a logo's 16 MP), `/text-bomb.png` (25 zTXt of
+ * 7.9 MB each) and `/big-logo` (3 MB in 64 kB chunks, no Content-Length, 2 ms apart).
+ */
+export async function startHostileImageServer(): Promise<HostileImageServer> {
+  const { createServer } = await import('node:http');
+  const files: Record<string, Buffer> = {
+    '/scan-bomb.jpg': scanBombJpeg(5000, 4113),
+    '/logo-scan-bomb.jpg': scanBombJpeg(4000, 4113),
+    '/text-bomb.png': textChunkBombPng(25),
+  };
+  const big = { written: 0, finished: false };
+  const server = createServer((req, res) => {
+    const file = files[req.url ?? ''];
+    if (file) {
+      res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': file.length });
+      res.end(file);
+      return;
+    }
+    if (req.url !== '/big-logo') {
+      res.writeHead(404).end();
+      return;
+    }
+    big.written = 0;
+    big.finished = false;
+    res.writeHead(200, { 'content-type': 'image/png' });
+    const chunk = Buffer.alloc(64 * 1024, 7);
+    const timer = setInterval(() => {
+      if (res.destroyed) return clearInterval(timer);
+      if (big.written >= 3 * 1024 * 1024) {
+        clearInterval(timer);
+        big.finished = true;
+        res.end();
+        return;
+      }
+      big.written += chunk.length;
+      res.write(chunk);
+    }, 2);
+    res.on('close', () => clearInterval(timer));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    hostPort: `127.0.0.1:${port}`,
+    bigLogo: () => ({ ...big }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
