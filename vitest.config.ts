@@ -17,6 +17,7 @@ const TIMING = [
   'test/cache/scale-out.test.ts',
   'test/cache/shared-flight.test.ts',
   'test/ops/event-loop.test.ts',
+  'test/render/image/hostile-images-load.test.ts',
 ];
 const timingPhase = process.env.CARDSHOT_TEST_PHASE === 'timing';
 

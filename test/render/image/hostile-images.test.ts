@@ -33,8 +33,9 @@ beforeAll(async () => {
     plan: 'pro',
   });
   malloryId = m.id;
-  malloryKey = (await t.modules.accounts.accounts.createKey({ accountId: m.id, name: 'k', environment: 'test' }))
-    .key;
+  malloryKey = (
+    await t.modules.accounts.accounts.createKey({ accountId: m.id, name: 'k', environment: 'test' })
+  ).key;
   mallory = await signedIn(t, 'mallory@hostile.test');
 });
 afterAll(async () => {
@@ -75,7 +76,10 @@ describe('progressive JPEG scan bomb (4,114 scans: 14.7 s of sharp, both render 
       .set(malloryId, { logo: { url: `${fx.url}/logo-scan-bomb.jpg` } })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
-    expect([(err as AppError).code, (err as AppError).message]).toEqual(['unprocessable', `logoUrl ${SCANS}`]);
+    expect([(err as AppError).code, (err as AppError).message]).toEqual([
+      'unprocessable',
+      `logoUrl ${SCANS}`,
+    ]);
   });
 });
 
@@ -89,7 +93,9 @@ describe('PNG text-chunk bomb (25 zTXt of 8 MB in 193 kB: 480 MB to 1.8 GB RSS p
 
 describe('a logo URL download', () => {
   it('stops at the logo limit of 1 MB (it read up to imageUrl’s 5 MB before)', async () => {
-    const err = await t.modules.themes.set(malloryId, { logo: { url: `${fx.url}/big-logo` } }).catch((e: unknown) => e);
+    const err = await t.modules.themes
+      .set(malloryId, { logo: { url: `${fx.url}/big-logo` } })
+      .catch((e: unknown) => e);
     expect((err as AppError).message).toBe('logoUrl is larger than 1 MB');
     await new Promise((r) => setTimeout(r, 100));
     const { written, finished } = fx.bigLogo();
@@ -107,7 +113,10 @@ describe('beside a victim', () => {
     const victim = [];
     for (let i = 0; i < 5; i++) {
       victim.push(
-        await t.inject({ method: 'GET', url: `/render/template?template=saas&title=${encodeURIComponent(`Victim ${i}`)}` }),
+        await t.inject({
+          method: 'GET',
+          url: `/render/template?template=saas&title=${encodeURIComponent(`Victim ${i}`)}`,
+        }),
       );
     }
     const statuses = (await Promise.all(hostile)).map((r) => r.statusCode);
