@@ -121,7 +121,7 @@ export function createDecodePool(opts: DecodePoolOptions): ImageDecoder {
   let killed = 0;
   let closed = false;
   const queue = createWorkQueue({
-    name: 'image decodes',
+    name: 'image decoder',
     concurrency: opts.workers,
     maxWaiting: opts.maxWaiting ?? 64,
   });
