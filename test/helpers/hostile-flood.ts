@@ -3,7 +3,7 @@
  * imageUrl scan bombs from a pro key plus 20 text-chunk and 20 scan-bomb logo uploads from a
  * free account, all at once, while a victim account draws cards and signs in to the dashboard.
  */
-import { readFileSync } from 'node:fs';
+import { rssOf } from '../../src/render/image/proc-usage.js';
 import type { TestApp } from './app.js';
 import { csrfOf, dashClient, PASSWORD, signedIn } from './dashboard.js';
 import { type HostileImageServer, scanBombJpeg, textChunkBombPng } from './hostile-images.js';
@@ -22,15 +22,6 @@ export interface FloodFigures {
   /** Node RSS (this process plus the decode children) before and 0.5 s after. */
   rssBefore: number;
   rssAfter: number;
-}
-
-/** Resident bytes of a process, from /proc. */
-export function rssOf(pid: number): number {
-  try {
-    return Number(readFileSync(`/proc/${pid}/statm`, 'latin1').split(' ')[1]) * 4096;
-  } catch {
-    return 0;
-  }
 }
 
 /** This process plus its image decode children. */

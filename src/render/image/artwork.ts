@@ -83,6 +83,8 @@ export interface ArtworkFetcher {
   close(): Promise<void>;
   /** Downloads in flight and bytes held (metrics, tests). */
   stats(): { fetching: number; bytesInFlight: number };
+  /** Entries and bytes of the prepared-artwork cache (metrics). */
+  preparedStats(): { entries: number; bytes: number };
 }
 
 const ACCEPT = 'image/avif,image/webp,image/png,image/jpeg,image/gif;q=0.9,*/*;q=0.1';
@@ -276,6 +278,8 @@ export function createArtworkFetcher(opts: ArtworkOptions): ArtworkFetcher {
     stats() {
       return { fetching, bytesInFlight };
     },
+
+    preparedStats: () => prepared.stats(),
   };
 }
 

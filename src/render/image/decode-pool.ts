@@ -9,11 +9,11 @@
  * is replaced too, so memory goes back to the system.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { AppError } from '../../errors.js';
 import { createWorkQueue } from '../../lib/work-queue.js';
 import { DECODE_CHILD_CODE } from './decode-child.js';
+import { cpuMsOf, rssOf } from './proc-usage.js';
 
 /** sharp's input options that a job may give. */
 export interface DecodeInput {
@@ -62,8 +62,15 @@ export interface ImageDecoder {
   ): Promise<{ data: Buffer; width: number; height: number }>;
   /** The limits, for messages. */
   readonly limits: { cpuMs: number; memoryBytes: number };
-  /** Children alive, jobs running, children killed by a limit (metrics, tests). */
-  stats(): { children: number; running: number; killed: number; pids: number[] };
+  /** Children alive, jobs running and waiting, children killed by a limit (metrics, tests). */
+  stats(): {
+    children: number;
+    running: number;
+    waiting: number;
+    workers: number;
+    killed: number;
+    pids: number[];
+  };
   close(): Promise<void>;
 }
 
@@ -107,9 +114,6 @@ type Reply = {
 };
 
 const SHARP_PATH = createRequire(import.meta.url).resolve('sharp');
-/** Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ, 100 on Linux). */
-const TICK_MS = 10;
-const PAGE = 4096;
 
 /** Creates the pool; no child starts until the first job. */
 export function createDecodePool(opts: DecodePoolOptions): ImageDecoder {
@@ -265,6 +269,8 @@ export function createDecodePool(opts: DecodePoolOptions): ImageDecoder {
       return {
         children: children.length,
         running: queue.active,
+        waiting: queue.waiting,
+        workers: opts.workers,
         killed,
         pids: children.map((c) => c.pid),
       };
@@ -282,24 +288,4 @@ export function createDecodePool(opts: DecodePoolOptions): ImageDecoder {
 /** A view the size of its own memory: structured clone sends a typed array's whole buffer. */
 function own(bytes: Uint8Array): Uint8Array {
   return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
-}
-
-// Read synchronously: /proc answers from memory in microseconds, and an fs call on libuv's
-// pool is what this module exists to keep off it.
-function cpuMsOf(pid: number): number {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    return (Number(rest[11]) + Number(rest[12])) * TICK_MS;
-  } catch {
-    return 0;
-  }
-}
-
-function rssOf(pid: number): number {
-  try {
-    return Number(readFileSync(`/proc/${pid}/statm`, 'latin1').split(' ')[1]) * PAGE;
-  } catch {
-    return 0;
-  }
 }

@@ -35,6 +35,17 @@ export function createImageArea(
       onFailure: deps.onFailure,
     });
     parts.add('artwork', () => artwork.close());
-    return { service: artwork };
+    return {
+      service: artwork,
+      samples: {
+        'image decoder': () => {
+          const d = decoder.stats();
+          return {
+            queues: { 'image decoder': { active: d.running, waiting: d.waiting, concurrency: d.workers } },
+            cacheTiers: { 'prepared artwork': artwork.preparedStats() },
+          };
+        },
+      },
+    };
   });
 }
