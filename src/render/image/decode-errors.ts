@@ -18,6 +18,14 @@ export function decodeFailure(
       cause: err,
     });
   };
+  if (err instanceof DecodeLimitError && err.limit === 'stalled') {
+    // The machine starved the child of CPU: not the image's fault, so not a 422 (nor cached).
+    return new AppError('unavailable', 'The image decoder is busy; retry shortly', {
+      retryAfter: 1,
+      detail: err.message,
+      cause: err,
+    });
+  }
   if (err instanceof DecodeLimitError && err.limit === 'time') {
     return fail(
       'decode_time',

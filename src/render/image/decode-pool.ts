@@ -39,10 +39,13 @@ export interface DecodedMeta {
   orientation?: number;
 }
 
-/** A job stopped by a limit: `time` (CPU or wall deadline), `memory`, or the child died. */
+/**
+ * A job stopped by a limit: `time` (its CPU time), `memory`, `stalled` (the wall-clock backstop:
+ * a starved machine, not the image's fault), or the child died (`crash`).
+ */
 export class DecodeLimitError extends Error {
   constructor(
-    readonly limit: 'time' | 'memory' | 'crash',
+    readonly limit: 'time' | 'memory' | 'stalled' | 'crash',
     detail: string,
   ) {
     super(detail);
@@ -87,7 +90,7 @@ export interface DecodePoolOptions {
   pollMs?: number;
   /** Jobs waiting on the node; one more is refused with 503. */
   maxWaiting?: number;
-  /** Jobs waiting per account (one runs at a time); one more is refused with 429. */
+  /** Jobs waiting per account (one runs at a time; default 8, more than its 4 downloads); one more is refused with 429. */
   maxWaitingPerAccount?: number;
   /** The child's code (tests give one that hangs or grows). */
   childCode?: string;
@@ -132,7 +135,7 @@ export function createDecodePool(opts: DecodePoolOptions): ImageDecoder {
   const shareOf = (account: string) => ({
     id: account,
     concurrency: 1,
-    maxWaiting: opts.maxWaitingPerAccount ?? 2,
+    maxWaiting: opts.maxWaitingPerAccount ?? 8,
     overShare: () =>
       new AppError('rate_limited', 'Too many images being decoded at once for this account; retry shortly', {
         retryAfter: 1,
@@ -186,11 +189,11 @@ export function createDecodePool(opts: DecodePoolOptions): ImageDecoder {
         child.proc.off('message', onMessage);
         child.proc.off('exit', onExit);
       };
-      const stop = (limit: 'time' | 'memory', detail: string) => {
+      const stop = (limit: 'time' | 'memory' | 'stalled', detail: string) => {
         finish();
         killed++;
         drop(child);
-        opts.onKill?.(limit);
+        if (limit !== 'stalled') opts.onKill?.(limit);
         reject(new DecodeLimitError(limit, detail));
       };
       const timer = setInterval(() => {
@@ -198,7 +201,7 @@ export function createDecodePool(opts: DecodePoolOptions): ImageDecoder {
         const grown = rssOf(child.pid) - rss0;
         const wall = performance.now() - t0;
         if (cpu > opts.cpuMs) stop('time', `${cpu} ms of CPU`);
-        else if (wall > wallMs) stop('time', `${Math.round(wall)} ms of wall time`);
+        else if (wall > wallMs) stop('stalled', `${Math.round(wall)} ms of wall time, ${cpu} ms of CPU`);
         else if (grown > opts.memoryBytes) stop('memory', `${Math.round(grown / 1e6)} MB grown`);
       }, pollMs);
       const onMessage = (m: Reply) => {
@@ -213,7 +216,11 @@ export function createDecodePool(opts: DecodePoolOptions): ImageDecoder {
       };
       child.proc.on('message', onMessage);
       child.proc.on('exit', onExit);
-      child.proc.send({ id, ...job });
+      // A child that died just before (its exit not yet seen) fails the job now, not at the backstop.
+      if (!child.proc.connected) return onExit(child.proc.exitCode, child.proc.signalCode);
+      child.proc.send({ id, ...job }, (err) => {
+        if (err) onExit(child.proc.exitCode, child.proc.signalCode);
+      });
     });
   }
 

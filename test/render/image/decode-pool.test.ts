@@ -1,3 +1,4 @@
+// @module-tag process
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/errors.js';
@@ -18,6 +19,7 @@ const keep = [];
 process.on('message', () => setInterval(() => keep.push(Buffer.alloc(4 << 20, 1)), 2));
 process.send({ ready: true });`;
 const STALL = `${DECODE_CHILD_MARKER}\nprocess.on('message', () => {});\nprocess.send({ ready: true });`;
+const CRASH = `${DECODE_CHILD_MARKER}\nprocess.on('message', () => process.abort());\nprocess.send({ ready: true });`;
 
 const open: ImageDecoder[] = [];
 afterEach(async () => {
@@ -84,7 +86,8 @@ describe('the decode pool', () => {
 
   it('kills a child that stalls past the wall-clock backstop', async () => {
     const d = pool({ childCode: STALL, wallMs: 300 });
-    expect(await limitOf(d.metadata(Buffer.from('x'), {}))).toBe('time');
+    expect(await limitOf(d.metadata(Buffer.from('x'), {}))).toBe('stalled');
+    expect(d.stats()).toMatchObject({ children: 0, killed: 1 });
   });
 
   it('runs one job per account at a time and refuses a flood with 429, while another account is served', async () => {
@@ -147,6 +150,29 @@ describe('artwork behind the structure check (what no check foresaw)', () => {
     const ok = await a.prepare(await red(), { width: 300, height: 200, fit: 'cover' });
     expect([ok.width, ok.height]).toEqual([300, 200]);
     await a.close();
+  });
+
+  it('a stalled child is a 503 (not the image’s fault, not remembered); a crashed one a 422', async () => {
+    const png = await red();
+    const target = { width: 30, height: 30, fit: 'cover' as const };
+    const stalled = createArtworkFetcher({
+      allowPrivateHosts: [],
+      decoder: pool({ childCode: STALL, wallMs: 300 }),
+    });
+    for (let i = 0; i < 2; i++) {
+      await expect(stalled.prepare(png, target)).rejects.toMatchObject({
+        code: 'unavailable',
+        message: 'The image decoder is busy; retry shortly',
+        retryAfter: 1,
+      });
+    }
+    const crashed = createArtworkFetcher({ allowPrivateHosts: [], decoder: pool({ childCode: CRASH }) });
+    await expect(crashed.prepare(png, target)).rejects.toMatchObject({
+      code: 'unprocessable',
+      message: 'imageUrl could not be decoded as PNG',
+    });
+    await stalled.close();
+    await crashed.close();
   });
 
   it('decodes one image once per target size (prepared cache by content hash)', async () => {
