@@ -1,7 +1,9 @@
 /**
  * A theme's logo: any PNG, JPEG, WebP, GIF or AVIF file, at most `maxBytes`, checked for
- * pixel bombs from its header, then normalised to a PNG that fits 512×512 with its
- * transparency kept. Normalising once at upload means a card never decodes a user's file.
+ * decoding bombs from its structure (scan count, metadata chunks: render/image/structure.ts)
+ * and its header, then normalised in the decode pool (a child process with CPU and memory
+ * limits) to a PNG that fits 512×512 with its transparency kept. Normalising once at upload
+ * means a card never decodes a user's file.
  */
 import { createHash } from 'node:crypto';
 import { AppError } from '../errors.js';
