@@ -27,9 +27,14 @@ it('a flood of hostile images: node RSS within 200 MB, victim cards within 2× i
   const f = await hostileFlood(t, fx, 30);
   expect(Object.keys(f.statuses).every((s) => s === '422' || s === '429')).toBe(true);
   expect(f.statuses[422]).toBeGreaterThanOrEqual(21);
-  expect(f.rssAfter - f.rssBefore).toBeLessThan(200 * 1e6);
-  // 2× the idle p50, plus 10 ms for the flood's own HTTP work (60 requests in this process).
-  expect(p50(f.loaded)).toBeLessThan(2 * p50(f.idle) + 10);
-  expect(f.floodSignInMs).toBeLessThan(1000);
+  expect(f.rssAfter - f.rssBefore, `RSS +${Math.round((f.rssAfter - f.rssBefore) / 1e6)} MB`).toBeLessThan(
+    200 * 1e6,
+  );
+  // 2× the idle p50 (the target), plus 20 ms: the flood's own HTTP work shares this process
+  // with the victim, and other suites share the 2 cores (the bench measures the ratio alone).
+  // Before the fix the victim's cards took ~10 s, so the bound still fails by far on a regression.
+  const figures = `idle p50 ${p50(f.idle).toFixed(1)} ms, under the flood ${p50(f.loaded).toFixed(1)} ms`;
+  expect(p50(f.loaded), figures).toBeLessThan(2 * p50(f.idle) + 20);
+  expect(f.floodSignInMs, `sign-in ${Math.round(f.floodSignInMs)} ms`).toBeLessThan(1000);
   expect(t.modules.artwork.decoder.stats().killed).toBe(0);
 });
