@@ -18,6 +18,7 @@ const TIMING = [
   'test/cache/shared-flight.test.ts',
   'test/ops/event-loop.test.ts',
   'test/render/template/layout-stall.test.ts',
+  'test/render/image/hostile-images-load.test.ts',
 ];
 const timingPhase = process.env.CARDSHOT_TEST_PHASE === 'timing';
 

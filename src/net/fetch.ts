@@ -58,7 +58,13 @@ export interface SafeFetcher {
   /** GETs `url` through the guard; throws FetchError, or the caller's abort reason. */
   fetch(
     url: string | URL,
-    opts?: { signal?: AbortSignal; accept?: string; budget?: ByteBudget },
+    opts?: {
+      signal?: AbortSignal;
+      accept?: string;
+      budget?: ByteBudget;
+      /** A smaller body limit for this call (a logo's 1 MB), never a larger one. */
+      maxBytes?: number;
+    },
   ): Promise<FetchResult>;
 }
 
@@ -80,13 +86,14 @@ const noLookup: LookupFunction = (hostname, _opts, cb) => {
 /** Creates a fetcher that connects only to guard-checked addresses, with size, time and hop limits. */
 export function createSafeFetcher(opts: SafeFetcherOptions): SafeFetcher {
   const timeoutMs = opts.timeoutMs ?? 5000;
-  const maxBytes = opts.maxBytes ?? 10 * 1024 * 1024;
+  const limit = opts.maxBytes ?? 10 * 1024 * 1024;
   const maxRedirects = opts.maxRedirects ?? 3;
   const userAgent = opts.userAgent ?? 'Cardshot/0.1';
 
   return {
-    async fetch(input, { signal, accept, budget } = {}) {
+    async fetch(input, { signal, accept, budget, maxBytes: callMax } = {}) {
       signal?.throwIfAborted();
+      const maxBytes = Math.min(callMax ?? limit, limit);
       // One controller for the whole fetch; the caller's signal is forwarded by hand rather than
       // with AbortSignal.any, which leaks dependants of a long-lived signal on some Node 20 releases.
       const abort = new AbortController();

@@ -83,13 +83,18 @@ export function createThemeService(
 
   const loadLogo = async (accountId: string, logo: { file: Buffer } | { url: string }) => {
     const owner = { id: accountId, concurrency: 1, maxWaiting: 1, overShare: busyLogo };
-    if ('file' in logo) return logos.run(() => normaliseLogo(logo.file, limits), undefined, owner);
-    const fetched = await deps.artwork.fetch(logo.url, undefined, { account: accountId }).catch((err) => {
-      throw renamed(err);
-    });
+    const decode = { decoder: deps.artwork.decoder, account: accountId };
+    if ('file' in logo)
+      return logos.run(() => normaliseLogo(logo.file, limits, 'logo', decode), undefined, owner);
+    // The download stops at the logo's own limit (it read up to imageUrl's 5 MB first).
+    const fetched = await deps.artwork
+      .fetch(logo.url, undefined, { account: accountId, maxBytes: limits.maxBytes })
+      .catch((err) => {
+        throw renamed(err);
+      });
     try {
       return await logos
-        .run(() => normaliseLogo(fetched.bytes, limits, 'logoUrl'), undefined, owner)
+        .run(() => normaliseLogo(fetched.bytes, limits, 'logoUrl', decode), undefined, owner)
         .catch((err: unknown) => {
           // From a URL the size is the remote file's fault, not this request's body.
           if (err instanceof AppError && err.code === 'payload_too_large') {

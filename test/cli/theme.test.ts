@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runAccounts } from '../../src/cli/commands/accounts.js';
 import { runTheme } from '../../src/cli/commands/theme.js';
 import { openStore } from '../../src/storage/open.js';
+import { scanBombJpeg, textChunkBombPng } from '../helpers/hostile-images.js';
 
 // The command in this process, on a real SQLite file in a temporary data dir.
 let dir: string;
@@ -168,6 +169,26 @@ describe('npx cardshot theme', () => {
       code: 1,
       stderr: 'cardshot theme show: No account nobody@acme.test\n',
     });
+  });
+
+  it('refuses a scan-bomb JPEG and a text-chunk PNG logo file at once, naming why (issue 26 §1)', async () => {
+    const jpeg = path.join(dir, 'scan-bomb.jpg');
+    const png = path.join(dir, 'text-bomb.png');
+    await writeFile(jpeg, scanBombJpeg(4000, 4113));
+    await writeFile(png, textChunkBombPng(25));
+    const start = performance.now();
+    expect(await theme(['set', '--account', accountId, '--logo-file', jpeg])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'cardshot theme set: logo has 4114 JPEG scans; at most 32 are accepted\n',
+    });
+    expect(await theme(['set', '--account', accountId, '--logo-file', png])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        'cardshot theme set: logo has more than 1 MB of PNG text and metadata chunks (tEXt, zTXt, iTXt, iCCP, eXIf)\n',
+    });
+    expect(performance.now() - start).toBeLessThan(2000);
   });
 
   it('clears the theme', async () => {

@@ -1,5 +1,6 @@
 import childProcess from 'node:child_process';
 import { syncBuiltinESMExports } from 'node:module';
+import { DECODE_CHILD_MARKER } from '../../src/render/image/decode-child.js';
 
 /**
  * `npm run test:unit` loads this before every file: a test there may start no process at all
@@ -15,6 +16,17 @@ const STARTERS = ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFil
  */
 const ESBUILD = /[\\/]@esbuild[\\/][^\\/]+[\\/]bin[\\/]esbuild$/;
 
+/**
+ * The image decode pool's children (src/render/image/decode-pool.ts): the service decodes every
+ * user's image in one, so preparing artwork or a logo is a unit of work here like esbuild's.
+ */
+const isDecodeChild = (command: unknown, args: unknown) =>
+  command === process.execPath &&
+  Array.isArray(args) &&
+  args[0] === '-e' &&
+  typeof args[1] === 'string' &&
+  args[1].startsWith(DECODE_CHILD_MARKER);
+
 const starters = childProcess as unknown as Record<
   (typeof STARTERS)[number],
   (...args: unknown[]) => unknown
@@ -25,6 +37,7 @@ const refuse =
   (name: (typeof STARTERS)[number]) =>
   (command: unknown, ...rest: unknown[]): unknown => {
     if (typeof command === 'string' && ESBUILD.test(command)) return originals[name](command, ...rest);
+    if (name === 'spawn' && isDecodeChild(command, rest[0])) return originals[name](command, ...rest);
     throw new Error(
       `test:unit starts no process, and this test called ${name}(${JSON.stringify(String(command))}): ` +
         'tag it (or its file, `// @module-tag chromium`) `chromium` or `process`, see test/README.md',

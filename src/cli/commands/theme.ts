@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { createArtworkFetcher } from '../../render/image/artwork.js';
+import { createDecodePool } from '../../render/image/decode-pool.js';
 import type { Config } from '../../settings.js';
 import { createThemeService, type StoredTheme, type ThemeInput } from '../../themes/service.js';
 import { accountOption, iso, out, parseVerbArgs, UsageError, when, withAccounts } from '../admin.js';
@@ -80,6 +81,12 @@ function themesFor(config: Config, store: Parameters<typeof createThemeService>[
     maxBytes: config.imageMaxBytes,
     maxPixels: config.imageMaxPixels,
     cacheTtlMs: 0,
+    // The server's limits: a logo the server would refuse is refused here too.
+    decoder: createDecodePool({
+      workers: 1,
+      cpuMs: config.imageDecodeCpuMs,
+      memoryBytes: config.imageDecodeMemoryBytes,
+    }),
   });
   const themes = createThemeService(config, { store, artwork });
   return {
@@ -87,6 +94,7 @@ function themesFor(config: Config, store: Parameters<typeof createThemeService>[
     close: async () => {
       await themes.close();
       await artwork.close();
+      await artwork.decoder.close();
     },
   };
 }

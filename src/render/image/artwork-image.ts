@@ -1,12 +1,14 @@
 /**
- * The image half of artwork: recognise the bytes, refuse pixel bombs, and resize to exactly the
- * target as PNG. The download half (guard, limits, cache) is artwork.ts.
+ * The image half of artwork: recognise the bytes, check their structure, and resize them to
+ * exactly the target as PNG in the decode pool (a child process with CPU and memory limits).
+ * The download half (guard, limits, cache) is artwork.ts.
  */
-import sharp, { type ExtendOptions, type Metadata, type Region } from 'sharp';
+import type { ExtendOptions, Region } from 'sharp';
 import { AppError } from '../../errors.js';
 import { formatMegapixels } from './artwork-format.js';
-
-const NOT_SUPPORTED = 'imageUrl is not a supported image (PNG, JPEG, WebP, GIF or AVIF)';
+import { decodeFailure } from './decode-errors.js';
+import type { DecodedMeta, DecodeStep, ImageDecoder } from './decode-pool.js';
+import { checkStructure, type StructureLimits } from './structure.js';
 
 /** A decoded image, exactly the target's size. */
 export interface PreparedArtwork {
@@ -22,71 +24,75 @@ export interface ArtworkTarget {
   fit: 'cover' | 'contain';
 }
 
-const fail = (message: string, detail: string, cause?: unknown) =>
-  new AppError('unprocessable', message, { detail, cause });
+/** What preparing an image needs besides its bytes. */
+export interface PrepareContext {
+  decoder: ImageDecoder;
+  limits: StructureLimits;
+  /** Whose image: its decodes share one slot of the pool (fair share). */
+  account?: string;
+  /** Called with the reason of every refusal (metrics). */
+  failed: (reason: string) => void;
+}
 
-/** Decodes sniffed bytes and resizes them to `target`; `failed` hears the reason of every refusal. */
+/** Decodes sniffed bytes and resizes them to `target` in the decode pool; refusals are 422s naming imageUrl. */
 export async function prepareArtwork(
   bytes: Buffer,
   target: ArtworkTarget,
-  maxPixels: number,
-  failed: (reason: string) => void,
+  ctx: PrepareContext,
 ): Promise<PreparedArtwork> {
+  const { decoder, limits, failed } = ctx;
   const kind = sniff(bytes);
   if (!kind) {
     failed('unsupported');
-    throw fail(NOT_SUPPORTED, `magic bytes ${bytes.subarray(0, 12).toString('hex')}`);
+    throw new AppError('unprocessable', 'imageUrl is not a supported image (PNG, JPEG, WebP, GIF or AVIF)', {
+      detail: `magic bytes ${bytes.subarray(0, 12).toString('hex')}`,
+    });
   }
+  checkStructure(bytes, kind, 'imageUrl', limits, failed);
+  const mapped = (err: unknown) =>
+    decodeFailure(err, { what: 'imageUrl', kind, maxPixels: limits.maxPixels, decoder }, failed);
   // Header-only read: refuse a pixel bomb before any decoding buffer is allocated.
-  const meta = await sharp(bytes, { limitInputPixels: false, pages: 1 })
-    .metadata()
-    .catch((err: Error) => {
-      failed('decode');
-      throw fail(`imageUrl could not be decoded as ${kind.toUpperCase()}`, `header: ${err.message}`, err);
+  const meta = await decoder
+    .metadata(bytes, { limitInputPixels: false, pages: 1 }, ctx.account)
+    .catch((err) => {
+      throw mapped(err);
     });
   const pixels = (meta.width ?? 0) * (meta.pageHeight ?? meta.height ?? 0);
-  if (pixels > maxPixels) {
+  if (pixels > limits.maxPixels) {
     failed('too_many_pixels');
-    throw fail(
-      `imageUrl has more than ${formatMegapixels(maxPixels)} megapixels`,
-      `${kind} ${meta.width}x${meta.pageHeight ?? meta.height}`,
+    throw new AppError(
+      'unprocessable',
+      `imageUrl has more than ${formatMegapixels(limits.maxPixels)} megapixels`,
+      {
+        detail: `${kind} ${meta.width}x${meta.pageHeight ?? meta.height}`,
+      },
     );
   }
-  try {
-    const pipeline = sharp(bytes, {
-      limitInputPixels: maxPixels,
-      // 'error' refuses broken files but tolerates the harmless warnings common in real JPEGs.
-      failOn: 'error',
-      // GIF (and animated WebP/AVIF): the first frame only.
-      pages: 1,
-      page: 0,
-    }).autoOrient();
-    // A small image (smaller than a quarter of the frame both ways) is drawn whole at most 4×
-    // in either fit: covering a window with a 32 px favicon only made a blur of one corner.
-    const small = cappedContain(meta, target);
-    const crop = !small && target.fit === 'cover' ? extremeCoverCrop(meta, target) : undefined;
-    if (crop) pipeline.extract(crop);
-    // sharp runs one resize per pipeline: a small image is enlarged and padded to the target
-    // instead of resized to it.
-    if (small) pipeline.resize(small.width, small.height, { fit: 'fill' }).extend(small.pad);
-    else {
-      pipeline.resize(target.width, target.height, {
-        fit: target.fit,
-        // contain letterboxes onto transparency so the template always gets exactly w x h.
-        background: TRANSPARENT,
-      });
-    }
-    const { data, info } = await pipeline.png({ compressionLevel: 2 }).toBuffer({ resolveWithObject: true });
-    return { data, width: info.width, height: info.height };
-  } catch (err) {
-    const msg = (err as Error).message;
-    if (/pixel limit/i.test(msg)) {
-      failed('too_many_pixels');
-      throw fail(`imageUrl has more than ${formatMegapixels(maxPixels)} megapixels`, msg, err);
-    }
-    failed('decode');
-    throw fail(`imageUrl could not be decoded as ${kind.toUpperCase()}`, msg, err);
+  const steps: DecodeStep[] = [['autoOrient']];
+  // A small image (smaller than a quarter of the frame both ways) is drawn whole at most 4×
+  // in either fit: covering a window with a 32 px favicon only made a blur of one corner.
+  const small = cappedContain(meta, target);
+  const crop = !small && target.fit === 'cover' ? extremeCoverCrop(meta, target) : undefined;
+  if (crop) steps.push(['extract', crop]);
+  // sharp runs one resize per pipeline: a small image is enlarged and padded to the target
+  // instead of resized to it.
+  if (small) steps.push(['resize', small.width, small.height, { fit: 'fill' }], ['extend', small.pad]);
+  else {
+    // contain letterboxes onto transparency so the template always gets exactly w x h.
+    steps.push(['resize', target.width, target.height, { fit: target.fit, background: TRANSPARENT }]);
   }
+  steps.push(['png', { compressionLevel: 2 }]);
+  const input = {
+    limitInputPixels: limits.maxPixels,
+    // 'error' refuses broken files but tolerates the harmless warnings common in real JPEGs.
+    failOn: 'error' as const,
+    // GIF (and animated WebP/AVIF): the first frame only.
+    pages: 1,
+    page: 0,
+  };
+  return decoder.transform(bytes, input, steps, ctx.account).catch((err) => {
+    throw mapped(err);
+  });
 }
 
 /** The image type from its magic number, or null; the Content-Type header is never trusted. */
@@ -119,7 +125,7 @@ const MAX_INTERMEDIATE_SIDE = 16_384;
  * centre region of the target's proportions is cut out first, which is what cover keeps anyway.
  * Ordinary images never take this path, so their pixels do not change.
  */
-function extremeCoverCrop(meta: Metadata, target: { width: number; height: number }): Region | undefined {
+function extremeCoverCrop(meta: DecodedMeta, target: { width: number; height: number }): Region | undefined {
   const swap = (meta.orientation ?? 1) >= 5; // EXIF 5–8: shown rotated a quarter turn
   const w0 = meta.width ?? 0;
   const h0 = meta.pageHeight ?? meta.height ?? 0;
@@ -144,7 +150,7 @@ const MAX_CONTAIN_UPSCALE = 4;
  * it needs more than 4× both ways, so a wide banner still fills a cover frame.
  */
 function cappedContain(
-  meta: Metadata,
+  meta: DecodedMeta,
   target: { width: number; height: number },
 ): { width: number; height: number; pad: ExtendOptions } | undefined {
   const swap = (meta.orientation ?? 1) >= 5;

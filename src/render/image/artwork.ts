@@ -2,10 +2,14 @@ import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { AppError } from '../../errors.js';
 import { createSingleFlight } from '../../lib/single-flight.js';
-import { type ByteBudget, createSafeFetcher, FetchError } from '../../net/fetch.js';
+import { type ByteBudget, createSafeFetcher } from '../../net/fetch.js';
 import { createUrlGuard } from '../../net/url-guard.js';
-import { formatMegabytes, formatSeconds } from './artwork-format.js';
+import { downloadFailure, imageServerBusy, raceSignal } from './artwork-errors.js';
+import { formatMegabytes } from './artwork-format.js';
 import { type ArtworkTarget, type PreparedArtwork, prepareArtwork } from './artwork-image.js';
+import { createDecodePool, type ImageDecoder } from './decode-pool.js';
+import { createPreparedCache } from './prepared-cache.js';
+import { STRUCTURE_DEFAULTS, type StructureLimits } from './structure.js';
 
 export interface ArtworkOptions {
   /** `host:port` pairs the URL guard lets through although private (test fixtures). */
@@ -30,6 +34,12 @@ export interface ArtworkOptions {
   maxBytesInFlight?: number;
   /** Called with the reason of every imageUrl that cannot be used (metrics). */
   onFailure?: (reason: string) => void;
+  /** Where images are decoded; a pool of its own (closed with the fetcher) when omitted. */
+  decoder?: ImageDecoder;
+  /** Structure checks before decoding (JPEG scans, PNG metadata, GIF frames). */
+  structure?: Partial<Omit<StructureLimits, 'maxPixels'>>;
+  /** Bytes of prepared (decoded, resized) artwork kept by content hash and size; 0 turns it off. */
+  preparedCacheBytes?: number;
 }
 
 export interface FetchedArtwork {
@@ -49,13 +59,32 @@ export interface ArtworkFetcher {
    * The raw bytes behind `url` (cached, coalesced); failures are AppErrors naming imageUrl. A
    * new download counts against the node's and `account`'s downloads in flight.
    */
-  fetch(url: string, signal?: AbortSignal, opts?: { account?: string }): Promise<FetchedArtwork>;
-  /** Decodes sniffed PNG/JPEG/WebP/GIF/AVIF bytes and resizes them to exactly the target, as PNG. */
-  prepare(bytes: Buffer, target: ArtworkTarget): Promise<PreparedArtwork>;
+  fetch(
+    url: string,
+    signal?: AbortSignal,
+    opts?: {
+      account?: string;
+      /** A smaller body limit for this use (a logo's 1 MB); the download stops there. */
+      maxBytes?: number;
+    },
+  ): Promise<FetchedArtwork>;
+  /**
+   * Decodes sniffed PNG/JPEG/WebP/GIF/AVIF bytes in the decode pool and resizes them to exactly
+   * the target, as PNG; cached by content hash (`sha256` when the caller has it) and target.
+   */
+  prepare(
+    bytes: Buffer,
+    target: ArtworkTarget,
+    opts?: { account?: string; sha256?: string },
+  ): Promise<PreparedArtwork>;
+  /** The decode pool (logos use it too). */
+  readonly decoder: ImageDecoder;
   /** Drops the cache and aborts fetches in flight. */
   close(): Promise<void>;
   /** Downloads in flight and bytes held (metrics, tests). */
   stats(): { fetching: number; bytesInFlight: number };
+  /** Entries and bytes of the prepared-artwork cache (metrics). */
+  preparedStats(): { entries: number; bytes: number };
 }
 
 const ACCEPT = 'image/avif,image/webp,image/png,image/jpeg,image/gif;q=0.9,*/*;q=0.1';
@@ -91,6 +120,14 @@ export function createArtworkFetcher(opts: ArtworkOptions): ArtworkFetcher {
   });
   const flight = createSingleFlight<Entry>();
   const closing = new AbortController();
+  const ownDecoder = opts.decoder === undefined;
+  const decoder = opts.decoder ?? createDecodePool(DECODE_DEFAULTS);
+  const limits: StructureLimits = { ...STRUCTURE_DEFAULTS, ...opts.structure, maxPixels };
+  const preparedCacheBytes = opts.preparedCacheBytes ?? 64 * 1024 * 1024;
+  const prepared = createPreparedCache({
+    maxBytes: preparedCacheBytes,
+    maxBytesPerAccount: Math.ceil(preparedCacheBytes / 4),
+  });
 
   // Downloads in flight, in all and per account, and the bytes of bodies held: set aside for
   // each download while it runs, then counted once per body while any caller holds it.
@@ -121,7 +158,7 @@ export function createArtworkFetcher(opts: ArtworkOptions): ArtworkFetcher {
   }
 
   /** A 503 (the node) or 429 (the account) when a new download cannot start now. */
-  function admit(account: string | undefined): void {
+  function admit(account: string | undefined, limit: number): void {
     if (account !== undefined && (fetchingBy.get(account) ?? 0) >= maxFetchesPerAccount) {
       failed('account_busy');
       throw new AppError(
@@ -130,53 +167,28 @@ export function createArtworkFetcher(opts: ArtworkOptions): ArtworkFetcher {
         { retryAfter: BUSY_RETRY_S, detail: `account ${account}: ${fetchingBy.get(account)} downloads` },
       );
     }
-    if (fetching >= maxFetches || bytesInFlight + maxBytes > maxBytesInFlight) {
+    if (fetching >= maxFetches || bytesInFlight + limit > maxBytesInFlight) {
       failed('busy');
       throw serverBusy(`${fetching} downloads, ${bytesInFlight} bytes held`);
     }
   }
 
-  const serverBusy = (detail: string, cause?: unknown) =>
-    new AppError('unavailable', 'Too many imageUrl downloads in progress on this server; retry shortly', {
-      retryAfter: BUSY_RETRY_S,
-      detail,
-      cause,
-    });
-
   const failed = opts.onFailure ?? (() => {});
   const fail = (message: string, detail: string, cause?: unknown) =>
     new AppError('unprocessable', message, { detail, cause });
 
-  function toAppError(err: unknown): unknown {
-    if (!(err instanceof FetchError)) return err;
-    failed(err.kind);
-    switch (err.kind) {
-      case 'refused':
-        // Generic on purpose: which rule matched would help someone map our network.
-        return fail('imageUrl points to an address that is not allowed', err.detail, err);
-      case 'timeout':
-        return fail(`imageUrl timed out after ${formatSeconds(timeoutMs)}`, err.detail, err);
-      case 'too_large':
-        return fail(`imageUrl is larger than ${formatMegabytes(maxBytes)}`, err.detail, err);
-      case 'http_status':
-        return fail(`imageUrl answered HTTP ${err.status}`, err.detail, err);
-      case 'too_many_redirects':
-        return fail(`imageUrl redirected more than ${maxRedirects} times`, err.detail, err);
-      case 'network':
-        return fail('imageUrl could not be reached', err.detail, err);
-      case 'over_budget':
-        return serverBusy(`bytes in flight: ${err.detail}`, err);
-    }
-  }
+  const serverBusy = (detail: string, cause?: unknown) => imageServerBusy(BUSY_RETRY_S, detail, cause);
+  const toAppError = (err: unknown, limit: number) =>
+    downloadFailure(err, { limit, timeoutMs, maxRedirects, failed, serverBusy });
 
-  async function load(url: string, account: string | undefined): Promise<Entry> {
-    admit(account);
+  async function load(url: string, account: string | undefined, limit: number): Promise<Entry> {
+    admit(account, limit);
     fetching++;
     if (account !== undefined) fetchingBy.set(account, (fetchingBy.get(account) ?? 0) + 1);
     // The largest body is set aside before connecting, so a download once started always has
     // room to finish (budgets granted chunk by chunk failed every download at once when full);
     // a declared Content-Length gives the rest back.
-    let reserved = maxBytes;
+    let reserved = limit;
     bytesInFlight += reserved;
     let received = 0;
     const budget: ByteBudget = {
@@ -193,12 +205,17 @@ export function createArtworkFetcher(opts: ArtworkOptions): ArtworkFetcher {
     try {
       // Only the service's own close() cancels a shared fetch: one impatient caller must not
       // fail the others that joined it. The fetch is bounded by timeoutMs anyway.
-      const { bytes } = await fetcher.fetch(url, { signal: closing.signal, accept: ACCEPT, budget });
+      const { bytes } = await fetcher.fetch(url, {
+        signal: closing.signal,
+        accept: ACCEPT,
+        budget,
+        maxBytes: limit,
+      });
       const entry = { bytes, sha256: createHash('sha256').update(bytes).digest('hex') };
       if (cacheTtlMs > 0) cache.set(url, entry);
       return entry;
     } catch (err) {
-      throw toAppError(err);
+      throw toAppError(err, limit);
     } finally {
       // The body's bytes are counted again by each caller's hold() from here on.
       bytesInFlight -= reserved;
@@ -212,7 +229,8 @@ export function createArtworkFetcher(opts: ArtworkOptions): ArtworkFetcher {
   }
 
   return {
-    async fetch(url, signal, { account } = {}) {
+    async fetch(url, signal, { account, maxBytes: callMax } = {}) {
+      const limit = Math.min(callMax ?? maxBytes, maxBytes);
       const start = performance.now();
       let parsed: URL;
       try {
@@ -227,39 +245,49 @@ export function createArtworkFetcher(opts: ArtworkOptions): ArtworkFetcher {
       parsed.hash = '';
       const key = parsed.href;
       const hit = cache.get(key);
+      if (hit && hit.bytes.length > limit) {
+        failed('too_large');
+        throw fail(
+          `imageUrl is larger than ${formatMegabytes(limit)}`,
+          `cached body of ${hit.bytes.length} bytes`,
+        );
+      }
       if (hit) return { ...hit, ms: performance.now() - start, release: hold(hit.bytes) };
-      // Joining a download already in flight costs nothing new: only a new one is admitted.
-      const shared = flight.do(key, () => load(key, account)).then((r) => r.value);
+      // Joining a download already in flight costs nothing new: only a new one is admitted. A
+      // smaller limit is its own download: it must stop at its own limit.
+      const flightKey = limit === maxBytes ? key : `${limit} ${key}`;
+      const shared = flight.do(flightKey, () => load(key, account, limit)).then((r) => r.value);
       const entry = signal ? await raceSignal(shared, signal) : await shared;
       return { ...entry, ms: performance.now() - start, release: hold(entry.bytes) };
     },
 
-    prepare(bytes, target) {
-      return prepareArtwork(bytes, target, maxPixels, failed);
+    prepare(bytes, target, { account, sha256 } = {}) {
+      const ctx = { decoder, limits, failed, ...(account === undefined ? {} : { account }) };
+      return prepared.get(bytes, target, { account, sha256 }, () => prepareArtwork(bytes, target, ctx));
     },
+
+    decoder,
 
     async close() {
       closing.abort(new Error('artwork fetcher closed'));
       cache.clear();
+      prepared.clear();
+      if (ownDecoder) await decoder.close();
     },
 
     stats() {
       return { fetching, bytesInFlight };
     },
+
+    preparedStats: () => prepared.stats(),
   };
 }
 
 /** 5 MB: a product photo for a 1200×630 card needs far less; the old 10 MB let 150 slow cards hold 1.4 GB. */
 export const DEFAULT_MAX_BYTES = 5 * 1000 * 1000;
 
+/** The decode pool of a fetcher created without one (the CLI, tests): the settings' defaults. */
+export const DECODE_DEFAULTS = { workers: 2, cpuMs: 1000, memoryBytes: 64 * 1024 * 1024 };
+
 /** Seconds a refused download is told to wait: about one download's time. */
 const BUSY_RETRY_S = 2;
-
-function raceSignal<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}

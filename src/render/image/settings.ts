@@ -55,6 +55,38 @@ export const imageSettings = {
     max: 86_400,
     description: 'How long fetched imageUrl bytes are reused before they are fetched again.',
   },
+  imageDecodeWorkers: {
+    kind: 'int',
+    default: 2,
+    min: 1,
+    max: 64,
+    description:
+      'Child processes that decode imageUrl artwork and logos (one image each at a time, one per account); started on first use and kept warm.',
+  },
+  imageDecodeCpuMs: {
+    kind: 'int',
+    default: 1000,
+    min: 100,
+    max: 60_000,
+    description:
+      'CPU time one image may take to decode and resize; past it the decode child is killed and the image refused with 422.',
+  },
+  imageDecodeMemoryBytes: {
+    kind: 'int',
+    default: 64 * MiB,
+    min: 16 * MiB,
+    max: 4096 * MiB,
+    description:
+      'Memory one image may add to its decode child; past it the child is killed and the image refused with 422.',
+  },
+  imagePreparedCacheBytes: {
+    kind: 'int',
+    default: 64 * MiB,
+    min: 0,
+    max: 4096 * MiB,
+    description:
+      'Decoded and resized artwork kept by content hash and size, so one image is not decoded again per card (an account fills at most a quarter); 0 turns it off.',
+  },
 } as const satisfies SettingsGroup;
 
 /** What the artwork fetcher reads. */

@@ -104,7 +104,7 @@ export function createTemplateService(deps: Deps): TemplateService {
     ];
     const etag = createHash('sha256').update(JSON.stringify(identity)).digest('hex').slice(0, 40);
     const ctx: BuildContext = { size: SIZES[req.size], ...(theme ? { theme } : {}) };
-    return { def, etag, artworkBytes, timings, release, ctx, themed: theme !== undefined };
+    return { def, etag, artworkBytes, artworkHash, timings, release, ctx, themed: theme !== undefined };
   }
 
   return {
@@ -126,8 +126,16 @@ export function createTemplateService(deps: Deps): TemplateService {
 
   async function resolveIdentified(
     req: TemplateRequest,
-    { def, etag, artworkBytes, timings, ctx, themed }: Omit<Awaited<ReturnType<typeof identify>>, 'release'>,
-    opts: { ifNoneMatch?: string },
+    {
+      def,
+      etag,
+      artworkBytes,
+      artworkHash,
+      timings,
+      ctx,
+      themed,
+    }: Omit<Awaited<ReturnType<typeof identify>>, 'release'>,
+    opts: { ifNoneMatch?: string; account?: string },
   ): Promise<CardResult> {
     const format = req.output?.format ?? 'png';
     if (opts.ifNoneMatch !== undefined && etagMatches(opts.ifNoneMatch, etag)) {
@@ -144,17 +152,21 @@ export function createTemplateService(deps: Deps): TemplateService {
       const t: Timings = {};
       const fields: TemplateFields = { ...req.fields };
       if (def.uses.brand && req.brand !== undefined) fields.brand = req.brand;
+      // Artwork is decoded in the decode pool (child processes with CPU and memory limits, one
+      // slot per account) before the render slot is taken: a slow image used to hold a render
+      // slot for seconds while other accounts' 17 ms cards waited (issue 26 §1).
+      if (artworkBytes && def.artworkSize) {
+        const start = performance.now();
+        fields.artwork = await deps.artwork.prepare(artworkBytes, def.artworkSize(ctx.size), {
+          ...(opts.account === undefined ? {} : { account: opts.account }),
+          ...(artworkHash === null ? {} : { sha256: artworkHash }),
+        });
+        t.image = performance.now() - start;
+      }
       const queued = performance.now();
       // No abort signal on the shared render: other callers may be waiting for the same card.
       const out = await deps.queue.run(async () => {
         t.queue = performance.now() - queued;
-        // Decoding and resizing artwork is CPU work like the render itself, so it waits for a
-        // slot too: many large images at once must not starve the renders already running.
-        if (artworkBytes && def.artworkSize) {
-          const start = performance.now();
-          fields.artwork = await deps.artwork.prepare(artworkBytes, def.artworkSize(ctx.size));
-          t.image = performance.now() - start;
-        }
         const started = performance.now();
         const rendered = await deps.renderer.render(def.name, fields, { ctx });
         deps.onRender?.(def.name, (performance.now() - started) / 1000);
