@@ -19,6 +19,7 @@ import {
   hideSelectors,
   isolatedWorld,
   locate,
+  refusedSelectors,
   scrollThrough,
   waitForImages,
   waitForSelector,
@@ -64,6 +65,7 @@ const left = (input: CaptureInput) => Math.max(0, input.deadline - Date.now() - 
 export async function beforeNavigation(lease: Lease, input: CaptureInput, state: OptionState): Promise<void> {
   const o = input.options;
   if (!o) return;
+  await refuseSelectorsBeforeFetch(lease, o);
   if (o.scale !== undefined) {
     await emulateMetrics(lease, o.scale);
     state.sessionScale = o.scale;
@@ -77,6 +79,24 @@ export async function beforeNavigation(lease: Lease, input: CaptureInput, state:
       deadline: input.deadline,
     });
   }
+}
+
+/** A 400 for the first selector of the options the browser refuses, checked in the blank page. */
+async function refuseSelectorsBeforeFetch(lease: Lease, o: NonNullable<CaptureInput['options']>) {
+  const named: [string, string][] = [
+    ...(o.selector !== undefined ? [['selector', o.selector] as [string, string]] : []),
+    ...(o.waitForSelector !== undefined ? [['waitForSelector', o.waitForSelector] as [string, string]] : []),
+    ...(o.hideSelectors ?? []).map((s) => ['hideSelectors', s] as [string, string]),
+  ];
+  if (named.length === 0) return;
+  const refused = new Set(
+    await refusedSelectors(
+      lease,
+      named.map(([, s]) => s),
+    ),
+  );
+  const first = named.find(([, s]) => refused.has(s));
+  if (first) throw selectorRefused(first[0], first[1]);
 }
 
 /**
