@@ -26,6 +26,8 @@ export interface AttemptDeps {
   maxHeight: number;
   /** For blockAds and blockCookieBanners. */
   blocker?: Blocker;
+  /** Runs a wait with the queue slot lent to others (the capture's Slot.idle). */
+  idle?: <R>(wait: Promise<R>) => Promise<R>;
 }
 
 const CAPTURE_PHASES: (keyof CaptureTimings)[] = ['navigate', 'fonts', 'capture', 'encode', 'prepare'];
@@ -131,6 +133,7 @@ async function captureIn(
       maxHeight: deps.maxHeight,
       ...(req.options ? { options: req.options } : {}),
       ...(deps.blocker ? { blocker: deps.blocker } : {}),
+      ...(deps.idle ? { idle: deps.idle } : {}),
     };
     return await deps.capturePage(lease, input, timings);
   } finally {

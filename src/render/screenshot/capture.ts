@@ -46,6 +46,8 @@ export interface CaptureInput {
   blocker?: Blocker;
   /** Output pixels a full-page or element capture may be tall. */
   maxHeight: number;
+  /** Runs a wait that needs no CPU (delay, waitForSelector) with the queue slot lent to others. */
+  idle?: <R>(wait: Promise<R>) => Promise<R>;
 }
 
 export interface Capture {

@@ -114,8 +114,10 @@ export async function prepareShot(lease: Lease, input: CaptureInput, state: Opti
     made ??= isolatedWorld(lease);
     return made;
   };
+  const idle = input.idle ?? (<R>(wait: Promise<R>) => wait);
   if (o.waitForSelector !== undefined) {
-    const seen = await waitForSelector(lease, await world(), o.waitForSelector, true, left(input));
+    const id = await world();
+    const seen = await idle(waitForSelector(lease, id, o.waitForSelector, true, left(input)));
     if (seen === 'invalid') throw selectorRefused('waitForSelector', o.waitForSelector);
     if (seen !== 'visible') throw notVisible(o.waitForSelector, input);
   }
@@ -123,7 +125,7 @@ export async function prepareShot(lease: Lease, input: CaptureInput, state: Opti
     // Captured early, the image would not be the one asked for; waiting on to the deadline would
     // hold the slot for nothing: say so at once.
     if (o.delay > left(input)) throw delayTooLong(o.delay, input);
-    await pause(o.delay);
+    await idle(pause(o.delay));
   }
   await state.blocking?.beforeCapture();
   if (o.hideSelectors) {
@@ -203,7 +205,8 @@ async function elementArea(
   input: CaptureInput,
   view: { outScale: number; maxCss: number },
 ): Promise<{ area: ShotArea; fullHeight: number }> {
-  const state = await waitForSelector(lease, world, selector, false, left(input));
+  const idle = input.idle ?? (<R>(wait: Promise<R>) => wait);
+  const state = await idle(waitForSelector(lease, world, selector, false, left(input)));
   if (state === 'invalid') throw selectorRefused('selector', selector);
   if (state === 'missing') throw selectorMissing(selector, input);
   const box = await locate(lease, world, selector);

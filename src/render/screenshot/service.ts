@@ -121,19 +121,27 @@ export function createScreenshotService(
       return share!.overShare!();
     };
     const expire = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
+    const ends = signal ? AbortSignal.any([expire, signal]) : expire;
     let started = false;
     const capture = await queue
       .run(
-        async () => {
+        async (slot) => {
           started = true;
           t.queue = performance.now() - queued;
           deps.onQueueWait?.(owner?.plan.name ?? 'none', t.queue / 1000);
           // A slot that comes with almost no time left cannot hold a capture: still no slot.
           if (deadline - Date.now() < MIN_CAPTURE_MS)
             throw noSlot(`a slot with under ${MIN_CAPTURE_MS} ms left`);
-          return captureWithRetry(attempts, req, deadline, t, signal);
+          // A page that only waits (delay, waitForSelector) lends its slot to others meanwhile.
+          const idle = <R>(wait: Promise<R>) =>
+            slot.idle(wait).catch((err: unknown) => {
+              if (err !== ends.reason) throw err;
+              if (signal?.aborted) throw clientClosed();
+              throw busy(`no slot to capture in after waiting, within ${timeoutMs} ms`);
+            });
+          return captureWithRetry({ ...attempts, idle }, req, deadline, t, signal);
         },
-        signal ? AbortSignal.any([expire, signal]) : expire,
+        ends,
         share,
       )
       .catch((err) => {
