@@ -133,6 +133,14 @@ export function selectorEmpty(selector: string, size: { width: number; height: n
   );
 }
 
+/** An element so wide that not one row of it fits the output pixels a capture may hold. */
+export function tooWide(selector: string, widthCss: number, outScale: number, maxPixels: number): AppError {
+  return new AppError(
+    'unprocessable',
+    `selector ${quoteSelector(selector)} matched an element ${widthCss} CSS pixels wide: at scale ${outScale} it is past the ${maxPixels} output pixels a capture may hold on your plan`,
+  );
+}
+
 /** `waitForSelector` never became visible in time. */
 export function notVisible(selector: string, input: CaptureInput): AppError {
   return new AppError(

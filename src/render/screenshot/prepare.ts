@@ -14,6 +14,7 @@ import {
   selectorEmpty,
   selectorMissing,
   selectorRefused,
+  tooWide,
 } from './capture-errors.js';
 import {
   hideSelectors,
@@ -142,7 +143,7 @@ export async function prepareShot(lease: Lease, input: CaptureInput, state: Opti
     vv = (await lease.cdp.send('Page.getLayoutMetrics')).cssVisualViewport;
   }
   const outScale = vv.scale * scale;
-  const maxCss = maxHeightCss(input, vv.clientWidth, outScale);
+  const maxCss = Math.max(1, maxHeightCss(input, vv.clientWidth, outScale));
   let pageHeight: number | undefined;
   if (o.fullPage) {
     await scrollThrough(lease, await world(), maxCss, Math.min(SCROLL_BUDGET_MS, left(input)));
@@ -184,14 +185,32 @@ export async function prepareShot(lease: Lease, input: CaptureInput, state: Opti
 }
 
 /**
- * The tallest capture in CSS pixels: the configured height in output pixels, the format's own
- * limit (WebP stops at 16,383), and at most 40 megapixels in all.
+ * AVIF's encoder cannot be stopped once it has started (sharp's timeout does not reach
+ * libheif): 21.6 megapixels took 7.3 s here with a 2 s timeout set, and a tall page's 40
+ * megapixels 82 s. An AVIF capture is cut at this many pixels so its encoding ends in time.
+ */
+const MAX_AVIF_PIXELS = 8_000_000;
+
+/** The output pixels this capture may hold: the plan's bound, the engine's, AVIF's. */
+function pixelBound(input: CaptureInput): number {
+  const format = input.options?.output?.format ?? 'png';
+  return Math.min(
+    input.maxPixels ?? MAX_OUTPUT_PIXELS,
+    MAX_OUTPUT_PIXELS,
+    format === 'avif' ? MAX_AVIF_PIXELS : Infinity,
+  );
+}
+
+/**
+ * The tallest capture `widthCss` wide, in CSS pixels: the configured height in output pixels,
+ * the format's own limit (WebP stops at 16,383), and the pixel bound (the plan's, at most 40
+ * megapixels). 0 when not even one row fits.
  */
 function maxHeightCss(input: CaptureInput, widthCss: number, outScale: number): number {
   const format = input.options?.output?.format ?? 'png';
-  const byPixels = Math.floor(MAX_OUTPUT_PIXELS / Math.max(1, Math.round(widthCss * outScale)));
+  const byPixels = Math.floor(pixelBound(input) / Math.max(1, Math.round(widthCss * outScale)));
   const maxOut = Math.min(input.maxHeight, MAX_SIDE[format], byPixels);
-  return Math.max(1, Math.floor(maxOut / outScale));
+  return Math.floor(maxOut / outScale);
 }
 
 /**
@@ -218,7 +237,10 @@ async function elementArea(
   const y = Math.floor(box.y);
   const width = Math.ceil(box.x + box.width) - x;
   const fullHeight = Math.ceil(box.y + box.height) - y;
-  const height = Math.min(fullHeight, view.maxCss);
+  // As tall as the bound allows at the element's own width (it may be wider than the viewport).
+  const fits = Math.min(view.maxCss, maxHeightCss(input, width, view.outScale));
+  if (fits < 1) throw tooWide(selector, width, view.outScale, pixelBound(input));
+  const height = Math.min(fullHeight, fits);
   // Scrolled into view by locate(): captured from the screen when it fits there.
   const vv = (await lease.cdp.send('Page.getLayoutMetrics')).cssVisualViewport;
   const inView =

@@ -11,6 +11,7 @@ import type { Blocker } from './blocking/index.js';
 import { screenshotCacheKey } from './cache-key.js';
 import { capturePage } from './capture.js';
 import { acceptable, entryFacts, entryFor, servedMaxAge } from './entries.js';
+import { boundApplies, outputPixelBound } from './output-bound.js';
 import type { BrowserPool } from './pool.js';
 import { busy, notInstalled, preflight, queueOwner } from './refusals.js';
 import type { ScreenshotRequest } from './request.js';
@@ -139,7 +140,8 @@ export function createScreenshotService(
               if (signal?.aborted) throw clientClosed();
               throw busy(`no slot to capture in after waiting, within ${timeoutMs} ms`);
             });
-          return captureWithRetry({ ...attempts, idle }, req, deadline, t, signal);
+          const maxPixels = outputPixelBound(req, owner);
+          return captureWithRetry({ ...attempts, idle, maxPixels }, req, deadline, t, signal);
         },
         ends,
         share,
@@ -170,7 +172,10 @@ export function createScreenshotService(
       // Per account unless configured shared: otherwise X-Cache, Age and 304 tell any key holder
       // whether another account captured a URL, and let it choose when one is captured for all.
       const scope = settings.cacheShared ? '' : (opts.owner?.accountId ?? '');
-      const key = screenshotCacheKey(req, scope);
+      // The plan's pixel bound is part of what a selector or full page holds (a shared cache
+      // must not hand a free account the taller capture of a paid one).
+      const bound = boundApplies(req) ? outputPixelBound(req, opts.owner) : undefined;
+      const key = screenshotCacheKey(req, scope, bound);
       const format = options?.output?.format ?? 'png';
       const timings: ShotTimings = {};
       const lookup = performance.now();
