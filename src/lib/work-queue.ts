@@ -56,6 +56,12 @@ interface Waiter {
   fail: (err: unknown) => void;
 }
 
+/** Whether a running task holds one of the `concurrency` slots now, and whether it has ended. */
+interface SlotState {
+  held: boolean;
+  done: boolean;
+}
+
 interface OwnerState {
   running: number;
   limit: number;
@@ -118,17 +124,23 @@ export function createWorkQueue(opts: {
     }
   };
 
-  const release = (id: string, s: OwnerState, held: boolean) => {
-    if (held) active--;
-    s.running--;
-    forget(id, s);
-    dispatch();
+  const drained = () => {
     if (active === 0 && waitingCount === 0 && parked === 0) for (const done of idle.splice(0)) done();
   };
 
-  /** A running task's slot; `held` says whether it holds one of the `concurrency` slots now. */
+  const release = (id: string, s: OwnerState, state: SlotState) => {
+    state.done = true;
+    if (state.held) active--;
+    state.held = false;
+    s.running--;
+    forget(id, s);
+    dispatch();
+    drained();
+  };
+
+  /** A running task's slot. */
   const slotFor = (signal?: AbortSignal) => {
-    const state = { held: true };
+    const state: SlotState = { held: true, done: false };
     const slot: Slot = {
       async idle<R>(wait: Promise<R>): Promise<R> {
         if (!state.held || parked >= maxParked) return wait;
@@ -140,7 +152,9 @@ export function createWorkQueue(opts: {
           return await wait;
         } finally {
           parked--;
-          await retake(state, signal);
+          // The task may have ended meanwhile (its page closed under the wait): nothing to take.
+          if (!state.done) await retake(state, signal);
+          drained();
         }
       },
     };
@@ -148,12 +162,14 @@ export function createWorkQueue(opts: {
   };
 
   /** Takes a slot again for a parked task: at once when one is free, else first in line. */
-  const retake = (state: { held: boolean }, signal?: AbortSignal) =>
+  const retake = (state: SlotState, signal?: AbortSignal) =>
     new Promise<void>((resolve, reject) => {
       const take = () => {
         signal?.removeEventListener('abort', onAbort);
-        active++;
-        state.held = true;
+        if (!state.done) {
+          active++;
+          state.held = true;
+        }
         resolve();
       };
       const onAbort = () => {
@@ -200,7 +216,7 @@ export function createWorkQueue(opts: {
         try {
           return await task(slot);
         } finally {
-          release(id, s, state.held);
+          release(id, s, state);
         }
       };
       if (active < opts.concurrency && s.running < s.limit && s.waiting.length === 0) return execute();

@@ -365,6 +365,23 @@ describe('work queue: a task that only waits lends its slot', () => {
     expect(order).toEqual(['holder', 'resumed', 'later']);
   });
 
+  it('a task that ends while its wait still runs leaks no slot (found: a page closed under a parked wait)', async () => {
+    const q = createWorkQueue({ name: 'r', concurrency: 1, maxWaiting: 4 });
+    const wait = deferred();
+    // The task gives up on its wait (a race with the page going) and ends while parked.
+    const gone = q.run((slot) =>
+      Promise.race([slot.idle(wait.promise), Promise.reject(new Error('page closed'))]),
+    );
+    await expect(gone).rejects.toThrow('page closed');
+    wait.resolve();
+    await new Promise((r) => setTimeout(r, 10));
+    expect(q.active).toBe(0);
+    expect(q.parked).toBe(0);
+    // The one slot is free: the next task runs, and close() does not wait for a ghost.
+    expect(await q.run(async () => 'next')).toBe('next');
+    await q.close();
+  });
+
   it('a task that cannot get its slot back before its signal ends is rejected with the reason', async () => {
     const q = createWorkQueue({ name: 'r', concurrency: 1, maxWaiting: 4 });
     const busy = deferred();

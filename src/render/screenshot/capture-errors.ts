@@ -21,6 +21,11 @@ export class BrowserCrashError extends Error {
 
 /** A failure of a capture as the caller should see it: an AppError, a BrowserCrashError or as is. */
 export function captureFailure(err: unknown, lease: Lease, input: CaptureInput): unknown {
+  if (lease.flooded) {
+    return new AppError('unprocessable', 'The page sent more console messages than a capture allows', {
+      detail: `${input.url}: console flood, page closed`,
+    });
+  }
   if (err instanceof AppError) return err;
   if (lease.pageCrashed && !lease.browserLost) {
     return new BrowserCrashError('page', 'page crashed', { cause: err });
