@@ -61,7 +61,8 @@ beforeAll(async () => {
   });
   keys.attacker = await newKey('free', 'attacker');
   keys.attacker2 = await newKey('free', 'attacker2');
-  keys.victim = await newKey('free', 'victim');
+  // Pro: the victim's own rate limit (free: 60 a minute) must not be what it measures.
+  keys.victim = await newKey('pro', 'victim');
   keys.pro = await newKey('pro', 'paying');
   if (chromiumAvailable()) {
     await t.modules.screenshots.warm();
