@@ -10,6 +10,7 @@ import { defineConfig } from 'vitest/config';
  * (CARDSHOT_TEST_PHASE=timing), and the rest first.
  */
 const TIMING = [
+  'test/http/render-url-hostile-pages.test.ts',
   'test/cache/redis-cache.test.ts',
   'test/ratelimit/redis-failover.test.ts',
   'test/redis/redis-faults.test.ts',

@@ -36,9 +36,19 @@ export interface ScreenshotAllowance {
   queue: number;
   /** The screenshot options its requests may turn on ('*' for all). */
   options: readonly OptionName[] | '*';
+  /**
+   * Output pixels one capture may hold: a number, or `viewport` (the viewport's own pixels at the
+   * request's scale, so `selector=html` gives no more than a plain capture). A selector or a full
+   * page beyond it is cut short (X-Full-Page-Truncated). Issue 26 §2: a free key's
+   * `selector=html&scale=3` on a tall page made a 120 MB PNG of 3600×11109.
+   */
+  maxPixels: number | 'viewport';
 }
 
 export type Plans = ReadonlyMap<string, Plan>;
+
+/** The most output pixels any plan may allow one capture (the engine's own bound, viewports.ts). */
+export const MAX_PLAN_PIXELS = 40_000_000;
 
 /** A plans-file plan that leaves them out gets one capture at a time and two waiting. */
 export const DEFAULT_SCREENSHOT_CONCURRENCY = 1;
@@ -50,14 +60,20 @@ export const DEFAULT_PLANS: readonly Plan[] = [
   {
     name: 'free',
     templates: ['blog'],
-    screenshots: { viewports: ['og'], concurrency: 1, queue: 2, options: FREE_OPTIONS },
+    screenshots: {
+      viewports: ['og'],
+      concurrency: 1,
+      queue: 2,
+      options: FREE_OPTIONS,
+      maxPixels: 'viewport',
+    },
     rateLimit: { requests: 60, windowSeconds: 60 },
     signedRateLimit: { requests: 60, windowSeconds: 60 },
   },
   {
     name: 'pro',
     templates: '*',
-    screenshots: { viewports: '*', concurrency: 4, queue: 8, options: '*' },
+    screenshots: { viewports: '*', concurrency: 4, queue: 8, options: '*', maxPixels: MAX_PLAN_PIXELS },
     rateLimit: { requests: 600, windowSeconds: 60 },
     signedRateLimit: { requests: 600, windowSeconds: 60 },
   },
@@ -199,19 +215,25 @@ export function assertScreenshotAllowed(
 function parseScreenshots(
   shots: unknown,
   at: string,
-  from?: { concurrency: number; queue: number },
+  from?: { concurrency: number; queue: number; maxPixels: number | 'viewport' },
 ): Plan['screenshots'] {
   if (shots === false) return false;
-  const shape = `screenshots must be false or { "viewports": "*" | ["og", …], "concurrency": 1…${MAX_SCREENSHOT_CONCURRENCY}, "queue": 0…${MAX_SCREENSHOT_QUEUE}, "options": "*" | ["fullPage", …] }`;
+  const shape = `screenshots must be false or { "viewports": "*" | ["og", …], "concurrency": 1…${MAX_SCREENSHOT_CONCURRENCY}, "queue": 0…${MAX_SCREENSHOT_QUEUE}, "options": "*" | ["fullPage", …], "maxPixels": "viewport" | 1…${MAX_PLAN_PIXELS} }`;
   if (!isObject(shots) || !(shots.viewports === '*' || isStringList(shots.viewports))) {
     throw new ConfigError(`${at}: ${shape}`);
   }
   const unknown = Object.keys(shots).find(
-    (k) => !['viewports', 'concurrency', 'queue', 'options'].includes(k),
+    (k) => !['viewports', 'concurrency', 'queue', 'options', 'maxPixels'].includes(k),
   );
   if (unknown !== undefined) {
     throw new ConfigError(
-      `${at}: screenshots has an unknown field "${unknown}" (allowed: viewports, concurrency, queue, options)`,
+      `${at}: screenshots has an unknown field "${unknown}" (allowed: viewports, concurrency, queue, options, maxPixels)`,
+    );
+  }
+  const maxPixels = shots.maxPixels ?? from?.maxPixels ?? MAX_PLAN_PIXELS;
+  if (maxPixels !== 'viewport' && !isIntIn(maxPixels, 1, MAX_PLAN_PIXELS)) {
+    throw new ConfigError(
+      `${at}: screenshots.maxPixels must be "viewport" or an integer 1…${MAX_PLAN_PIXELS}`,
     );
   }
   const concurrency = shots.concurrency ?? from?.concurrency ?? DEFAULT_SCREENSHOT_CONCURRENCY;
@@ -230,6 +252,7 @@ function parseScreenshots(
     concurrency: concurrency as number,
     queue: queue as number,
     options: parseOptions(shots.options, at),
+    maxPixels: maxPixels as number | 'viewport',
   };
 }
 

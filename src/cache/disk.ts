@@ -6,7 +6,7 @@ import { errnoCode } from '../lib/os-error.js';
 import { assertCacheKey, type CacheEntry, isExpired, type PngCache } from './cache.js';
 import { decodeEntry as decode, encodeEntry as encode } from './codec.js';
 import { explainWriteError, freeBytes, mib } from './disk-space.js';
-import { nullCache } from './memory.js';
+import { MAX_ENTRY_SHARE, nullCache } from './memory.js';
 
 // Re-exported so the readiness check (health/storage.ts) keeps measuring the data disk through
 // the disk cache, the same way the floor does.
@@ -114,7 +114,8 @@ export function createDiskCache(opts: {
 
   const write = async (key: string, entry: CacheEntry) => {
     const data = encode(entry);
-    if (data.length > opts.maxBytes) return;
+    // One entry takes at most its share of the budget: it cannot flush the others' entries.
+    if (data.length > opts.maxBytes / MAX_ENTRY_SHARE) return;
     if (!(await makeRoom(data.length))) return;
     const file = fileOf(key);
     const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;

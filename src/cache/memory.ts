@@ -4,11 +4,20 @@ import { assertCacheKey, type CacheEntry, isExpired, type PngCache } from './cac
 /** Overhead charged per entry on top of the PNG bytes, so tiny entries cannot overrun the budget. */
 const ENTRY_OVERHEAD = 512;
 
+/**
+ * The largest share of a cache's budget one entry may take. Issue 26 §2: two 120 MB captures
+ * of one free account evicted every other account's cards and captures from the 128 MiB memory
+ * tier; at 1/16 one account needs 16 maximal entries to do what one did.
+ */
+export const MAX_ENTRY_SHARE = 16;
+
 /** An in-process LRU bounded by bytes. `maxBytes` 0 gives a cache that stores nothing. */
 export function createMemoryCache(opts: { maxBytes: number }): PngCache {
   if (opts.maxBytes <= 0) return nullCache('memory');
+  const maxEntry = Math.floor(opts.maxBytes / MAX_ENTRY_SHARE);
   const lru = new LRUCache<string, CacheEntry>({
     maxSize: opts.maxBytes,
+    maxEntrySize: maxEntry,
     sizeCalculation: (e) => e.body.length + ENTRY_OVERHEAD,
   });
   return {
@@ -22,8 +31,8 @@ export function createMemoryCache(opts: { maxBytes: number }): PngCache {
     },
     async set(key, entry) {
       assertCacheKey(key);
-      // Entries larger than the whole budget are skipped by lru-cache; that is what we want.
-      if (entry.body.length + ENTRY_OVERHEAD <= opts.maxBytes) lru.set(key, entry);
+      // A larger entry is not stored: it would evict many others (it stays on disk, if it fits there).
+      if (entry.body.length + ENTRY_OVERHEAD <= maxEntry) lru.set(key, entry);
     },
     async delete(key) {
       lru.delete(key);

@@ -13,7 +13,9 @@ import { AppError } from '../errors.js';
  */
 export interface WorkQueue {
   /** Runs `task` when a slot (and a slot of the owner's share) is free; 503 when the queue is full, 429 when the share is. */
-  run<T>(task: () => Promise<T>, signal?: AbortSignal, owner?: QueueOwner): Promise<T>;
+  run<T>(task: (slot: Slot) => Promise<T>, signal?: AbortSignal, owner?: QueueOwner): Promise<T>;
+  /** Tasks that gave their slot back while they only wait (see Slot.idle). */
+  readonly parked: number;
   /** Tasks running now. */
   readonly active: number;
   /** Tasks waiting for a slot. */
@@ -24,6 +26,18 @@ export interface WorkQueue {
   ownerAtLimit(ownerId: string): boolean;
   /** Rejects everything still waiting; running tasks finish. */
   close(): Promise<void>;
+}
+
+/**
+ * A running task's hold on its slot. A task that only waits (a page's `delay`, a selector that
+ * has not appeared) hands the slot to others meanwhile: two accounts each waiting out
+ * delay=10000 held both slots of a 2-core server, and a third account's trivial capture took
+ * 9.8 s (issue 26 §2). The owner's share stays taken, so an account cannot open more waiting
+ * pages than its share; and at most `maxParked` tasks wait without a slot at once.
+ */
+export interface Slot {
+  /** Gives the slot back while `wait` runs, then takes one again, ahead of tasks not yet started. */
+  idle<R>(wait: Promise<R>): Promise<R>;
 }
 
 /** Who a task is for, and that owner's share of the queue. */
@@ -42,6 +56,12 @@ interface Waiter {
   fail: (err: unknown) => void;
 }
 
+/** Whether a running task holds one of the `concurrency` slots now, and whether it has ended. */
+interface SlotState {
+  held: boolean;
+  done: boolean;
+}
+
 interface OwnerState {
   running: number;
   limit: number;
@@ -58,8 +78,14 @@ export function createWorkQueue(opts: {
   name: string;
   /** Called for every task refused because the queue is full (metrics). */
   onBusy?: () => void;
+  /** Tasks that may give their slot back while they wait (Slot.idle); default `concurrency`. */
+  maxParked?: number;
 }): WorkQueue {
+  const maxParked = opts.maxParked ?? opts.concurrency;
   let active = 0;
+  let parked = 0;
+  /** Parked tasks whose wait is over, waiting for a slot again: served before new tasks. */
+  const resuming: Array<() => void> = [];
   let waitingCount = 0;
   let closed = false;
   const owners = new Map<string, OwnerState>();
@@ -82,6 +108,7 @@ export function createWorkQueue(opts: {
 
   /** Starts waiting tasks while slots are free, one owner at a time, round robin. */
   const dispatch = () => {
+    while (active < opts.concurrency && resuming.length > 0) resuming.shift()!();
     while (active < opts.concurrency) {
       const at = turn.findIndex((id) => {
         const s = owners.get(id);
@@ -97,13 +124,64 @@ export function createWorkQueue(opts: {
     }
   };
 
-  const release = (id: string, s: OwnerState) => {
-    active--;
+  const drained = () => {
+    if (active === 0 && waitingCount === 0 && parked === 0) for (const done of idle.splice(0)) done();
+  };
+
+  const release = (id: string, s: OwnerState, state: SlotState) => {
+    state.done = true;
+    if (state.held) active--;
+    state.held = false;
     s.running--;
     forget(id, s);
     dispatch();
-    if (active === 0 && waitingCount === 0) for (const done of idle.splice(0)) done();
+    drained();
   };
+
+  /** A running task's slot. */
+  const slotFor = (signal?: AbortSignal) => {
+    const state: SlotState = { held: true, done: false };
+    const slot: Slot = {
+      async idle<R>(wait: Promise<R>): Promise<R> {
+        if (!state.held || parked >= maxParked) return wait;
+        state.held = false;
+        active--;
+        parked++;
+        dispatch();
+        try {
+          return await wait;
+        } finally {
+          parked--;
+          // The task may have ended meanwhile (its page closed under the wait): nothing to take.
+          if (!state.done) await retake(state, signal);
+          drained();
+        }
+      },
+    };
+    return { slot, state };
+  };
+
+  /** Takes a slot again for a parked task: at once when one is free, else first in line. */
+  const retake = (state: SlotState, signal?: AbortSignal) =>
+    new Promise<void>((resolve, reject) => {
+      const take = () => {
+        signal?.removeEventListener('abort', onAbort);
+        if (!state.done) {
+          active++;
+          state.held = true;
+        }
+        resolve();
+      };
+      const onAbort = () => {
+        const i = resuming.indexOf(take);
+        if (i >= 0) resuming.splice(i, 1);
+        reject(signal?.reason ?? new Error('aborted'));
+      };
+      if (active < opts.concurrency && resuming.length === 0) return take();
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      resuming.push(take);
+    });
 
   const busy = () =>
     new AppError('unavailable', `The ${opts.name} is busy; retry shortly`, {
@@ -118,12 +196,15 @@ export function createWorkQueue(opts: {
     get waiting() {
       return waitingCount;
     },
+    get parked() {
+      return parked;
+    },
     concurrency: opts.concurrency,
     ownerAtLimit(ownerId) {
       const s = owners.get(`o:${ownerId}`);
       return s !== undefined && s.running >= s.limit;
     },
-    run<T>(task: () => Promise<T>, signal?: AbortSignal, owner?: QueueOwner): Promise<T> {
+    run<T>(task: (slot: Slot) => Promise<T>, signal?: AbortSignal, owner?: QueueOwner): Promise<T> {
       if (closed)
         return Promise.reject(new AppError('unavailable', 'The server is shutting down', { retryAfter: 1 }));
       const id = owner ? `o:${owner.id}` : ANONYMOUS;
@@ -131,10 +212,11 @@ export function createWorkQueue(opts: {
       const execute = async (): Promise<T> => {
         active++;
         s.running++;
+        const { slot, state } = slotFor(signal);
         try {
-          return await task();
+          return await task(slot);
         } finally {
-          release(id, s);
+          release(id, s, state);
         }
       };
       if (active < opts.concurrency && s.running < s.limit && s.waiting.length === 0) return execute();
@@ -192,7 +274,7 @@ export function createWorkQueue(opts: {
       }
       waitingCount = 0;
       turn.splice(0);
-      if (active > 0) await new Promise<void>((resolve) => idle.push(resolve));
+      if (active > 0 || parked > 0) await new Promise<void>((resolve) => idle.push(resolve));
     },
   };
 }

@@ -66,9 +66,12 @@ export function qualityOf(output: ImageOutput & { format: LossyFormat }): number
 export async function encodeLossy(
   input: Buffer,
   output: ImageOutput & { format: LossyFormat },
+  /** Whole seconds after which sharp stops (JPEG and WebP; libheif's AVIF does not stop). */
+  timeoutSeconds?: number,
 ): Promise<Buffer> {
   const quality = qualityOf(output);
   const image = sharp(input).removeAlpha();
+  if (timeoutSeconds !== undefined) image.timeout({ seconds: timeoutSeconds });
   switch (output.format) {
     case 'jpeg':
       return image.jpeg({ quality, mozjpeg: false }).toBuffer();

@@ -46,7 +46,7 @@ describe('plans', () => {
     expect(plans.get('free')).toEqual({
       name: 'free',
       templates: ['blog'],
-      screenshots: { viewports: ['og'], concurrency: 1, queue: 2, options: FREE },
+      screenshots: { viewports: ['og'], concurrency: 1, queue: 2, options: FREE, maxPixels: 'viewport' },
       rateLimit: { requests: 60, windowSeconds: 60 },
       signedRateLimit: { requests: 60, windowSeconds: 60 },
     });
@@ -57,6 +57,7 @@ describe('plans', () => {
       concurrency: 4,
       queue: 8,
       options: '*',
+      maxPixels: 40_000_000,
     });
   });
 
@@ -87,13 +88,49 @@ describe('plans', () => {
       }),
       (file) => {
         const plans = loadPlans(TEMPLATE_NAMES, file);
-        const share = (concurrency: number, queue: number) => ({ concurrency, queue, options: FREE });
+        const share = (concurrency: number, queue: number, maxPixels: number | 'viewport' = 40_000_000) => ({
+          concurrency,
+          queue,
+          options: FREE,
+          maxPixels,
+        });
         expect(plans.get('team')?.screenshots).toEqual({ viewports: '*', ...share(3, 6) });
         expect(plans.get('solo')?.screenshots).toEqual({ viewports: ['og'], ...share(4, 0) });
         expect(plans.get('enterprise')?.screenshots).toEqual({ viewports: '*', ...share(4, 8) });
-        expect(plans.get('free')?.screenshots).toEqual({ viewports: ['og', 'mobile'], ...share(1, 2) });
+        expect(plans.get('free')?.screenshots).toEqual({
+          viewports: ['og', 'mobile'],
+          ...share(1, 2, 'viewport'),
+        });
       },
     );
+  });
+
+  it('reads screenshots.maxPixels: "viewport" or a pixel count up to 40 million', async () => {
+    const plan = (maxPixels: unknown) =>
+      JSON.stringify({
+        team: {
+          templates: '*',
+          screenshots: { viewports: '*', maxPixels },
+          rateLimit: { requests: 50, windowSeconds: 60 },
+        },
+      });
+    await withFile(plan('viewport'), (file) => {
+      expect(loadPlans(TEMPLATE_NAMES, file).get('team')?.screenshots).toMatchObject({
+        maxPixels: 'viewport',
+      });
+    });
+    await withFile(plan(8_000_000), (file) => {
+      expect(loadPlans(TEMPLATE_NAMES, file).get('team')?.screenshots).toMatchObject({
+        maxPixels: 8_000_000,
+      });
+    });
+    for (const bad of [0, 40_000_001, 1.5, 'all']) {
+      await withFile(plan(bad), (file) => {
+        expect(() => loadPlans(TEMPLATE_NAMES, file)).toThrow(
+          'plan "team": screenshots.maxPixels must be "viewport" or an integer 1…40000000',
+        );
+      });
+    }
   });
 
   it('merges a plans file over the defaults by name', async () => {

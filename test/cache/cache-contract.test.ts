@@ -100,13 +100,14 @@ for (const [name, make] of implementations) {
     });
 
     it('stays within its byte budget, evicting the least recently used', async () => {
-      const c = await make(50_000);
-      for (let i = 0; i < 10; i++) await c.set(`k${i}`, entry(10_000, i));
-      const present = (await Promise.all(Array.from({ length: 10 }, (_, i) => c.get(`k${i}`)))).filter(
+      // Entries under a sixteenth of the budget each (the most one entry may take).
+      const c = await make(160_000);
+      for (let i = 0; i < 20; i++) await c.set(`k${i}`, entry(9_000, i));
+      const present = (await Promise.all(Array.from({ length: 20 }, (_, i) => c.get(`k${i}`)))).filter(
         Boolean,
       );
-      expect(present.length).toBeLessThanOrEqual(5);
-      expect(await c.get('k9')).toBeDefined();
+      expect(present.length).toBeLessThanOrEqual(17);
+      expect(await c.get('k19')).toBeDefined();
       expect(await c.get('k0')).toBeUndefined();
       await c.close();
     });
@@ -126,6 +127,28 @@ for (const [name, make] of implementations) {
     });
   });
 }
+
+// Issue 26 §2: two 120 MB captures of one free account evicted every other account's entries.
+describe('one entry cannot flush the others', () => {
+  for (const [name, make] of [
+    ['memory', async (max: number) => createMemoryCache({ maxBytes: max })],
+    ['disk', async (max: number) => createDiskCache({ dir: await tmp(), maxBytes: max })],
+  ] as const) {
+    it(`${name}: an entry over a sixteenth of the budget is not stored, and evicts nothing`, async () => {
+      const c = await make(1_600_000);
+      for (let i = 0; i < 10; i++) await c.set(`victim${i}`, entry(50_000, i));
+      // A hostile account's two huge captures: each alone would have taken most of the budget.
+      await c.set('huge1', entry(1_000_000, 100));
+      await c.set('huge2', entry(1_000_000, 101));
+      await c.set('fits', entry(90_000, 102));
+      expect(await c.get('huge1')).toBeUndefined();
+      expect(await c.get('huge2')).toBeUndefined();
+      expect((await c.get('fits'))?.body.length).toBe(90_000);
+      for (let i = 0; i < 10; i++) expect((await c.get(`victim${i}`))?.body[0]).toBe(i);
+      await c.close();
+    });
+  }
+});
 
 describe('disk cache', () => {
   it('survives a restart', async () => {

@@ -138,6 +138,42 @@ describe('GET /render/url: every bad option value is a 400 naming the option and
       { selector: 'main >' },
       'selector must be a CSS selector: "main >" is not one (it starts or ends with a combinator (>, +, ~))',
     ],
+    // Issue 26 §4: what css-what accepted and only the browser refused, after the page's download.
+    [
+      'a Playwright text engine',
+      { selector: 'text=Buy' },
+      'selector must be a CSS selector: "text=Buy" is not one ("=" belongs only inside [attribute] brackets)',
+    ],
+    [
+      'a Playwright chain',
+      { selector: 'div >> span' },
+      'selector must be a CSS selector: "div >> span" is not one (it chains with >> (Playwright\'s, not CSS))',
+    ],
+    [
+      'a Playwright pseudo-class',
+      { waitForSelector: 'button:visible' },
+      'waitForSelector must be a CSS selector: "button:visible" is not one (:visible is not a CSS pseudo-class or pseudo-element browsers know)',
+    ],
+    [
+      'an unclosed :nth-child',
+      { selector: 'a:nth-child(' },
+      'selector must be a CSS selector: "a:nth-child(" is not one (Parenthesis not matched)',
+    ],
+    [
+      'a :nth-child that is not An+B',
+      { selector: 'li:nth-child(first)' },
+      'selector must be a CSS selector: "li:nth-child(first)" is not one (:nth-child(first) is not An+B (odd, even, 3, 2n+1))',
+    ],
+    [
+      'an id that starts with a digit',
+      { selector: '#1a' },
+      'selector must be a CSS selector: "#1a" is not one (an id must start with a letter, _ or - (write it escaped otherwise))',
+    ],
+    [
+      'an undeclared namespace',
+      { selector: 'svg|rect' },
+      'selector must be a CSS selector: "svg|rect" is not one (the namespace prefix "svg" is not declared)',
+    ],
     [
       'waitForSelector with an empty part',
       { waitForSelector: 'a,,b' },
@@ -252,11 +288,14 @@ describe('GET /render/url: what a page cannot give the options', () => {
   });
 
   it('400 when the browser refuses a hidden selector our checks let through', async () => {
-    const res = await shot({ url: `${pages.url}/opt/hide?refused`, hideSelectors: '.ad, p:contains(x)' });
+    const before = pages.hits('/opt/hide');
+    const res = await shot({ url: `${pages.url}/opt/hide?refused`, hideSelectors: '.ad, select::picker(a)' });
     await expectError(
       res,
       400,
-      'hideSelectors must be a CSS selector: "p:contains(x)" is not one (the browser does not accept it)',
+      'hideSelectors must be a CSS selector: "select::picker(a)" is not one (the browser does not accept it)',
     );
+    // Refused in the blank page, before navigation: the page was never asked for.
+    expect(pages.hits('/opt/hide')).toBe(before);
   });
 });

@@ -120,13 +120,26 @@ describe('selector', () => {
     );
   });
 
-  it('400 when the browser does not accept a selector our checks let through', async () => {
-    const res = await shot({ url: `${pages.url}/opt/element`, selector: 'div:contains(x)' });
+  it('400 when the browser does not accept a selector our checks let through, before the page is fetched', async () => {
+    const before = pages.hits('/opt/element');
+    const res = await shot({ url: `${pages.url}/opt/element`, selector: 'select::picker(a)' });
     await expectError(
       res,
       400,
-      'selector must be a CSS selector: "div:contains(x)" is not one (the browser does not accept it)',
+      'selector must be a CSS selector: "select::picker(a)" is not one (the browser does not accept it)',
     );
+    expect(pages.hits('/opt/element')).toBe(before);
+  });
+
+  it('a selector only Playwright understands (:has-text) is refused before the page is fetched', async () => {
+    const before = pages.hits('/opt/element');
+    const res = await shot({ url: `${pages.url}/opt/element`, selector: 'div:has-text("x")' });
+    await expectError(
+      res,
+      400,
+      'selector must be a CSS selector: "div:has-text(\\"x\\")" is not one (:has-text(…) is not a CSS pseudo-class or pseudo-element browsers know)',
+    );
+    expect(pages.hits('/opt/element')).toBe(before);
   });
 });
 

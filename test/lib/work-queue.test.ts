@@ -282,3 +282,119 @@ describe('single flight', () => {
     expect(seen.signal?.aborted).toBe(false);
   });
 });
+
+// Issue 26 §2: two accounts each waiting out delay=10000 held both slots, and a third account's
+// trivial capture waited 9.8 s behind them.
+describe('work queue: a task that only waits lends its slot', () => {
+  const owner = (id: string, concurrency = 1) => ({ id, concurrency, maxWaiting: 2 });
+
+  it("slots held by waiting: two owners' waits do not delay a third owner's task", async () => {
+    const q = createWorkQueue({ name: 'r', concurrency: 2, maxWaiting: 4 });
+    const wait = deferred();
+    const waiting = [
+      q.run((slot) => slot.idle(wait.promise).then(() => 'waited'), undefined, owner('a')),
+      q.run((slot) => slot.idle(wait.promise).then(() => 'waited'), undefined, owner('b')),
+    ];
+    await Promise.resolve();
+    expect(q.parked).toBe(2);
+    expect(q.active).toBe(0);
+    // The victim starts at once, while both waits go on.
+    expect(await q.run(async () => 'victim', undefined, owner('c'))).toBe('victim');
+    wait.resolve();
+    expect(await Promise.all(waiting)).toEqual(['waited', 'waited']);
+    expect(q.parked).toBe(0);
+    expect(q.active).toBe(0);
+  });
+
+  it("keeps the owner's share taken while it waits: no second page for the same account", async () => {
+    const q = createWorkQueue({ name: 'r', concurrency: 2, maxWaiting: 4 });
+    const wait = deferred();
+    const first = q.run((slot) => slot.idle(wait.promise), undefined, owner('a'));
+    await Promise.resolve();
+    let secondStarted = false;
+    const second = q.run(
+      async () => {
+        secondStarted = true;
+      },
+      undefined,
+      owner('a'),
+    );
+    await new Promise((r) => setTimeout(r, 10));
+    expect(secondStarted).toBe(false);
+    expect(q.waiting).toBe(1);
+    wait.resolve();
+    await Promise.all([first, second]);
+    expect(secondStarted).toBe(true);
+  });
+
+  it('lends at most maxParked slots; past it a waiting task keeps its slot', async () => {
+    const q = createWorkQueue({ name: 'r', concurrency: 2, maxWaiting: 4, maxParked: 1 });
+    const wait = deferred();
+    const a = q.run((slot) => slot.idle(wait.promise), undefined, owner('a'));
+    const b = q.run((slot) => slot.idle(wait.promise), undefined, owner('b'));
+    await Promise.resolve();
+    expect(q.parked).toBe(1);
+    expect(q.active).toBe(1);
+    wait.resolve();
+    await Promise.all([a, b]);
+    expect(q.active).toBe(0);
+  });
+
+  it('a task back from its wait takes the next free slot before tasks not yet started', async () => {
+    const q = createWorkQueue({ name: 'r', concurrency: 1, maxWaiting: 4 });
+    const wait = deferred();
+    const busy = deferred();
+    const order: string[] = [];
+    const parkedTask = q.run(
+      async (slot) => {
+        await slot.idle(wait.promise);
+        order.push('resumed');
+      },
+      undefined,
+      owner('a'),
+    );
+    await Promise.resolve();
+    const holder = q.run(() => busy.promise.then(() => void order.push('holder')), undefined, owner('b'));
+    const later = q.run(async () => void order.push('later'), undefined, owner('c'));
+    wait.resolve();
+    await new Promise((r) => setTimeout(r, 10));
+    // The wait is over but the only slot is held: it waits for it, first in line.
+    expect(order).toEqual([]);
+    busy.resolve();
+    await Promise.all([parkedTask, holder, later]);
+    expect(order).toEqual(['holder', 'resumed', 'later']);
+  });
+
+  it('a task that ends while its wait still runs leaks no slot (found: a page closed under a parked wait)', async () => {
+    const q = createWorkQueue({ name: 'r', concurrency: 1, maxWaiting: 4 });
+    const wait = deferred();
+    // The task gives up on its wait (a race with the page going) and ends while parked.
+    const gone = q.run((slot) =>
+      Promise.race([slot.idle(wait.promise), Promise.reject(new Error('page closed'))]),
+    );
+    await expect(gone).rejects.toThrow('page closed');
+    wait.resolve();
+    await new Promise((r) => setTimeout(r, 10));
+    expect(q.active).toBe(0);
+    expect(q.parked).toBe(0);
+    // The one slot is free: the next task runs, and close() does not wait for a ghost.
+    expect(await q.run(async () => 'next')).toBe('next');
+    await q.close();
+  });
+
+  it('a task that cannot get its slot back before its signal ends is rejected with the reason', async () => {
+    const q = createWorkQueue({ name: 'r', concurrency: 1, maxWaiting: 4 });
+    const busy = deferred();
+    const ctl = new AbortController();
+    const parkedTask = q.run((slot) => slot.idle(Promise.resolve()), ctl.signal, owner('a'));
+    const holder = q.run(() => busy.promise, undefined, owner('b'));
+    await Promise.resolve();
+    const reason = new Error('deadline');
+    setTimeout(() => ctl.abort(reason), 10);
+    await expect(parkedTask).rejects.toBe(reason);
+    busy.resolve();
+    await holder;
+    expect(q.active).toBe(0);
+    expect(q.parked).toBe(0);
+  });
+});

@@ -26,6 +26,10 @@ export interface AttemptDeps {
   maxHeight: number;
   /** For blockAds and blockCookieBanners. */
   blocker?: Blocker;
+  /** Output pixels this capture may hold (its plan's bound). */
+  maxPixels?: number;
+  /** Runs a wait with the queue slot lent to others (the capture's Slot.idle). */
+  idle?: <R>(wait: Promise<R>) => Promise<R>;
 }
 
 const CAPTURE_PHASES: (keyof CaptureTimings)[] = ['navigate', 'fonts', 'capture', 'encode', 'prepare'];
@@ -131,6 +135,8 @@ async function captureIn(
       maxHeight: deps.maxHeight,
       ...(req.options ? { options: req.options } : {}),
       ...(deps.blocker ? { blocker: deps.blocker } : {}),
+      ...(deps.idle ? { idle: deps.idle } : {}),
+      ...(deps.maxPixels !== undefined ? { maxPixels: deps.maxPixels } : {}),
     };
     return await deps.capturePage(lease, input, timings);
   } finally {

@@ -222,6 +222,40 @@ export async function launchBrowser(
   };
 }
 
+/**
+ * Run in every document of a context (every frame, an about:blank iframe's included) before its
+ * own scripts. Playwright enables the Runtime domain, so every console call crosses the one CDP
+ * pipe with its arguments in full: a page logging 200 × 100 KB per task made other accounts'
+ * captures time out and got the browser restarted (issue 26 §2). Nothing here reads console
+ * messages, so the methods become no-ops the page cannot put back (non-writable,
+ * non-configurable; a new frame gets the same treatment). A dedicated worker is silenced as
+ * soon as it is seen (its first task has run by then), and bounded (MAX_CONSOLE_CHARS). Shared workers are not offered at all: Playwright's networkidle never comes
+ * for a page that starts one (plain playwright-core too: the request stays in flight for ever),
+ * so such a page always waited out the whole deadline; pages test for them, as browsers
+ * without them exist.
+ */
+export const SILENCE_CONSOLE = `(() => {
+  const c = globalThis.console;
+  if (!c) return;
+  const quiet = () => {};
+  for (const name of Object.getOwnPropertyNames(c)) {
+    if (typeof c[name] !== 'function') continue;
+    try { Object.defineProperty(c, name, { value: quiet, writable: false, configurable: false }); } catch {}
+  }
+  try { Object.defineProperty(globalThis, 'console', { value: c, writable: false, configurable: false }); } catch {}
+})();`;
+
+/** What every document of a capture's context runs first (see SILENCE_CONSOLE). */
+export const PAGE_INIT_SCRIPT = `delete window.SharedWorker;\n${SILENCE_CONSOLE}`;
+
+/**
+ * Console messages (and characters in them) one capture's page may send, from its workers: its
+ * documents' console is silenced. Legitimate pages send tens of short lines; the flood of issue
+ * 26 §2 sent 200 × 100 KB per task, and 500 of those took 5 s to cross the pipe here.
+ */
+export const MAX_CONSOLE_MESSAGES = 500;
+export const MAX_CONSOLE_CHARS = 1_000_000;
+
 /** A context ready for one capture: its page, a CDP session on it, and its own proxy session. */
 export interface CaptureContext {
   context: BrowserContext;
@@ -230,6 +264,8 @@ export interface CaptureContext {
   egress: EgressSession;
   /** True once the page's renderer process crashed. */
   pageCrashed(): boolean;
+  /** True once the page (its workers) sent more console messages than a capture allows: it was closed. */
+  flooded(): boolean;
   /** Rejects when the page goes (its renderer crashed, or it was closed): ends waits on it at once. */
   gone: Promise<never>;
 }
@@ -258,11 +294,7 @@ export async function openCaptureContext(
       serviceWorkers: 'block',
       acceptDownloads: false,
     });
-    // Playwright's networkidle never comes for a page that starts a SharedWorker (plain
-    // playwright-core too: the request stays in flight for ever), so such a page always waited
-    // out the whole deadline. Like service workers, shared workers are not offered; pages test
-    // for them, as browsers without them exist.
-    await context.addInitScript('delete window.SharedWorker;');
+    await context.addInitScript(PAGE_INIT_SCRIPT);
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
     let crashed = false;
@@ -271,6 +303,19 @@ export async function openCaptureContext(
       markGone = reject;
     });
     gone.catch(() => {});
+    // Workers keep their console (the init script reaches documents only): past a bound, the
+    // page is closed, ending the capture, instead of the flood crossing the pipe for 15 s.
+    let messages = 0;
+    let chars = 0;
+    let flooded = false;
+    page.on('console', (msg) => {
+      chars += msg.text().length;
+      if ((++messages <= MAX_CONSOLE_MESSAGES && chars <= MAX_CONSOLE_CHARS) || flooded) return;
+      flooded = true;
+      markGone(new Error('page closed: console flood'));
+      void page.close().catch(() => {});
+    });
+    page.on('worker', (worker) => void worker.evaluate(SILENCE_CONSOLE).catch(() => {}));
     page.on('crash', () => {
       crashed = true;
       markGone(new Error('page crashed'));
@@ -281,7 +326,7 @@ export async function openCaptureContext(
     context.on('page', (p) => {
       if (p !== page) void p.close().catch(() => {});
     });
-    return { context, page, cdp, egress, pageCrashed: () => crashed, gone };
+    return { context, page, cdp, egress, pageCrashed: () => crashed, flooded: () => flooded, gone };
   } catch (err) {
     await context?.close().catch(() => {});
     await egress.close();

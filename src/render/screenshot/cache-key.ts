@@ -14,10 +14,12 @@ const CAPTURE_VERSION = 1;
  * The options that change the image come last, normalised, and only when there are any: a
  * request without options keeps the key it had before options existed (its cached entries stay
  * valid). `ttl` and `fresh` are not in it: they decide how an entry is read, not what it holds.
+ * `maxPixels`, the plan's output bound, is given for the captures it can cut (selector, fullPage).
  */
 export function screenshotCacheKey(
   req: Pick<ScreenshotRequest, 'url' | 'viewport' | 'waitUntil' | 'options'>,
   scope = '',
+  maxPixels?: number,
 ): string {
   const { url, viewport, waitUntil } = req;
   const options = imageIdentity(req.options);
@@ -33,6 +35,8 @@ export function screenshotCacheKey(
     waitUntil,
     scope,
     ...(options ? [options] : []),
+    // Only for a selector or a full page, whose height the plan's bound may cut.
+    ...(maxPixels !== undefined ? [{ maxPixels }] : []),
   ];
   return createHash('sha256').update(JSON.stringify(identity)).digest('hex');
 }

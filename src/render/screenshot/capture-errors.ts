@@ -21,6 +21,11 @@ export class BrowserCrashError extends Error {
 
 /** A failure of a capture as the caller should see it: an AppError, a BrowserCrashError or as is. */
 export function captureFailure(err: unknown, lease: Lease, input: CaptureInput): unknown {
+  if (lease.flooded) {
+    return new AppError('unprocessable', 'The page sent more console messages than a capture allows', {
+      detail: `${input.url}: console flood, page closed`,
+    });
+  }
   if (err instanceof AppError) return err;
   if (lease.pageCrashed && !lease.browserLost) {
     return new BrowserCrashError('page', 'page crashed', { cause: err });
@@ -130,6 +135,14 @@ export function selectorEmpty(selector: string, size: { width: number; height: n
   return new AppError(
     'unprocessable',
     `selector ${quoteSelector(selector)} matched an element with no size (${box} CSS pixels): it is hidden or empty`,
+  );
+}
+
+/** An element so wide that not one row of it fits the output pixels a capture may hold. */
+export function tooWide(selector: string, widthCss: number, outScale: number, maxPixels: number): AppError {
+  return new AppError(
+    'unprocessable',
+    `selector ${quoteSelector(selector)} matched an element ${widthCss} CSS pixels wide: at scale ${outScale} it is past the ${maxPixels} output pixels a capture may hold on your plan`,
   );
 }
 

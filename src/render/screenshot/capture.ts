@@ -46,6 +46,10 @@ export interface CaptureInput {
   blocker?: Blocker;
   /** Output pixels a full-page or element capture may be tall. */
   maxHeight: number;
+  /** Output pixels a capture may hold (the plan's bound); the engine's own bound when absent. */
+  maxPixels?: number;
+  /** Runs a wait that needs no CPU (delay, waitForSelector) with the queue slot lent to others. */
+  idle?: <R>(wait: Promise<R>) => Promise<R>;
 }
 
 export interface Capture {
@@ -111,9 +115,15 @@ export async function capturePage<T extends Partial<CaptureTimings>>(
     t.navigate = performance.now() - mark;
     const shot = await settleAndShoot(lease, doc, input, first, t, state);
     mark = performance.now();
-    const image = shot.plan
-      ? await encodeArea(shot.raw, shot.plan.size, input.options?.output)
-      : await encode(shot.raw, lease);
+    // Encoding is part of the request's time: a huge image is answered 504 at the deadline,
+    // and sharp stops there too (issue 26 §2: a 150 MB AVIF took 82 s past a 15 s deadline).
+    const image = await withDeadline(
+      shot.plan
+        ? encodeArea(shot.raw, shot.plan.size, input.options?.output, input.deadline)
+        : encode(shot.raw, lease),
+      remaining(input),
+      () => timeoutError(input),
+    );
     t.encode = performance.now() - mark;
     const format = input.options?.output?.format ?? 'png';
     const status = shot.response?.status() ?? 200;

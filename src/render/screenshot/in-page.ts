@@ -76,6 +76,24 @@ export async function waitForSelector(
   throw new Error('selector wait returned an unexpected value');
 }
 
+const REFUSED = `function (selectors) {
+  const refused = [];
+  for (const s of selectors) {
+    try { document.querySelector(s); } catch (e) { refused.push(s); }
+  }
+  return refused;
+}`;
+
+/**
+ * The selectors of `selectors` the browser's own parser refuses, asked in the blank page before
+ * navigation: the last word on a selector our checks let through, and the page is not fetched
+ * for a request that would fail on it.
+ */
+export async function refusedSelectors(lease: Lease, selectors: readonly string[]): Promise<string[]> {
+  const refused = await call<unknown>(lease, await isolatedWorld(lease), REFUSED, [selectors]);
+  return Array.isArray(refused) ? refused.filter((s): s is string => typeof s === 'string') : [];
+}
+
 const HIDE = `function (selectors) {
   const sheet = new CSSStyleSheet();
   const refused = [];

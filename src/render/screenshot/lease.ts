@@ -16,6 +16,8 @@ export interface Lease {
   readonly browserLost: boolean;
   /** True once the page's renderer process crashed. */
   readonly pageCrashed: boolean;
+  /** True once the page was closed for sending more console messages than a capture allows. */
+  readonly flooded: boolean;
   /** Rejects when the page crashes or is closed (a hang-up releasing the lease). */
   readonly gone: Promise<never>;
   /** Milliseconds spent starting a browser and creating the context for this request (0 for a spare). */
@@ -68,6 +70,9 @@ export async function openLease(
     },
     get pageCrashed() {
       return prepared.pageCrashed();
+    },
+    get flooded() {
+      return prepared.flooded();
     },
     gone: prepared.gone,
     timings: { launch: launchMs, context: performance.now() - started },

@@ -14,11 +14,13 @@ import {
   selectorEmpty,
   selectorMissing,
   selectorRefused,
+  tooWide,
 } from './capture-errors.js';
 import {
   hideSelectors,
   isolatedWorld,
   locate,
+  refusedSelectors,
   scrollThrough,
   waitForImages,
   waitForSelector,
@@ -64,6 +66,7 @@ const left = (input: CaptureInput) => Math.max(0, input.deadline - Date.now() - 
 export async function beforeNavigation(lease: Lease, input: CaptureInput, state: OptionState): Promise<void> {
   const o = input.options;
   if (!o) return;
+  await refuseSelectorsBeforeFetch(lease, o);
   if (o.scale !== undefined) {
     await emulateMetrics(lease, o.scale);
     state.sessionScale = o.scale;
@@ -77,6 +80,24 @@ export async function beforeNavigation(lease: Lease, input: CaptureInput, state:
       deadline: input.deadline,
     });
   }
+}
+
+/** A 400 for the first selector of the options the browser refuses, checked in the blank page. */
+async function refuseSelectorsBeforeFetch(lease: Lease, o: NonNullable<CaptureInput['options']>) {
+  const named: [string, string][] = [
+    ...(o.selector !== undefined ? [['selector', o.selector] as [string, string]] : []),
+    ...(o.waitForSelector !== undefined ? [['waitForSelector', o.waitForSelector] as [string, string]] : []),
+    ...(o.hideSelectors ?? []).map((s) => ['hideSelectors', s] as [string, string]),
+  ];
+  if (named.length === 0) return;
+  const refused = new Set(
+    await refusedSelectors(
+      lease,
+      named.map(([, s]) => s),
+    ),
+  );
+  const first = named.find(([, s]) => refused.has(s));
+  if (first) throw selectorRefused(first[0], first[1]);
 }
 
 /**
@@ -94,8 +115,10 @@ export async function prepareShot(lease: Lease, input: CaptureInput, state: Opti
     made ??= isolatedWorld(lease);
     return made;
   };
+  const idle = input.idle ?? (<R>(wait: Promise<R>) => wait);
   if (o.waitForSelector !== undefined) {
-    const seen = await waitForSelector(lease, await world(), o.waitForSelector, true, left(input));
+    const id = await world();
+    const seen = await idle(waitForSelector(lease, id, o.waitForSelector, true, left(input)));
     if (seen === 'invalid') throw selectorRefused('waitForSelector', o.waitForSelector);
     if (seen !== 'visible') throw notVisible(o.waitForSelector, input);
   }
@@ -103,7 +126,7 @@ export async function prepareShot(lease: Lease, input: CaptureInput, state: Opti
     // Captured early, the image would not be the one asked for; waiting on to the deadline would
     // hold the slot for nothing: say so at once.
     if (o.delay > left(input)) throw delayTooLong(o.delay, input);
-    await pause(o.delay);
+    await idle(pause(o.delay));
   }
   await state.blocking?.beforeCapture();
   if (o.hideSelectors) {
@@ -120,7 +143,7 @@ export async function prepareShot(lease: Lease, input: CaptureInput, state: Opti
     vv = (await lease.cdp.send('Page.getLayoutMetrics')).cssVisualViewport;
   }
   const outScale = vv.scale * scale;
-  const maxCss = maxHeightCss(input, vv.clientWidth, outScale);
+  const maxCss = Math.max(1, maxHeightCss(input, vv.clientWidth, outScale));
   let pageHeight: number | undefined;
   if (o.fullPage) {
     await scrollThrough(lease, await world(), maxCss, Math.min(SCROLL_BUDGET_MS, left(input)));
@@ -162,14 +185,32 @@ export async function prepareShot(lease: Lease, input: CaptureInput, state: Opti
 }
 
 /**
- * The tallest capture in CSS pixels: the configured height in output pixels, the format's own
- * limit (WebP stops at 16,383), and at most 40 megapixels in all.
+ * AVIF's encoder cannot be stopped once it has started (sharp's timeout does not reach
+ * libheif): 21.6 megapixels took 7.3 s here with a 2 s timeout set, and a tall page's 40
+ * megapixels 82 s. An AVIF capture is cut at this many pixels so its encoding ends in time.
+ */
+const MAX_AVIF_PIXELS = 8_000_000;
+
+/** The output pixels this capture may hold: the plan's bound, the engine's, AVIF's. */
+function pixelBound(input: CaptureInput): number {
+  const format = input.options?.output?.format ?? 'png';
+  return Math.min(
+    input.maxPixels ?? MAX_OUTPUT_PIXELS,
+    MAX_OUTPUT_PIXELS,
+    format === 'avif' ? MAX_AVIF_PIXELS : Infinity,
+  );
+}
+
+/**
+ * The tallest capture `widthCss` wide, in CSS pixels: the configured height in output pixels,
+ * the format's own limit (WebP stops at 16,383), and the pixel bound (the plan's, at most 40
+ * megapixels). 0 when not even one row fits.
  */
 function maxHeightCss(input: CaptureInput, widthCss: number, outScale: number): number {
   const format = input.options?.output?.format ?? 'png';
-  const byPixels = Math.floor(MAX_OUTPUT_PIXELS / Math.max(1, Math.round(widthCss * outScale)));
+  const byPixels = Math.floor(pixelBound(input) / Math.max(1, Math.round(widthCss * outScale)));
   const maxOut = Math.min(input.maxHeight, MAX_SIDE[format], byPixels);
-  return Math.max(1, Math.floor(maxOut / outScale));
+  return Math.floor(maxOut / outScale);
 }
 
 /**
@@ -183,7 +224,8 @@ async function elementArea(
   input: CaptureInput,
   view: { outScale: number; maxCss: number },
 ): Promise<{ area: ShotArea; fullHeight: number }> {
-  const state = await waitForSelector(lease, world, selector, false, left(input));
+  const idle = input.idle ?? (<R>(wait: Promise<R>) => wait);
+  const state = await idle(waitForSelector(lease, world, selector, false, left(input)));
   if (state === 'invalid') throw selectorRefused('selector', selector);
   if (state === 'missing') throw selectorMissing(selector, input);
   const box = await locate(lease, world, selector);
@@ -195,7 +237,10 @@ async function elementArea(
   const y = Math.floor(box.y);
   const width = Math.ceil(box.x + box.width) - x;
   const fullHeight = Math.ceil(box.y + box.height) - y;
-  const height = Math.min(fullHeight, view.maxCss);
+  // As tall as the bound allows at the element's own width (it may be wider than the viewport).
+  const fits = Math.min(view.maxCss, maxHeightCss(input, width, view.outScale));
+  if (fits < 1) throw tooWide(selector, width, view.outScale, pixelBound(input));
+  const height = Math.min(fullHeight, fits);
   // Scrolled into view by locate(): captured from the screen when it fits there.
   const vv = (await lease.cdp.send('Page.getLayoutMetrics')).cssVisualViewport;
   const inView =

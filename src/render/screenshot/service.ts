@@ -11,6 +11,7 @@ import type { Blocker } from './blocking/index.js';
 import { screenshotCacheKey } from './cache-key.js';
 import { capturePage } from './capture.js';
 import { acceptable, entryFacts, entryFor, servedMaxAge } from './entries.js';
+import { boundApplies, outputPixelBound } from './output-bound.js';
 import type { BrowserPool } from './pool.js';
 import { busy, notInstalled, preflight, queueOwner } from './refusals.js';
 import type { ScreenshotRequest } from './request.js';
@@ -121,19 +122,28 @@ export function createScreenshotService(
       return share!.overShare!();
     };
     const expire = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
+    const ends = signal ? AbortSignal.any([expire, signal]) : expire;
     let started = false;
     const capture = await queue
       .run(
-        async () => {
+        async (slot) => {
           started = true;
           t.queue = performance.now() - queued;
           deps.onQueueWait?.(owner?.plan.name ?? 'none', t.queue / 1000);
           // A slot that comes with almost no time left cannot hold a capture: still no slot.
           if (deadline - Date.now() < MIN_CAPTURE_MS)
             throw noSlot(`a slot with under ${MIN_CAPTURE_MS} ms left`);
-          return captureWithRetry(attempts, req, deadline, t, signal);
+          // A page that only waits (delay, waitForSelector) lends its slot to others meanwhile.
+          const idle = <R>(wait: Promise<R>) =>
+            slot.idle(wait).catch((err: unknown) => {
+              if (err !== ends.reason) throw err;
+              if (signal?.aborted) throw clientClosed();
+              throw busy(`no slot to capture in after waiting, within ${timeoutMs} ms`);
+            });
+          const maxPixels = outputPixelBound(req, owner);
+          return captureWithRetry({ ...attempts, idle, maxPixels }, req, deadline, t, signal);
         },
-        signal ? AbortSignal.any([expire, signal]) : expire,
+        ends,
         share,
       )
       .catch((err) => {
@@ -162,7 +172,10 @@ export function createScreenshotService(
       // Per account unless configured shared: otherwise X-Cache, Age and 304 tell any key holder
       // whether another account captured a URL, and let it choose when one is captured for all.
       const scope = settings.cacheShared ? '' : (opts.owner?.accountId ?? '');
-      const key = screenshotCacheKey(req, scope);
+      // The plan's pixel bound is part of what a selector or full page holds (a shared cache
+      // must not hand a free account the taller capture of a paid one).
+      const bound = boundApplies(req) ? outputPixelBound(req, opts.owner) : undefined;
+      const key = screenshotCacheKey(req, scope, bound);
       const format = options?.output?.format ?? 'png';
       const timings: ShotTimings = {};
       const lookup = performance.now();

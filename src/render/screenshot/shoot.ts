@@ -120,19 +120,28 @@ export async function encodeArea(
   raw: Buffer,
   size: { width: number; height: number },
   output: ImageOutput | undefined,
+  /** `Date.now()` after which sharp stops encoding (the request's deadline). */
+  deadline = Number.POSITIVE_INFINITY,
 ): Promise<Buffer> {
+  // sharp counts whole seconds, and 0 means never: at least one.
+  const seconds = () =>
+    Number.isFinite(deadline)
+      ? { seconds: Math.max(1, Math.ceil((deadline - Date.now()) / 1000)) }
+      : { seconds: 0 };
   const got = { width: raw.readUInt32BE(16), height: raw.readUInt32BE(20) };
   const exact =
     got.width === size.width && got.height === size.height
       ? raw
       : await sharp(raw)
+          .timeout(seconds())
           .resize(size.width, size.height, { fit: 'fill' })
           .png({ compressionLevel: 1 })
           .toBuffer();
   const lossyOutput = lossy(output);
-  if (lossyOutput) return encodeLossy(exact, lossyOutput);
+  if (lossyOutput) return encodeLossy(exact, lossyOutput, seconds().seconds || undefined);
   if (exact.length / (size.width * size.height) >= REENCODE_BELOW_BYTES_PER_PIXEL) return exact;
   const small = await sharp(exact)
+    .timeout(seconds())
     .removeAlpha()
     .png({ compressionLevel: 6, adaptiveFiltering: false })
     .toBuffer();

@@ -1,0 +1,143 @@
+/**
+ * The pseudo-classes and pseudo-elements Chromium's selector parser accepts in
+ * `querySelector` (probed on Debian's Chromium 156, see test/render/screenshot/selector-parity
+ * .test.ts). css-what accepts any name, so without these lists `:has-text("x")`, `:visible`
+ * or `:contains(x)` (Playwright's and jQuery's, not CSS) passed our check, a queue slot and the
+ * page's download, and were refused only by the browser afterwards.
+ */
+
+/** Pseudo-classes written without an argument (`:hover`). */
+export const PSEUDO_CLASSES = new Set([
+  'active',
+  'active-view-transition',
+  'any-link',
+  'autofill',
+  'checked',
+  'corner-present',
+  'current',
+  'decrement',
+  'default',
+  'defined',
+  'disabled',
+  'double-button',
+  'empty',
+  'enabled',
+  'end',
+  'first-child',
+  'first-of-type',
+  'focus',
+  'focus-visible',
+  'focus-within',
+  'fullscreen',
+  'future',
+  'horizontal',
+  'host',
+  'hover',
+  'in-range',
+  'increment',
+  'indeterminate',
+  'interest-source',
+  'interest-target',
+  'invalid',
+  'last-child',
+  'last-of-type',
+  'link',
+  'modal',
+  'no-button',
+  'only-child',
+  'only-of-type',
+  'open',
+  'optional',
+  'out-of-range',
+  'past',
+  'picture-in-picture',
+  'placeholder-shown',
+  'popover-open',
+  'read-only',
+  'read-write',
+  'required',
+  'root',
+  'scope',
+  'single-button',
+  'start',
+  'target',
+  'target-current',
+  'user-invalid',
+  'user-valid',
+  'valid',
+  'vertical',
+  'visited',
+  'window-inactive',
+  'xr-overlay',
+  '-webkit-any-link',
+  '-webkit-autofill',
+  '-webkit-drag',
+  '-webkit-full-page-media',
+  '-webkit-full-screen',
+  '-webkit-full-screen-ancestor',
+  // CSS 2's single-colon pseudo-elements, still accepted as such.
+  'after',
+  'before',
+  'first-letter',
+  'first-line',
+]);
+
+/** Pseudo-classes written with an argument (`:not(…)`). */
+export const FUNCTIONAL_PSEUDO_CLASSES = new Set([
+  'active-view-transition-type',
+  'dir',
+  'has',
+  'host',
+  'host-context',
+  'is',
+  'lang',
+  'not',
+  'nth-child',
+  'nth-last-child',
+  'nth-last-of-type',
+  'nth-of-type',
+  'state',
+  'where',
+  '-webkit-any',
+]);
+
+/** Pseudo-elements written without an argument (`::before`); any `::-webkit-…` is accepted too. */
+export const PSEUDO_ELEMENTS = new Set([
+  'after',
+  'backdrop',
+  'before',
+  'checkmark',
+  'column',
+  'cue',
+  'details-content',
+  'file-selector-button',
+  'first-letter',
+  'first-line',
+  'grammar-error',
+  'marker',
+  'picker-icon',
+  'placeholder',
+  'scroll-marker',
+  'scroll-marker-group',
+  'search-text',
+  'selection',
+  'spelling-error',
+  'target-text',
+  'view-transition',
+]);
+
+/** Pseudo-elements written with an argument (`::part(…)`). */
+export const FUNCTIONAL_PSEUDO_ELEMENTS = new Set([
+  'cue',
+  'highlight',
+  'part',
+  'picker',
+  'slotted',
+  'view-transition-group',
+  'view-transition-image-pair',
+  'view-transition-new',
+  'view-transition-old',
+]);
+
+/** The nth-* pseudo-classes, whose argument is An+B (and `of S` for the -child ones). */
+export const NTH = new Set(['nth-child', 'nth-last-child', 'nth-of-type', 'nth-last-of-type']);

@@ -1,0 +1,87 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/**
+ * Pages one account sends to hurt the others (issue 26 §2), generated here, on 127.0.0.1:0:
+ *
+ * - `/flood?in=main|iframe|worker`: logs 200 strings of 100 KB per macrotask, for ever, from the
+ *   page itself, from an about:blank iframe it makes (a fresh `console` of its own), or from a
+ *   dedicated worker. `/flood-worker.js` is that worker.
+ * - `/victim`: a flat green page: the other account's plain capture.
+ * - `/tall?h=N`: a 1200 px wide page N px tall of coloured noise (costly to encode), green in its
+ *   first 630 px' top-left corner so a cut capture can be told apart.
+ */
+export interface HostileServer {
+  url: string;
+  hostPort: string;
+  close(): Promise<void>;
+}
+
+const LOG_PER_TASK = 200;
+const LOG_BYTES = 100_000;
+
+const FLOOD_LOOP = `
+const big = 'x'.repeat(${LOG_BYTES});
+function flood(c) {
+  const tick = () => { for (let i = 0; i < ${LOG_PER_TASK}; i++) c.log(big + i); setTimeout(tick, 0); };
+  tick();
+}`;
+
+const page = (body: string) =>
+  `<!doctype html><html><head><meta charset="utf-8"><style>html,body{margin:0}</style></head><body>${body}</body></html>`;
+
+function floodPage(where: string): string {
+  const start =
+    where === 'iframe'
+      ? `const f = document.createElement('iframe'); document.body.append(f); flood(f.contentWindow.console);`
+      : where === 'worker'
+        ? `new Worker('/flood-worker.js');`
+        : 'flood(console);';
+  return page(`<p>flooding</p><script>${FLOOD_LOOP}\n${start}</script>`);
+}
+
+function tallPage(height: number): string {
+  // One 1200×512 tile of noise, repeated down the page: costly to encode, cheap to draw.
+  return page(`<canvas id="c" width="1200" height="${height}" style="display:block"></canvas><script>
+const c = document.getElementById('c').getContext('2d');
+const tile = c.createImageData(1200, 512);
+let s = 12345;
+for (let i = 0; i < tile.data.length; i += 4) {
+  s = (s * 1103515245 + 12345) >>> 0;
+  tile.data[i] = s & 255; tile.data[i + 1] = (s >> 8) & 255; tile.data[i + 2] = (s >> 16) & 255; tile.data[i + 3] = 255;
+}
+for (let y = 0; y < ${height}; y += 512) c.putImageData(tile, 0, y);
+c.fillStyle = '#00ff00'; c.fillRect(0, 0, 100, 100);
+</script>`);
+}
+
+/** Starts the hostile page server. */
+export async function startHostileServer(): Promise<HostileServer> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((req, res) => {
+    const u = new URL(req.url ?? '/', 'http://fixture');
+    const send = (body: string, type = 'text/html; charset=utf-8') => {
+      res.writeHead(200, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+    };
+    if (u.pathname === '/flood') return send(floodPage(u.searchParams.get('in') ?? 'main'));
+    if (u.pathname === '/flood-worker.js') return send(`${FLOOD_LOOP}\nflood(console);`, 'text/javascript');
+    if (u.pathname === '/victim') return send(page('<div style="height:100vh;background:#00ff00"></div>'));
+    if (u.pathname === '/tall') return send(tallPage(Number(u.searchParams.get('h') ?? 11_109)));
+    res.writeHead(404).end();
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    hostPort: `127.0.0.1:${port}`,
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
