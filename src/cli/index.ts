@@ -71,8 +71,15 @@ export async function runCli(argv: string[]): Promise<number> {
     process.stderr.write(`cardshot: unknown command "${name}"\n\n${usage()}\n`);
     return 2;
   }
+  // `accounts create --help` shows the command's help as `accounts --help` does, instead of
+  // refusing --help as an unknown option of the subcommand.
+  const wantsHelp = rest.some((a) => a === '--help' || a === '-h');
+  if (wantsHelp && HELP_AT_COMMAND.has(name)) return command.run(['--help']);
   return command.run(rest);
 }
+
+/** Commands whose subcommands (`create`, `set`, …) share the command's one help text. */
+const HELP_AT_COMMAND = new Set(['accounts', 'keys', 'theme']);
 
 try {
   process.exitCode = await runCli(process.argv.slice(2));

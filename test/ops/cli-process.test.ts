@@ -194,6 +194,23 @@ describe('npx cardshot doctor', () => {
   });
 });
 
+describe('npx cardshot <command> <subcommand> --help', () => {
+  // `accounts create --help` used to exit 2 with "Unknown option '--help'" before the usage.
+  it('shows the command help and exits 0 for a subcommand, as for the command', async () => {
+    for (const args of [
+      ['accounts', 'create'],
+      ['keys', 'create'],
+      ['theme', 'show'],
+    ]) {
+      const whole = await run([args[0]!, '--help'], { cwd: dir });
+      const sub = await run([...args, '--help'], { cwd: dir });
+      expect(sub.code, args.join(' ')).toBe(0);
+      expect(sub.stderr, args.join(' ')).toBe('');
+      expect(sub.stdout).toBe(whole.stdout);
+    }
+  });
+});
+
 describe('npx cardshot shot', () => {
   it('lists every flag with an example in --help, and is listed by `cardshot --help`', async () => {
     const help = await run(['shot', '--help'], { cwd: dir });
