@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, statfs, unlink, writeFile } from 'node:fs/promises';
+import { constants, existsSync } from 'node:fs';
+import { access, statfs, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
@@ -159,25 +159,41 @@ export function checkSystemFonts(): Finding {
   };
 }
 
-/** The data dir exists (or can be made), is writable, and has room for the disk cache. */
+/**
+ * The data dir exists (or can be made), is writable, and has room for the disk cache. A missing
+ * one is not made: `npx cardshot doctor` run in another project would leave an empty `./data`
+ * behind; the nearest existing parent is checked instead, as the server will create it there.
+ */
 export async function checkDataDir(
   config: Pick<StorageConfig, 'dataDir'> & Pick<CacheConfig, 'cacheDiskBytes'>,
 ): Promise<Finding> {
   const name = 'data dir';
   const dir = path.resolve(config.dataDir);
   const fix = `make ${dir} a directory the service's user can write (CARDSHOT_DATA_DIR), on a persistent volume`;
+  const parent = nearestExisting(dir);
   try {
-    await mkdir(dir, { recursive: true });
-    const probe = path.join(dir, `.doctor-${randomBytes(4).toString('hex')}`);
-    await writeFile(probe, 'ok');
-    await unlink(probe);
+    if (parent === dir) {
+      const probe = path.join(dir, `.doctor-${randomBytes(4).toString('hex')}`);
+      await writeFile(probe, 'ok');
+      await unlink(probe);
+    } else {
+      await access(parent, constants.W_OK);
+    }
   } catch (err) {
-    return { name, status: 'fail', detail: `${dir} is not writable: ${firstLine(err)}`, fix };
+    return {
+      name,
+      status: 'fail',
+      detail: `${parent === dir ? dir : parent} is not writable: ${firstLine(err)}`,
+      fix,
+    };
   }
-  const fs = await statfs(dir);
+  const fs = await statfs(parent);
   const free = fs.bavail * fs.bsize;
   const needed = config.cacheDiskBytes + 256 * MiB;
-  const detail = `${dir} is writable; ${formatMiB(free)} free`;
+  const detail =
+    parent === dir
+      ? `${dir} is writable; ${formatMiB(free)} free`
+      : `${dir} can be made (${parent} is writable); ${formatMiB(free)} free`;
   if (free < needed) {
     return {
       name,
@@ -187,4 +203,11 @@ export async function checkDataDir(
     };
   }
   return { name, status: 'ok', detail };
+}
+
+/** `dir` itself when it exists, else its nearest existing ancestor. */
+function nearestExisting(dir: string): string {
+  let at = dir;
+  while (!existsSync(at) && path.dirname(at) !== at) at = path.dirname(at);
+  return at;
 }

@@ -122,7 +122,10 @@ describe('npx cardshot doctor', () => {
       expect(fresh.code, fresh.stdout + fresh.stderr).toBe(0);
       expect(fresh.stdout).toMatch(/^✓ chromium: Chromium \d+/m);
       expect(fresh.stdout).toMatch(/^✓ template fonts: \d+ font files registered and a test card rendered/m);
-      expect(fresh.stdout).toMatch(/^✓ data dir: .* is writable; .* free$/m);
+      // A fresh directory: the data dir is checked where it would be made, and not made (doctor
+      // run in another project used to leave an empty ./data behind).
+      expect(fresh.stdout).toMatch(/^✓ data dir: .*\/data can be made \(.*healthy is writable\); .* free$/m);
+      expect(existsSync(path.join(cwd, 'data'))).toBe(false);
       expect(fresh.stdout).toContain('does not exist yet; the first start creates it');
       expect(fresh.stdout).toMatch(/^✓ url guard: refuses loopback, private and metadata addresses$/m);
       expect(fresh.stdout).toMatch(/^✓ plans: built-in plans \(free, pro\)$/m);
