@@ -111,6 +111,13 @@ describe('the built CLI from another directory', { tags: ['process'] }, () => {
     });
     expect(readdirSync(project)).toEqual([]);
     expect(existsSync(path.join(install, 'data'))).toBe(false);
+    // templates new and doctor made ./data (or ./data/templates) in any directory they ran in.
+    const starter = await run(['templates', 'new', 'event'], project);
+    expect(starter.code).toBe(78);
+    expect(starter.stderr).toContain(`no Cardshot data directory at ${project}/data`);
+    await run(['doctor', '--json'], project);
+    expect(readdirSync(project)).toEqual([]);
+    expect(existsSync(path.join(install, 'data'))).toBe(false);
 
     // In the installation itself, the CLI sets up its data dir, as `npm start` there would.
     const made = await run(
@@ -128,6 +135,10 @@ describe('the built CLI from another directory', { tags: ['process'] }, () => {
     expect(JSON.parse(found.stdout).accounts.map((a: { email: string }) => a.email)).toEqual([
       'ops@acme.test',
     ]);
+    expect(readdirSync(project)).toEqual([]);
+    const written = await run(['templates', 'new', 'event'], project);
+    expect(written.code, written.stderr).toBe(0);
+    expect(existsSync(path.join(install, 'data', 'templates', 'event.tsx'))).toBe(true);
     expect(readdirSync(project)).toEqual([]);
 
     // A data dir named by mistake is refused, not made.

@@ -1,5 +1,5 @@
 // @module-tag process
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -139,6 +139,9 @@ describe('npx cardshot templates', () => {
   });
 
   it('new: without --dir, writes into templates/ in the data dir', async () => {
+    // CARDSHOT_DATA_DIR names a directory that must exist (a server made it); a missing one is
+    // refused rather than made (data-dir.test.ts).
+    await mkdir(path.join(dir, 'data'), { recursive: true });
     const r = await run('templates', 'new', 'event');
     expect(r.code).toBe(0);
     expect(r.stdout.startsWith(`${path.join(dir, 'data', 'templates', 'event.tsx')}: created`)).toBe(true);

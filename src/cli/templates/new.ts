@@ -7,6 +7,7 @@ import { TEMPLATE_NAMES } from '../../render/template/registry.js';
 import { loadConfig } from '../../settings.js';
 import { packageRoot } from '../../version.js';
 import { UsageError } from '../admin.js';
+import { loadCliConfig } from '../data-dir.js';
 
 /** A template's name, as the loader requires it of a file's base name. */
 const NAME = /^[a-z][a-z0-9-]{0,39}$/;
@@ -14,9 +15,15 @@ const NAME = /^[a-z][a-z0-9-]{0,39}$/;
 /** The documented starter `templates new` copies (shipped as source, read at run time). */
 export const STARTER_FILE = 'src/render/template/starter/starter.tsx';
 
-/** Where templates live when no --dir is given. */
+/**
+ * Where templates live when no --dir is given: the server's data dir found as the admin commands
+ * find it, so `templates new` run in another project refuses (naming where it looked) rather
+ * than writing into a new `./data` no server reads.
+ */
 function defaultDir(): string {
-  return operatorTemplatesDir(loadConfig({ logLevel: 'warn' }));
+  const config = loadConfig({ logLevel: 'warn' });
+  if (config.templatesDir !== '') return operatorTemplatesDir(config);
+  return operatorTemplatesDir(loadCliConfig(process.stderr));
 }
 
 /**

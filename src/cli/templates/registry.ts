@@ -5,7 +5,7 @@ import { templateNameOf } from '../../render/template/files/load.js';
 import { createFileRegistry } from '../../render/template/files/registry.js';
 import { TEMPLATE_NAMES } from '../../render/template/registry.js';
 import type { TemplateRegistry } from '../../render/template/types.js';
-import { loadConfig } from '../../settings.js';
+import { loadCliConfig } from '../data-dir.js';
 
 /** A template file that did not load: its name (from the file name), file and `file:line:col: …` message. */
 export interface BrokenTemplate {
@@ -26,7 +26,8 @@ export interface OpenedTemplates {
  * returned in `broken`, so `templates check` reports it with the rest. Closed by the caller.
  */
 export async function openTemplates(dir: string | undefined): Promise<OpenedTemplates> {
-  const config = loadConfig({ logLevel: 'warn' });
+  // Reading only: where no server's data dir is found, the configured one (built-ins alone).
+  const config = loadCliConfig(process.stderr, { refuse: false });
   const broken: BrokenTemplate[] = [];
   const registry = await createFileRegistry({
     dirs: {
