@@ -12,7 +12,8 @@
  * RssAnon, V8 heap used/total, external and arrayBuffers, libvips' operation cache (from a
  * probe loaded with `node --import`, bench/soak/probe.ts), the memory cache's bytes (from
  * /metrics), Chromium processes and open fds. `kill -USR2 <pid>` writes a heap snapshot
- * beside the probe file (--keep-probe keeps that directory).
+ * beside the probe file (--keep-probe keeps that directory). At the end, when gdb can attach,
+ * glibc's malloc_info and what malloc_trim(0) gives back (bench/soak/malloc.ts).
  *
  * Verdict (bench/soak/report.ts): only documented 5xx; RSS levels off (second-half peak ≤
  * first-half peak × 1.1 + the memory cache's growth); Chromium processes and fds flat.
@@ -30,6 +31,7 @@ import { startPageServer } from '../test/helpers/pages.js';
 import { chromiumOf } from './lib/chromium.js';
 import { startServer } from './lib/server.js';
 import { startArtworkServer } from './soak/artwork-server.js';
+import { describeMalloc, type MallocReport, readMalloc } from './soak/malloc.js';
 import { createRequests, type Kind, PROFILES, type Profile, pickKind } from './soak/mix.js';
 import type { ProbeReading } from './soak/probe.js';
 import { header, line, type Sample, type Tick, verdict } from './soak/report.js';
@@ -151,11 +153,14 @@ async function main(): Promise<void> {
     `soak: profile ${PROFILE}, ${MINUTES} min at concurrency ${CONCURRENCY} against ${server.url} (pid ${server.pid}), a sample every ${EVERY} s; probe ${probeFile}; MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '(unset)'}; ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(2)}\n`,
   );
   process.stdout.write(header());
+  let malloc: MallocReport | undefined;
   const ticker = setInterval(() => void sample(), EVERY * 1000);
   try {
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
     clearInterval(ticker);
     await sample(); // the traffic since the last tick
+    // After the traffic, before the stop: what glibc holds, and what a trim gives back.
+    malloc = readMalloc(server.pid, path.join(probeDir, 'malloc.xml'));
   } finally {
     clearInterval(ticker);
     await server.stop();
@@ -164,9 +169,9 @@ async function main(): Promise<void> {
   }
 
   const { problems, summary } = verdict(samples, ticks);
-  process.stdout.write(summary);
+  process.stdout.write(summary + describeMalloc(malloc));
   if (args.json)
-    writeFileSync(args.json, JSON.stringify({ profile: PROFILE, minutes: MINUTES, ticks }, null, 1));
+    writeFileSync(args.json, JSON.stringify({ profile: PROFILE, minutes: MINUTES, ticks, malloc }, null, 1));
   process.stdout.write(
     problems.length === 0 ? 'verdict: PASS\n' : `verdict: FAIL\n- ${problems.join('\n- ')}\n`,
   );
