@@ -19,8 +19,7 @@
  * first-half peak × 1.1 + the memory cache's growth); Chromium processes and fds flat.
  *
  * Usage: npm run bench:soak -- [--profile mixed|cards] [--minutes 10] [--concurrency 8]
- *        [--sample-seconds 15] [--json out.json] [--keep-probe]
- * Pass allocator settings through the environment, e.g. `MALLOC_ARENA_MAX=2 npm run bench:soak`.
+ *        [--sample-seconds 15] [--json out.json] [--keep-probe] [--server-env NAME=VALUE …]
  * Exit status 1 when the verdict fails.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -45,6 +44,7 @@ const { values: args } = parseArgs({
     'sample-seconds': { type: 'string', default: '15' },
     json: { type: 'string' },
     'keep-probe': { type: 'boolean', default: false },
+    'server-env': { type: 'string', multiple: true, default: [] },
   },
 });
 const PROFILE = args.profile as Profile;
@@ -54,6 +54,15 @@ const EVERY = Number(args['sample-seconds']);
 if (!(PROFILE in PROFILES)) throw new Error(`--profile must be one of ${Object.keys(PROFILES).join(', ')}`);
 if (!(MINUTES > 0) || !(CONCURRENCY >= 1) || !(EVERY >= 1))
   throw new Error('--minutes, --concurrency and --sample-seconds must be positive');
+// The server's alone (not this load generator's): an allocator to compare, e.g.
+// `--server-env MALLOC_ARENA_MAX=2` or `--server-env LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2`.
+const SERVER_ENV = Object.fromEntries(
+  (args['server-env'] ?? []).map((kv) => {
+    const at = kv.indexOf('=');
+    if (at < 1) throw new Error(`--server-env takes NAME=VALUE (got "${kv}")`);
+    return [kv.slice(0, at), kv.slice(at + 1)];
+  }),
+);
 const TOKEN = 'soak-metrics-token-0123456789abcdef';
 const MiB = 2 ** 20;
 
@@ -69,6 +78,7 @@ async function main(): Promise<void> {
       CARDSHOT_ALLOW_PRIVATE_HOSTS: `${pages.hostPort},${artwork.hostPort}`,
       CARDSHOT_METRICS_TOKEN: TOKEN,
       SOAK_PROBE_FILE: probeFile,
+      ...SERVER_ENV,
     },
     ['--import', path.join(root, 'dist/bench/soak/probe.js')],
   );
@@ -150,7 +160,7 @@ async function main(): Promise<void> {
   };
 
   process.stdout.write(
-    `soak: profile ${PROFILE}, ${MINUTES} min at concurrency ${CONCURRENCY} against ${server.url} (pid ${server.pid}), a sample every ${EVERY} s; probe ${probeFile}; MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '(unset)'}; ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(2)}\n`,
+    `soak: profile ${PROFILE}, ${MINUTES} min at concurrency ${CONCURRENCY} against ${server.url} (pid ${server.pid}), a sample every ${EVERY} s; probe ${probeFile}; server env ${JSON.stringify(SERVER_ENV)}; ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(2)}\n`,
   );
   process.stdout.write(header());
   let malloc: MallocReport | undefined;
