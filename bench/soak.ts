@@ -63,6 +63,20 @@ const SERVER_ENV = Object.fromEntries(
     return [kv.slice(0, at), kv.slice(at + 1)];
   }),
 );
+const THEME = [
+  'theme',
+  'set',
+  '--account',
+  'bench@localhost',
+  '--background',
+  '#FEF3C7',
+  '--text',
+  '#1F2937',
+  '--accent',
+  '#B45309',
+  '--font',
+  'serif',
+];
 const TOKEN = 'soak-metrics-token-0123456789abcdef';
 const MiB = 2 ** 20;
 
@@ -86,22 +100,14 @@ async function main(): Promise<void> {
   // file: the CLI runs synchronously, so this process could not serve it a URL meanwhile.
   const logo = path.join(probeDir, 'logo.png');
   writeFileSync(logo, artwork.logo);
-  server.cli([
-    'theme',
-    'set',
-    '--account',
-    'bench@localhost',
-    '--background',
-    '#FEF3C7',
-    '--text',
-    '#1F2937',
-    '--accent',
-    '#B45309',
-    '--font',
-    'serif',
-    '--logo-file',
-    logo,
-  ]);
+  try {
+    server.cli([...THEME, '--logo-file', logo]);
+  } catch (err) {
+    // Stop the server here: an exit with it still running leaves it and its Chromium behind.
+    await server.stop();
+    await Promise.all([pages.close(), artwork.close()]);
+    throw err;
+  }
   const request = createRequests(PROFILE, {
     auth: server.auth,
     pages: pages.url,
