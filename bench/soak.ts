@@ -1,163 +1,126 @@
 /**
- * Soak (issue 16 §5; not a CI test): N minutes of mixed traffic at a fixed concurrency against
- * a Cardshot server this script starts (built dist/, production mode, real Chromium), with
- * local fixture pages (test/helpers/pages.ts) on 127.0.0.1 as the screenshot targets.
+ * Soak (issues 16 §5 and 26 §5; not a CI test): N minutes of traffic at a fixed concurrency
+ * against a Cardshot server this script starts as a child process (built dist/, production
+ * mode, real Chromium), so the RSS it reads is the server's alone. Targets on 127.0.0.1 only:
+ * the test suite's fixture pages (test/helpers/pages.ts) and a server of photo-sized artwork.
  *
- * Mix per request (weighted at random): uncached cards (a new title each time), cached cards
- * (five titles over and over), screenshots of plain fixture pages (mostly repeats: cache hits),
- * screenshots of hostile fixture pages (a script that never returns, an image that never
- * finishes, a tab that eats memory until it crashes, a page that reloads itself, dialogs,
- * pop-ups, a download, a 100,000 px page) and bad requests (no key, unknown template, a
- * non-http URL, malformed JSON, an unknown route).
+ * Profiles (bench/soak/mix.ts): `mixed` (default: cards, screenshots of plain and hostile
+ * pages, bad requests) and `cards` (cards at the full rate across templates, sizes, themes,
+ * formats and `imageUrl` artwork, a few screenshots and bad requests).
  *
- * Every minute: requests, statuses, p50/p99 latency, the node process's RSS, the memory
- * cache's bytes (from /metrics), Chromium processes, open file descriptors of the node process.
+ * Every --sample-seconds: requests, statuses, p50/p99, and the server's memory beside its RSS:
+ * RssAnon, V8 heap used/total, external and arrayBuffers, libvips' operation cache (from a
+ * probe loaded with `node --import`, bench/soak/probe.ts), the memory cache's bytes (from
+ * /metrics), Chromium processes and open fds. `kill -USR2 <pid>` writes a heap snapshot
+ * beside the probe file (--keep-probe keeps that directory). At the end, when gdb can attach,
+ * glibc's malloc_info and what malloc_trim(0) gives back (bench/soak/malloc.ts).
  *
- * Verdict:
- * - no 500 ever, and no 5xx other than the documented 502 (only for hostile pages: a page
- *   that crashed its tab or could not be captured), 503 (busy) and 504 (page too slow);
- * - flat: RSS of the second half at most 10 % + 32 MiB above the first half's peak beyond what
- *   the memory cache grew meanwhile (a cache filling to its cap is not a leak, and is reported
- *   apart); the Chromium process count and open fds of the last minute at most the first
- *   half's peak (fds + 16 for sockets in flight).
+ * Verdict (bench/soak/report.ts): only documented 5xx; RSS levels off (second-half peak ≤
+ * first-half peak × 1.1 + the memory cache's growth); Chromium processes and fds flat.
  *
- * Usage: npm run bench:soak -- [--minutes 10] [--concurrency 8]
+ * Usage: npm run bench:soak -- [--profile mixed|cards] [--minutes 10] [--concurrency 8]
+ *        [--sample-seconds 15] [--json out.json] [--keep-probe] [--server-env NAME=VALUE …]
  * Exit status 1 when the verdict fails.
  */
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startPageServer } from '../test/helpers/pages.js';
 import { chromiumOf } from './lib/chromium.js';
 import { startServer } from './lib/server.js';
-import { percentile } from './lib/stats.js';
+import { startArtworkServer } from './soak/artwork-server.js';
+import { describeMalloc, type MallocReport, readMalloc } from './soak/malloc.js';
+import { createRequests, type Kind, PROFILES, type Profile, pickKind } from './soak/mix.js';
+import type { ProbeReading } from './soak/probe.js';
+import { header, line, type Sample, type Tick, verdict } from './soak/report.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const { values: args } = parseArgs({
   options: {
+    profile: { type: 'string', default: 'mixed' },
     minutes: { type: 'string', default: '10' },
     concurrency: { type: 'string', default: '8' },
+    'sample-seconds': { type: 'string', default: '15' },
+    json: { type: 'string' },
+    'keep-probe': { type: 'boolean', default: false },
+    'server-env': { type: 'string', multiple: true, default: [] },
   },
 });
+const PROFILE = args.profile as Profile;
 const MINUTES = Number(args.minutes);
 const CONCURRENCY = Number(args.concurrency);
-if (!(MINUTES > 0) || !(CONCURRENCY >= 1)) throw new Error('--minutes and --concurrency must be positive');
+const EVERY = Number(args['sample-seconds']);
+if (!(PROFILE in PROFILES)) throw new Error(`--profile must be one of ${Object.keys(PROFILES).join(', ')}`);
+if (!(MINUTES > 0) || !(CONCURRENCY >= 1) || !(EVERY >= 1))
+  throw new Error('--minutes, --concurrency and --sample-seconds must be positive');
+// The server's alone (not this load generator's): an allocator to compare, e.g.
+// `--server-env MALLOC_ARENA_MAX=2` or `--server-env LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2`.
+const SERVER_ENV = Object.fromEntries(
+  (args['server-env'] ?? []).map((kv) => {
+    const at = kv.indexOf('=');
+    if (at < 1) throw new Error(`--server-env takes NAME=VALUE (got "${kv}")`);
+    return [kv.slice(0, at), kv.slice(at + 1)];
+  }),
+);
+const THEME = [
+  'theme',
+  'set',
+  '--account',
+  'bench@localhost',
+  '--background',
+  '#FEF3C7',
+  '--text',
+  '#1F2937',
+  '--accent',
+  '#B45309',
+  '--font',
+  'serif',
+];
 const TOKEN = 'soak-metrics-token-0123456789abcdef';
-
-type Kind = 'card-new' | 'card-cached' | 'shot' | 'shot-hostile' | 'bad';
-const MIX: Array<[Kind, number]> = [
-  ['card-new', 25],
-  ['card-cached', 30],
-  ['shot', 20],
-  ['shot-hostile', 10],
-  ['bad', 15],
-];
-const PLAIN_PAGES = ['/split', '/wide', '/fluid', '/split-mobile', '/font'];
-const HOSTILE_PAGES = [
-  '/spin',
-  '/spin-after-load',
-  '/never',
-  '/hog',
-  '/reloads',
-  '/dialog',
-  '/popup',
-  '/download',
-  '/tall',
-  '/moves?after=100',
-  '/status/500',
-  '/empty/404',
-];
-
-interface Sample {
-  minute: number;
-  kind: Kind;
-  status: number;
-  ms: number;
-}
-interface MinuteStats {
-  rssMiB: number;
-  memoryCacheMiB: number;
-  chromium: number;
-  fds: number;
-}
-
-const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
-function pickKind(): Kind {
-  let r = Math.random() * MIX.reduce((s, [, w]) => s + w, 0);
-  for (const [k, w] of MIX) {
-    r -= w;
-    if (r < 0) return k;
-  }
-  return 'bad';
-}
+const MiB = 2 ** 20;
 
 async function main(): Promise<void> {
   const pages = await startPageServer();
-  const server = await startServer(path.join(root, 'dist/src/main.js'), {
-    CARDSHOT_LOG_LEVEL: 'warn',
-    CARDSHOT_ALLOW_PRIVATE_HOSTS: pages.hostPort,
-    CARDSHOT_METRICS_TOKEN: TOKEN,
+  const artwork = await startArtworkServer();
+  const probeDir = mkdtempSync(path.join(os.tmpdir(), 'cardshot-soak-'));
+  const probeFile = path.join(probeDir, 'probe.json');
+  const server = await startServer(
+    path.join(root, 'dist/src/main.js'),
+    {
+      CARDSHOT_LOG_LEVEL: 'warn',
+      CARDSHOT_ALLOW_PRIVATE_HOSTS: `${pages.hostPort},${artwork.hostPort}`,
+      CARDSHOT_METRICS_TOKEN: TOKEN,
+      SOAK_PROBE_FILE: probeFile,
+      ...SERVER_ENV,
+    },
+    ['--import', path.join(root, 'dist/bench/soak/probe.js')],
+  );
+  // A brand theme with a logo, so half the cards (those without theme=none) draw it. From a
+  // file: the CLI runs synchronously, so this process could not serve it a URL meanwhile.
+  const logo = path.join(probeDir, 'logo.png');
+  writeFileSync(logo, artwork.logo);
+  try {
+    server.cli([...THEME, '--logo-file', logo]);
+  } catch (err) {
+    // Stop the server here: an exit with it still running leaves it and its Chromium behind.
+    await server.stop();
+    await Promise.all([pages.close(), artwork.close()]);
+    throw err;
+  }
+  const request = createRequests(PROFILE, {
+    auth: server.auth,
+    pages: pages.url,
+    artwork: { url: artwork.url, paths: artwork.paths },
   });
   const samples: Sample[] = [];
-  const minutes: MinuteStats[] = [];
-  let uniq = 0;
+  const ticks: Tick[] = [];
   const started = Date.now();
   const end = started + MINUTES * 60_000;
-  const minuteOf = () => Math.floor((Date.now() - started) / 60_000);
-
-  const request = (kind: Kind): { url: string; init: RequestInit } => {
-    const auth = server.auth;
-    const shot = (page: string) =>
-      `/render/url?${new URLSearchParams({ url: `${pages.url}${page}`, viewport: 'desktop' })}`;
-    switch (kind) {
-      case 'card-new':
-        return {
-          url: `/render/template?${new URLSearchParams({ template: 'blog', title: `Soak ${uniq++} ${Date.now()}` })}`,
-          init: { headers: auth },
-        };
-      case 'card-cached':
-        return {
-          url: `/render/template?${new URLSearchParams({ template: 'saas', title: `Cached ${Math.floor(Math.random() * 5)}` })}`,
-          init: { headers: auth },
-        };
-      case 'shot': {
-        // One in five a new URL (a capture), the rest repeats (cache hits).
-        const page = pick(PLAIN_PAGES);
-        const sep = page.includes('?') ? '&' : '?';
-        return {
-          url: shot(Math.random() < 0.2 ? `${page}${sep}n=${uniq++}` : page),
-          init: { headers: auth },
-        };
-      }
-      case 'shot-hostile': {
-        const page = pick(HOSTILE_PAGES);
-        const sep = page.includes('?') ? '&' : '?';
-        return { url: shot(`${page}${sep}n=${uniq++}`), init: { headers: auth } };
-      }
-      case 'bad':
-        return pick([
-          { url: '/render/template?template=blog&title=No%20key', init: {} },
-          { url: '/render/template?template=nope&title=x', init: { headers: auth } },
-          {
-            url: `/render/url?${new URLSearchParams({ url: 'ftp://example.com/' })}`,
-            init: { headers: auth },
-          },
-          {
-            url: '/render/template',
-            init: {
-              method: 'POST',
-              headers: { ...auth, 'content-type': 'application/json' },
-              body: '{"template":',
-            },
-          },
-          { url: '/no/such/route', init: { headers: auth } },
-        ]);
-    }
-  };
 
   const worker = async () => {
     while (Date.now() < end) {
-      const kind = pickKind();
+      const kind: Kind = pickKind(PROFILE);
       const { url, init } = request(kind);
       const t0 = performance.now();
       let status: number;
@@ -168,96 +131,63 @@ async function main(): Promise<void> {
       } catch {
         status = 0; // no answer at all (connection reset, 60 s without an answer)
       }
-      samples.push({ minute: minuteOf(), kind, status, ms: performance.now() - t0 });
+      samples.push({ tick: ticks.length, kind, status, ms: performance.now() - t0 });
     }
   };
 
   const memoryCacheMiB = async () => {
     const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
-    const text = await res.text();
-    const m = /^cardshot_cache_bytes\{tier="memory"\} (\S+)$/m.exec(text);
-    return m ? Number(m[1]) / 2 ** 20 : Number.NaN;
+    const m = /^cardshot_cache_bytes\{tier="memory"\} (\S+)$/m.exec(await res.text());
+    return m ? Number(m[1]) / MiB : Number.NaN;
   };
   const sample = async () => {
-    minutes.push({
-      rssMiB: server.memory().rssMiB,
-      memoryCacheMiB: await memoryCacheMiB().catch(() => Number.NaN),
+    const p = JSON.parse(readFileSync(probeFile, 'utf8')) as ProbeReading;
+    const tick: Tick = {
+      seconds: (Date.now() - started) / 1000,
+      // RSS from /proc now; the rest from the probe's reading of at most 2 s ago.
+      rss: server.memory().rssMiB,
+      rssAnon: p.rssAnon / MiB,
+      heapUsed: p.heapUsed / MiB,
+      heapTotal: p.heapTotal / MiB,
+      external: p.external / MiB,
+      arrayBuffers: p.arrayBuffers / MiB,
+      sharp: p.sharp ? p.sharp.memoryCurrent / MiB : Number.NaN,
+      memoryCache: await memoryCacheMiB().catch(() => Number.NaN),
       chromium: chromiumOf(server.pid).processes,
       fds: readdirSync(`/proc/${server.pid}/fd`).length,
-    });
-    report(minutes.length - 1);
-  };
-
-  const report = (minute: number) => {
-    const s = samples.filter((x) => x.minute === minute);
-    const statuses = new Map<number, number>();
-    for (const x of s) statuses.set(x.status, (statuses.get(x.status) ?? 0) + 1);
-    const ms = s.map((x) => x.ms).sort((a, b) => a - b);
-    const m = minutes[minute]!;
-    const st = [...statuses].sort(([a], [b]) => a - b).map(([k, v]) => `${k}:${v}`);
+    };
+    ticks.push(tick);
     process.stdout.write(
-      `min ${String(minute + 1).padStart(2)}  req ${String(s.length).padStart(5)}  p50 ${percentile(ms, 50).toFixed(1).padStart(7)} ms  p99 ${percentile(ms, 99).toFixed(0).padStart(6)} ms  rss ${m.rssMiB.toFixed(0)} MiB  mem-cache ${m.memoryCacheMiB.toFixed(1)} MiB  chromium ${m.chromium}  fds ${m.fds}  statuses ${st.join(' ')}\n`,
+      line(
+        tick,
+        samples.filter((x) => x.tick === ticks.length - 1),
+      ),
     );
   };
 
   process.stdout.write(
-    `soak: ${MINUTES} min at concurrency ${CONCURRENCY} against ${server.url} (pid ${server.pid}); fixture pages ${pages.url}\n`,
+    `soak: profile ${PROFILE}, ${MINUTES} min at concurrency ${CONCURRENCY} against ${server.url} (pid ${server.pid}), a sample every ${EVERY} s; probe ${probeFile}; server env ${JSON.stringify(SERVER_ENV)}; ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(2)}\n`,
   );
-  const ticker = setInterval(() => void sample(), 60_000);
+  process.stdout.write(header());
+  let malloc: MallocReport | undefined;
+  const ticker = setInterval(() => void sample(), EVERY * 1000);
   try {
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
     clearInterval(ticker);
-    // The last minute may have ended just after the ticker's last sample.
-    while (minutes.length < MINUTES) await sample();
+    await sample(); // the traffic since the last tick
+    // After the traffic, before the stop: what glibc holds, and what a trim gives back.
+    malloc = readMalloc(server.pid, path.join(probeDir, 'malloc.xml'));
   } finally {
     clearInterval(ticker);
     await server.stop();
-    await pages.close();
+    await Promise.all([pages.close(), artwork.close()]);
+    if (!args['keep-probe']) rmSync(probeDir, { recursive: true, force: true });
   }
 
-  // Verdict.
-  const problems: string[] = [];
-  const allowed = (x: Sample) =>
-    x.status > 0 &&
-    (x.status < 500 ||
-      x.status === 503 ||
-      x.status === 504 ||
-      (x.status === 502 && x.kind === 'shot-hostile'));
-  const bad = samples.filter((x) => !allowed(x));
-  if (bad.length > 0) {
-    const byKind = new Map<string, number>();
-    for (const x of bad) byKind.set(`${x.kind} ${x.status}`, (byKind.get(`${x.kind} ${x.status}`) ?? 0) + 1);
-    problems.push(`unexpected answers: ${[...byKind].map(([k, v]) => `${k} ×${v}`).join(', ')}`);
-  }
-  const half = Math.max(1, Math.floor(minutes.length / 2));
-  const first = minutes.slice(0, half);
-  const second = minutes.slice(half);
-  if (second.length > 0) {
-    const peak = (xs: MinuteStats[], f: (m: MinuteStats) => number) => Math.max(...xs.map(f));
-    const cacheGrowth = Math.max(
-      0,
-      (peak(second, (m) => m.memoryCacheMiB) || 0) - (peak(first, (m) => m.memoryCacheMiB) || 0),
-    );
-    const rssLimit = peak(first, (m) => m.rssMiB) * 1.1 + 32 + cacheGrowth;
-    const rssPeak = peak(second, (m) => m.rssMiB);
-    if (rssPeak > rssLimit)
-      problems.push(
-        `RSS not flat: ${rssPeak.toFixed(0)} MiB in the second half > ${rssLimit.toFixed(0)} MiB`,
-      );
-    const last = minutes.at(-1)!;
-    if (last.chromium > peak(first, (m) => m.chromium))
-      problems.push(`Chromium processes grew: ${last.chromium} > ${peak(first, (m) => m.chromium)}`);
-    if (last.fds > peak(first, (m) => m.fds) + 16)
-      problems.push(`open fds grew: ${last.fds} > ${peak(first, (m) => m.fds)} + 16`);
-    process.stdout.write(
-      `memory cache grew ${cacheGrowth.toFixed(1)} MiB between the halves (cap CARDSHOT_CACHE_MEMORY_BYTES); RSS peak ${peak(first, (m) => m.rssMiB).toFixed(0)} → ${rssPeak.toFixed(0)} MiB\n`,
-    );
-  }
-  const total = samples.length;
-  const fivexx = samples.filter((x) => x.status >= 500).length;
-  process.stdout.write(
-    `${total} requests, ${fivexx} 5xx (${samples.filter((x) => x.status === 503).length} × 503, ${samples.filter((x) => x.status === 504).length} × 504, ${samples.filter((x) => x.status === 502).length} × 502), ${samples.filter((x) => x.status === 0).length} without an answer\n`,
-  );
+  const { problems, summary } = verdict(samples, ticks);
+  process.stdout.write(summary + describeMalloc(malloc));
+  if (args.json)
+    writeFileSync(args.json, JSON.stringify({ profile: PROFILE, minutes: MINUTES, ticks, malloc }, null, 1));
   process.stdout.write(
     problems.length === 0 ? 'verdict: PASS\n' : `verdict: FAIL\n- ${problems.join('\n- ')}\n`,
   );

@@ -14,6 +14,8 @@ export interface ServerHandle {
   auth: Record<string, string>;
   /** Resident and peak resident memory of the child, in MiB, from /proc. */
   memory(): { rssMiB: number; hwmMiB: number };
+  /** Runs `npx cardshot <args>` against the server's data directory; returns its stdout. */
+  cli(args: string[]): string;
   /** SIGTERM, wait for exit, remove the temporary data directory. */
   stop(): Promise<void>;
 }
@@ -76,7 +78,8 @@ export async function startServer(
     CARDSHOT_FIRST_RUN_KEY: 'false',
     ...env,
   };
-  const key = existingKey ?? createKey(path.join(path.dirname(entry), 'cli', 'index.js'), fullEnv);
+  const cliPath = path.join(path.dirname(entry), 'cli', 'index.js');
+  const key = existingKey ?? createKey(cliPath, fullEnv);
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, entry], {
     env: fullEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -124,6 +127,9 @@ export async function startServer(
       const kib = (field: string) =>
         Number(status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))?.[1] ?? Number.NaN);
       return { rssMiB: kib('VmRSS') / 1024, hwmMiB: kib('VmHWM') / 1024 };
+    },
+    cli(args) {
+      return execFileSync(process.execPath, [cliPath, ...args], { env: fullEnv, encoding: 'utf8' });
     },
     async stop() {
       if (exited === undefined) {
