@@ -4,11 +4,18 @@
  * the network except through the egress proxy (each flag verified on Debian's Chromium 156).
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from 'playwright-core';
 import type { EgressProxy, EgressSession } from '../../net/proxy.js';
 import { packageRoot } from '../../version.js';
+import { type ChromiumUser, lookupUser } from './chromium-user.js';
+import {
+  MAX_CONSOLE_CHARS,
+  MAX_CONSOLE_MESSAGES,
+  PAGE_INIT_SCRIPT,
+  SILENCE_CONSOLE,
+} from './page-console.js';
 import { findProcessByArgument } from './processes.js';
 import { screenshotSettings } from './settings.js';
 import { userAgentFor, type Viewport } from './viewports.js';
@@ -58,32 +65,7 @@ export function chromiumExecutable(
 
 export type SandboxSetting = 'auto' | 'on' | 'off';
 
-/** The unprivileged user Chromium runs as when the service is root (CARDSHOT_CHROMIUM_USER). */
-export interface ChromiumUser {
-  name: string;
-  uid: number;
-  gid: number;
-  home: string;
-}
-
-/** `name` from /etc/passwd (system users live there); undefined when absent or root itself. */
-export function lookupUser(name: string, passwd = '/etc/passwd'): ChromiumUser | undefined {
-  let text: string;
-  try {
-    text = readFileSync(passwd, 'utf8');
-  } catch {
-    return undefined;
-  }
-  for (const line of text.split('\n')) {
-    const [user, , uid, gid, , home] = line.split(':');
-    if (user !== name || uid === undefined || gid === undefined) continue;
-    const u = Number(uid);
-    const g = Number(gid);
-    if (!Number.isInteger(u) || !Number.isInteger(g) || u === 0 || g === 0) return undefined;
-    return { name, uid: u, gid: g, home: home || '/' };
-  }
-  return undefined;
-}
+export { type ChromiumUser, lookupUser } from './chromium-user.js';
 
 /**
  * Run by Playwright in place of Chromium when the service is root: hands the profile directory to
@@ -221,40 +203,6 @@ export async function launchBrowser(
     runsAs: asUser?.name,
   };
 }
-
-/**
- * Run in every document of a context (every frame, an about:blank iframe's included) before its
- * own scripts. Playwright enables the Runtime domain, so every console call crosses the one CDP
- * pipe with its arguments in full: a page logging 200 × 100 KB per task made other accounts'
- * captures time out and got the browser restarted (issue 26 §2). Nothing here reads console
- * messages, so the methods become no-ops the page cannot put back (non-writable,
- * non-configurable; a new frame gets the same treatment). A dedicated worker is silenced as
- * soon as it is seen (its first task has run by then), and bounded (MAX_CONSOLE_CHARS). Shared workers are not offered at all: Playwright's networkidle never comes
- * for a page that starts one (plain playwright-core too: the request stays in flight for ever),
- * so such a page always waited out the whole deadline; pages test for them, as browsers
- * without them exist.
- */
-export const SILENCE_CONSOLE = `(() => {
-  const c = globalThis.console;
-  if (!c) return;
-  const quiet = () => {};
-  for (const name of Object.getOwnPropertyNames(c)) {
-    if (typeof c[name] !== 'function') continue;
-    try { Object.defineProperty(c, name, { value: quiet, writable: false, configurable: false }); } catch {}
-  }
-  try { Object.defineProperty(globalThis, 'console', { value: c, writable: false, configurable: false }); } catch {}
-})();`;
-
-/** What every document of a capture's context runs first (see SILENCE_CONSOLE). */
-export const PAGE_INIT_SCRIPT = `delete window.SharedWorker;\n${SILENCE_CONSOLE}`;
-
-/**
- * Console messages (and characters in them) one capture's page may send, from its workers: its
- * documents' console is silenced. Legitimate pages send tens of short lines; the flood of issue
- * 26 §2 sent 200 × 100 KB per task, and 500 of those took 5 s to cross the pipe here.
- */
-export const MAX_CONSOLE_MESSAGES = 500;
-export const MAX_CONSOLE_CHARS = 1_000_000;
 
 /** A context ready for one capture: its page, a CDP session on it, and its own proxy session. */
 export interface CaptureContext {
