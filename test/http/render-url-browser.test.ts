@@ -375,7 +375,10 @@ describe('spare contexts for another viewport', () => {
 
   it('settle on the viewport asked for: the next mobile request finds a spare ready', async () => {
     const browser = () => t.modules.screenshots.status().browser;
-    expect((await get(t, { url: `${pages.url}/split?og` })).statusCode).toBe(200);
+    const first = await get(t, { url: `${pages.url}/split?og` });
+    // One CI run answered 500 here (not reproduced in 12 runs since): say why if it comes back.
+    const why = () => `${first.body} ${JSON.stringify(t.logs.filter((l) => Number(l.level) >= 40))}`;
+    expect(first.statusCode, why()).toBe(200);
     await waitFor(() => browser().spares === 2);
     expect((await get(t, { url: `${pages.url}/split?m1`, viewport: 'mobile' })).statusCode).toBe(200);
     // The evicted og spares used to refill themselves by evicting the new mobile ones, for ever.
