@@ -1,10 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAccounts } from '../../src/cli/commands/accounts.js';
 import { runKeys } from '../../src/cli/commands/keys.js';
 import { runUsage } from '../../src/cli/commands/usage.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 
 // `--account` takes an email wherever `theme --account` does: the commands in this process, on
 // a real SQLite file in a temporary data dir, with a second account beside the first.
@@ -13,24 +14,7 @@ const saved: Record<string, string | undefined> = {};
 let acme: string;
 let other: string;
 
-async function run(command: (argv: string[]) => Promise<number>, args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s) => {
-    stdout += String(s);
-    return true;
-  });
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
-    stderr += String(s);
-    return true;
-  });
-  try {
-    return { code: await command(args), stdout, stderr };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
-}
+const run = runInProcess;
 
 async function createAccount(name: string, email: string): Promise<string> {
   const made = await run(runAccounts, [

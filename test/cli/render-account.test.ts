@@ -1,11 +1,12 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAccounts } from '../../src/cli/commands/accounts.js';
 import { runRender } from '../../src/cli/commands/render.js';
 import { runTheme } from '../../src/cli/commands/theme.js';
 import { scaffoldTemplate } from '../../src/cli/templates/new.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { pixelAt, pngSize } from '../helpers/png.js';
 
 // `npx cardshot render` in this process, on a real SQLite file in a temporary data dir: an
@@ -13,27 +14,7 @@ import { pixelAt, pngSize } from '../helpers/png.js';
 let dir: string;
 const saved: Record<string, string | undefined> = {};
 
-async function run(
-  command: (argv: string[]) => Promise<number>,
-  args: string[],
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s) => {
-    stdout += String(s);
-    return true;
-  });
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
-    stderr += String(s);
-    return true;
-  });
-  try {
-    return { code: await command(args), stdout, stderr };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
-}
+const run = runInProcess;
 const render = (args: string[]) => run(runRender, args);
 const out = (name: string) => path.join(dir, name);
 

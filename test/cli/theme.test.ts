@@ -2,10 +2,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAccounts } from '../../src/cli/commands/accounts.js';
 import { runTheme } from '../../src/cli/commands/theme.js';
 import { openStore } from '../../src/storage/open.js';
+import { runInProcess } from '../helpers/cli-in-process.js';
 import { scanBombJpeg, textChunkBombPng } from '../helpers/hostile-images.js';
 
 // The command in this process, on a real SQLite file in a temporary data dir.
@@ -13,27 +14,7 @@ let dir: string;
 let accountId: string;
 const saved: Record<string, string | undefined> = {};
 
-async function run(
-  command: (argv: string[]) => Promise<number>,
-  args: string[],
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s) => {
-    stdout += String(s);
-    return true;
-  });
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
-    stderr += String(s);
-    return true;
-  });
-  try {
-    return { code: await command(args), stdout, stderr };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-  }
-}
+const run = runInProcess;
 const theme = (args: string[]) => run(runTheme, args);
 
 beforeAll(async () => {
