@@ -158,7 +158,10 @@ describe.skipIf(!chromiumAvailable())('hostile pages: another account is not hur
     console.log(
       `console flood (worker): victim idle ${idle.toFixed(0)} ms, first during ${first.toFixed(0)} ms, after ${after.toFixed(0)} ms`,
     );
-    expect(first).toBeLessThanOrEqual(2 * idle);
+    // `first` is one sample taken while the attacker's own page starts beside it on 2 cores (a CI
+    // run saw 173 ms against an 85 ms idle): 100 ms of slack for that. The flood itself made
+    // such a capture take 11 s or time out, which this still catches.
+    expect(first).toBeLessThanOrEqual(2 * idle + 100);
     expect(after).toBeLessThanOrEqual(2 * idle);
     const now = t.modules.screenshots.status();
     expect(now.browser.launches).toBe(before.launches);
