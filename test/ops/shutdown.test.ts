@@ -144,7 +144,9 @@ async function startPiped(env: Record<string, string> = {}) {
     port,
     dataDir,
     reader,
-    status: () => (existsSync(statusFile) ? readFileSync(statusFile, 'utf8').trim() : undefined),
+    // `|| undefined`: the shell creates the file before it writes the status into it, and a read
+    // in between saw '' (a CI run failed on it).
+    status: () => (existsSync(statusFile) ? readFileSync(statusFile, 'utf8').trim() || undefined : undefined),
   };
 }
 
