@@ -43,9 +43,30 @@ const COMBINATORS = new Set(['child', 'parent', 'sibling', 'adjacent', 'descenda
  */
 export function splitSelectorList(text: string): string[] {
   const parts: string[] = [];
+  const state = { open: false };
   let depth = 0;
-  let quote: string | undefined;
   let start = 0;
+  for (const [c, i] of unquoted(text, state)) {
+    if (forbidden(c)) throw new Error(`it contains ${JSON.stringify(c)}`);
+    if (c === '(' || c === '[') depth++;
+    else if (c === ')' || c === ']') depth = Math.max(0, depth - 1);
+    else if (c === ',' && depth === 0) {
+      parts.push(text.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  if (state.open) throw new Error('a quoted string is not closed');
+  parts.push(text.slice(start).trim());
+  return parts;
+}
+
+/**
+ * The characters of `text` outside quoted strings, with their index, in order: an escaped
+ * character (and its backslash) and the quotes themselves are left out. `state.open` says,
+ * once done, whether a string was left unclosed.
+ */
+function* unquoted(text: string, state = { open: false }): Generator<[string, number]> {
+  let quote: string | undefined;
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (c === '\\') {
@@ -54,20 +75,10 @@ export function splitSelectorList(text: string): string[] {
     }
     if (quote) {
       if (c === quote) quote = undefined;
-      continue;
-    }
-    if (forbidden(c)) throw new Error(`it contains ${JSON.stringify(c)}`);
-    if (c === '"' || c === "'") quote = c;
-    else if (c === '(' || c === '[') depth++;
-    else if (c === ')' || c === ']') depth = Math.max(0, depth - 1);
-    else if (c === ',' && depth === 0) {
-      parts.push(text.slice(start, i).trim());
-      start = i + 1;
-    }
+    } else if (c === '"' || c === "'") quote = c;
+    else yield [c, i];
   }
-  if (quote) throw new Error('a quoted string is not closed');
-  parts.push(text.slice(start).trim());
-  return parts;
+  state.open = quote !== undefined;
 }
 
 /**
@@ -96,20 +107,9 @@ const IDENT_START = /^(?:[A-Za-z_\u0080-\uffff\\]|-[A-Za-z_\u0080-\uffff\\-])/;
  * engines) parse as odd tag names, and `#1a` or `.a..b` as names no browser reads.
  */
 function rawProblem(text: string): string | undefined {
-  let quote: string | undefined;
   let brackets = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (c === '\\') {
-      i++;
-      continue;
-    }
-    if (quote) {
-      if (c === quote) quote = undefined;
-      continue;
-    }
-    if (c === '"' || c === "'") quote = c;
-    else if (c === '[') brackets++;
+  for (const [c, i] of unquoted(text)) {
+    if (c === '[') brackets++;
     else if (c === ']') brackets = Math.max(0, brackets - 1);
     else if (brackets === 0) {
       const problem = outsideBrackets(c, text.slice(i + 1, i + 3));
