@@ -17,7 +17,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startTestApp, type TestApp } from '../test/helpers/app.js';
-import { type HostileServer, startHostileServer } from '../test/helpers/hostile-pages.js';
+import { type HostileServer, keyOnPlan, shotAs, startHostileServer } from '../test/helpers/hostile-pages.js';
 import { machineFacts, markdownTable, type Table, textTable, writeSection } from './lib/report.js';
 
 const { values: args } = parseArgs({
@@ -34,22 +34,8 @@ let hostile: HostileServer;
 let n = 0;
 const keys = { attacker: '', attacker2: '', victim: '' };
 
-const shot = (key: string, query: Record<string, string>) =>
-  t.inject({
-    method: 'GET',
-    url: `/render/url?${new URLSearchParams(query)}`,
-    headers: { 'x-api-key': key },
-  });
-
-async function newKey(plan: string, name: string): Promise<string> {
-  const account = await t.modules.accounts.accounts.createAccount({
-    name,
-    email: `${name}@example.com`,
-    plan,
-  });
-  return (await t.modules.accounts.accounts.createKey({ accountId: account.id, name, environment: 'test' }))
-    .key;
-}
+const shot = (key: string, query: Record<string, string>) => shotAs(t, key, query);
+const newKey = (plan: string, name: string) => keyOnPlan(t, plan, name);
 
 /** Victim captures that were not a 200 (a 504 under the flood before the fix). */
 let victimFailures = 0;

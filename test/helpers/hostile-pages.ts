@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { TestApp } from './app.js';
 
 /**
  * Pages one account sends to hurt the others (issue 26 §2), generated here, on 127.0.0.1:0:
@@ -84,4 +85,20 @@ export async function startHostileServer(): Promise<HostileServer> {
       await new Promise<void>((r) => server.close(() => r()));
     },
   };
+}
+
+/** A GET /render/url as the holder of `key`, through the app without a socket. */
+export function shotAs(t: TestApp, key: string, query: Record<string, string>) {
+  return t.inject({
+    method: 'GET',
+    url: `/render/url?${new URLSearchParams(query)}`,
+    headers: { 'x-api-key': key },
+  });
+}
+
+/** A new account on `plan` (named `name`, with a unique email) and its first key. */
+export async function keyOnPlan(t: TestApp, plan: string, name: string): Promise<string> {
+  const { accounts } = t.modules.accounts;
+  const account = await accounts.createAccount({ name, email: `${name}-${Date.now()}@example.com`, plan });
+  return (await accounts.createKey({ accountId: account.id, name, environment: 'test' })).key;
 }
