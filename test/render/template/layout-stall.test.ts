@@ -101,7 +101,9 @@ describe('the longest text a template may take', () => {
         `p50 ${p(busy, 0.5).toFixed(1)}, p99 ${p(busy, 0.99).toFixed(1)}, max ${Math.max(...busy).toFixed(1)} ms over ${busy.length} probes`,
     );
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
-    expect(busy.length).toBeGreaterThan(5);
+    // Probes really ran beside the renders. On an idle machine the six finish in ~130 ms, room
+    // for about five probes (a CI run had exactly 5 and failed a bound of more than 5).
+    expect(busy.length).toBeGreaterThanOrEqual(3);
     // The goal is 100 ms; a 2-core machine that other test files keep busy adds its own stalls
     // (the idle p99 above says how much), so the bound leaves room for that, as
     // test/ops/event-loop.test.ts does. A 10,000-character field stalled it 600-1900 ms.
