@@ -5,11 +5,11 @@
  */
 import { Type } from 'typebox';
 import { FRESH_SIGNED_REFUSED } from '../../auth/signing.js';
-import { WAIT_UNTIL } from '../../render/screenshot/capture.js';
+import { WAIT_UNTIL } from '../../render/screenshot/engine/page/capture.js';
+import { HIDE_SELECTORS_MAX, SELECTOR_MAX_LENGTH } from '../../render/screenshot/engine/page/selectors.js';
+import { NOT_READY_MESSAGE } from '../../render/screenshot/engine/refusals.js';
 import { DELAY_MAX_MS, TTL_MAX_SECONDS, TTL_MIN_SECONDS } from '../../render/screenshot/options.js';
-import { NOT_READY_MESSAGE } from '../../render/screenshot/refusals.js';
 import { DEFAULT_WAIT_UNTIL, URL_MAX_LENGTH } from '../../render/screenshot/request.js';
-import { HIDE_SELECTORS_MAX, SELECTOR_MAX_LENGTH } from '../../render/screenshot/selectors.js';
 import {
   accessErrors,
   errorResponse,

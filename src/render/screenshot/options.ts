@@ -6,14 +6,14 @@
  */
 import { AppError } from '../../errors.js';
 import { DEFAULT_QUALITY, IMAGE_FORMATS, type ImageFormat, type ImageOutput } from '../format.js';
-import { OPTION_NAMES, type OptionName } from './option-names.js';
 import {
   HIDE_SELECTORS_MAX,
   quoteSelector,
   SELECTOR_MAX_LENGTH,
   selectorProblem,
   splitSelectorList,
-} from './selectors.js';
+} from './engine/page/selectors.js';
+import { OPTION_NAMES, type OptionName } from './option-names.js';
 import type { Viewport } from './viewports.js';
 
 /** What the options of one request ask for; every field at its default is left out. */

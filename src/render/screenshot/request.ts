@@ -1,6 +1,6 @@
 import { AppError } from '../../errors.js';
 import { editDistance } from '../../lib/edit-distance.js';
-import { WAIT_UNTIL, type WaitUntil } from './capture.js';
+import { WAIT_UNTIL, type WaitUntil } from './engine/page/capture.js';
 import { OPTION_NAMES } from './option-names.js';
 import { parseShotOptions, type ShotOptions } from './options.js';
 import { DEFAULT_VIEWPORT, type Viewport } from './viewports.js';

@@ -1,8 +1,10 @@
 import type { Response } from 'playwright-core';
-import { AppError } from '../../errors.js';
-import { pause, withDeadline } from '../../lib/timeout.js';
-import type { ImageFormat } from '../format.js';
-import type { Blocker } from './blocking/index.js';
+import { AppError } from '../../../../errors.js';
+import { pause, withDeadline } from '../../../../lib/timeout.js';
+import type { ImageFormat } from '../../../format.js';
+import type { Blocker } from '../../blocking/index.js';
+import type { ShotOptions } from '../../options.js';
+import type { Lease } from '../browser/lease.js';
 import {
   busyError,
   captureFailure,
@@ -17,8 +19,6 @@ import {
 import { answeredByProxy, type DocumentTracker, trackDocument } from './document.js';
 import { egressError } from './failures.js';
 import { waitForFonts } from './in-page.js';
-import type { Lease } from './lease.js';
-import type { ShotOptions } from './options.js';
 import {
   afterCapture,
   beforeNavigation,

@@ -1,22 +1,22 @@
 import type { Logger } from 'pino';
-import type { CacheEntry, PngCache } from '../../cache/cache.js';
-import { etagMatches } from '../../cache/etag.js';
-import type { SharedFlight } from '../../cache/shared-flight.js';
-import { AppError, clientClosed, isAppError } from '../../errors.js';
-import { createSingleFlight } from '../../lib/single-flight.js';
-import type { WorkQueue } from '../../lib/work-queue.js';
-import type { UrlGuard } from '../../net/url-guard.js';
-import { type CapturePageFn, captureWithRetry } from './attempts.js';
-import type { Blocker } from './blocking/index.js';
+import type { CacheEntry, PngCache } from '../../../cache/cache.js';
+import { etagMatches } from '../../../cache/etag.js';
+import type { SharedFlight } from '../../../cache/shared-flight.js';
+import { AppError, clientClosed, isAppError } from '../../../errors.js';
+import { createSingleFlight } from '../../../lib/single-flight.js';
+import type { WorkQueue } from '../../../lib/work-queue.js';
+import type { UrlGuard } from '../../../net/url-guard.js';
+import type { Blocker } from '../blocking/index.js';
+import { type CapturePageFn, captureWithRetry } from '../engine/attempts.js';
+import type { BrowserPool } from '../engine/browser/pool.js';
+import { capturePage } from '../engine/page/capture.js';
+import { busy, notInstalled, preflight, queueOwner } from '../engine/refusals.js';
+import type { ScreenshotRequest } from '../request.js';
+import type { ScreenshotService, ShotOwner, ShotTimings } from '../types.js';
+import type { Viewport } from '../viewports.js';
 import { screenshotCacheKey } from './cache-key.js';
-import { capturePage } from './capture.js';
 import { acceptable, entryFacts, entryFor, servedMaxAge } from './entries.js';
 import { boundApplies, outputPixelBound } from './output-bound.js';
-import type { BrowserPool } from './pool.js';
-import { busy, notInstalled, preflight, queueOwner } from './refusals.js';
-import type { ScreenshotRequest } from './request.js';
-import type { ScreenshotService, ShotOwner, ShotTimings } from './types.js';
-import type { Viewport } from './viewports.js';
 
 export type {
   ScreenshotService,
@@ -24,7 +24,7 @@ export type {
   ShotOwner,
   ShotResult,
   ShotTimings,
-} from './types.js';
+} from '../types.js';
 
 /** The settings the service's policy reads (the rest of the config shapes its parts). */
 export interface ScreenshotSettings {

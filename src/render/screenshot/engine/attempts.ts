@@ -3,16 +3,16 @@
  * and one more try on a fresh context when the browser (or the tab) died under it.
  */
 import type { Logger } from 'pino';
-import { AppError, clientClosed } from '../../errors.js';
-import { withDeadline } from '../../lib/timeout.js';
-import type { Blocker } from './blocking/index.js';
-import type { Capture, CaptureInput, CaptureTimings } from './capture.js';
-import { BrowserCrashError } from './capture-errors.js';
-import type { Lease } from './lease.js';
-import type { BrowserPool } from './pool.js';
+import { AppError, clientClosed } from '../../../errors.js';
+import { withDeadline } from '../../../lib/timeout.js';
+import type { Blocker } from '../blocking/index.js';
+import type { ScreenshotRequest } from '../request.js';
+import type { ShotTimings } from '../types.js';
+import type { Lease } from './browser/lease.js';
+import type { BrowserPool } from './browser/pool.js';
+import type { Capture, CaptureInput, CaptureTimings } from './page/capture.js';
+import { BrowserCrashError } from './page/capture-errors.js';
 import { busy, notReady } from './refusals.js';
-import type { ScreenshotRequest } from './request.js';
-import type { ShotTimings } from './types.js';
 
 /** Captures a page in a lease, timing its phases into `timings` (capturePage, or a fake in tests). */
 export type CapturePageFn = (lease: Lease, input: CaptureInput, timings: ShotTimings) => Promise<Capture>;

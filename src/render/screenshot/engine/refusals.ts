@@ -1,9 +1,9 @@
 /** The 503s and 429s of a screenshot that could not get its turn. */
-import type { Plan } from '../../auth/plans.js';
-import { AppError } from '../../errors.js';
-import type { QueueOwner } from '../../lib/work-queue.js';
-import { type UrlGuard, UrlRefusedError } from '../../net/url-guard.js';
-import type { ShotOwner } from './types.js';
+import type { Plan } from '../../../auth/plans.js';
+import { AppError } from '../../../errors.js';
+import type { QueueOwner } from '../../../lib/work-queue.js';
+import { type UrlGuard, UrlRefusedError } from '../../../net/url-guard.js';
+import type { ShotOwner } from '../types.js';
 
 /** The queue or the browser could not take the request in time: a 503 the client may retry. */
 export function busy(detail: string): AppError {
