@@ -1,5 +1,5 @@
 import type { Plan } from '../../auth/plans.js';
-import { WAIT_UNTIL } from '../../render/screenshot/engine/page/capture.js';
+import { WAIT_UNTIL } from '../../render/screenshot/request.js';
 import type { Viewport } from '../../render/screenshot/viewports.js';
 import type { Account, ApiKeyRecord } from '../../storage/store.js';
 import { type Html, html, raw } from '../html.js';

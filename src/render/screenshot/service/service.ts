@@ -2,21 +2,19 @@ import type { Logger } from 'pino';
 import type { CacheEntry, PngCache } from '../../../cache/cache.js';
 import { etagMatches } from '../../../cache/etag.js';
 import type { SharedFlight } from '../../../cache/shared-flight.js';
-import { AppError, clientClosed, isAppError } from '../../../errors.js';
 import { createSingleFlight } from '../../../lib/single-flight.js';
-import type { WorkQueue } from '../../../lib/work-queue.js';
 import type { UrlGuard } from '../../../net/url-guard.js';
-import type { Blocker } from '../blocking/index.js';
-import { type CapturePageFn, captureWithRetry } from '../engine/attempts.js';
-import type { BrowserPool } from '../engine/browser/pool.js';
-import { capturePage } from '../engine/page/capture.js';
-import { busy, notInstalled, preflight, queueOwner } from '../engine/refusals.js';
+import type { ScreenshotEngine } from '../engine/engine.js';
+import { lastStepFor } from '../engine/page/last-step.js';
+import { notInstalled } from '../engine/refusals.js';
 import type { ScreenshotRequest } from '../request.js';
 import type { ScreenshotService, ShotOwner, ShotTimings } from '../types.js';
 import type { Viewport } from '../viewports.js';
 import { screenshotCacheKey } from './cache-key.js';
 import { acceptable, entryFacts, entryFor, servedMaxAge } from './entries.js';
 import { boundApplies, outputPixelBound } from './output-bound.js';
+import { preflight } from './preflight.js';
+import { captureOwner } from './queue-share.js';
 
 export type {
   ScreenshotService,
@@ -36,8 +34,6 @@ export interface ScreenshotSettings {
   /** Cache lifetime of a page that answered other than 2xx. */
   errorTtlSeconds: number;
   viewports: ReadonlyMap<string, Viewport>;
-  /** Output pixels a full-page or element capture may be tall (the `fullPage` option). */
-  maxFullPageHeight: number;
 }
 
 export interface ScreenshotDeps {
@@ -45,124 +41,48 @@ export interface ScreenshotDeps {
   log: Logger;
   /** The SSRF policy a top-level URL is checked against before a browser is involved. */
   guard: UrlGuard;
-  pool: BrowserPool;
-  queue: WorkQueue;
-  /** Captures a page in a lease (tests inject a fake); capturePage by default. */
-  capturePage?: CapturePageFn;
-  /** Told how each capture ended (`ok` or the error code) and how long it took (metrics). */
-  onCapture?: (outcome: string, seconds: number) => void;
-  /** Called for every capture refused because its account's share of the queue is full (metrics). */
-  onAccountBusy?: (plan: string) => void;
-  /** How long a capture waited for its slot, by the plan of its account (metrics). */
-  onQueueWait?: (plan: string, seconds: number) => void;
+  /** Queue, browser and page: what takes a capture the cache cannot answer. */
+  engine: ScreenshotEngine;
   /** Single-flight across nodes (with REDIS_URL): one capture per URL and viewport for the whole fleet. */
   shared?: SharedFlight;
-  /** Ad and cookie-banner blocking (the blockAds and blockCookieBanners options). */
-  blocker?: Blocker;
 }
 
-/** The least time left for which starting a capture is worth it (a warm capture takes ~150 ms). */
-const MIN_CAPTURE_MS = 250;
-
 /**
- * Creates the screenshot service over its parts: cache, 304, coalescing, queue policy and
- * retries. It closes nothing: whoever made the parts closes them.
+ * Creates the screenshot service over the engine: the URL check, cache, 304 and coalescing, and
+ * a plan turned into what the engine needs. It closes nothing: whoever made the parts closes them.
  */
 export function createScreenshotService(
   settings: ScreenshotSettings,
   deps: ScreenshotDeps,
 ): Omit<ScreenshotService, 'close'> {
-  const { log, pool, queue, guard } = deps;
+  const { log, engine, guard } = deps;
   const { timeoutMs, viewports } = settings;
   const flight = createSingleFlight<{ entry: CacheEntry; maxAge: number; timings: ShotTimings }>();
-  const attempts = {
-    pool,
-    log,
-    timeoutMs,
-    maxHeight: settings.maxFullPageHeight,
-    capturePage: deps.capturePage ?? capturePage,
-    ...(deps.blocker ? { blocker: deps.blocker } : {}),
-  };
 
-  /** One capture in a queue slot; waiting for the slot counts against the request's deadline. */
-  async function queuedCapture(
-    req: ScreenshotRequest,
-    deadline: number,
-    signal?: AbortSignal,
-    owner?: ShotOwner,
-  ) {
-    const started = performance.now();
-    try {
-      const shot = await queuedCaptureUntimed(req, deadline, signal, owner);
-      deps.onCapture?.('ok', (performance.now() - started) / 1000);
-      return shot;
-    } catch (err) {
-      deps.onCapture?.(err instanceof AppError ? err.code : 'internal', (performance.now() - started) / 1000);
-      throw err;
-    }
-  }
-
-  async function queuedCaptureUntimed(
-    req: ScreenshotRequest,
-    deadline: number,
-    signal?: AbortSignal,
-    owner?: ShotOwner,
-  ) {
-    // The request's one timings record: the queue, the pool and the capture write into it.
-    const t: ShotTimings = {};
-    const queued = performance.now();
-    // A request that cannot get a slot in time is told the service is busy (503), not that
-    // the page was slow (504); one that waited behind its own account's captures (they held
-    // its whole share when it arrived) is told that instead, as a 429 naming the limit.
-    const share = queueOwner(owner);
-    const behindOwnWork = share !== undefined && queue.ownerAtLimit(share.id);
-    const noSlot = (detail: string) => {
-      if (!behindOwnWork) return busy(detail);
-      deps.onAccountBusy?.(owner!.plan.name);
-      return share!.overShare!();
-    };
-    const expire = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
-    const ends = signal ? AbortSignal.any([expire, signal]) : expire;
-    let started = false;
-    const capture = await queue
-      .run(
-        async (slot) => {
-          started = true;
-          t.queue = performance.now() - queued;
-          deps.onQueueWait?.(owner?.plan.name ?? 'none', t.queue / 1000);
-          // A slot that comes with almost no time left cannot hold a capture: still no slot.
-          if (deadline - Date.now() < MIN_CAPTURE_MS)
-            throw noSlot(`a slot with under ${MIN_CAPTURE_MS} ms left`);
-          // A page that only waits (delay, waitForSelector) lends its slot to others meanwhile.
-          const idle = <R>(wait: Promise<R>) =>
-            slot.idle(wait).catch((err: unknown) => {
-              if (err !== ends.reason) throw err;
-              if (signal?.aborted) throw clientClosed();
-              throw busy(`no slot to capture in after waiting, within ${timeoutMs} ms`);
-            });
-          const maxPixels = outputPixelBound(req, owner);
-          return captureWithRetry({ ...attempts, idle, maxPixels }, req, deadline, t, signal);
-        },
-        ends,
-        share,
-      )
-      .catch((err) => {
-        if (signal?.aborted) throw clientClosed();
-        if (!started && expire.aborted) throw noSlot(`no slot within ${timeoutMs} ms`);
-        // Refused at once: the account's share was full when it arrived.
-        if (!started && isAppError(err, 'rate_limited') && owner) deps.onAccountBusy?.(owner.plan.name);
-        throw err;
-      });
-    return capture;
+  /**
+   * The engine's capture for `req`: its last step chosen by the options, and the plan turned
+   * into what the engine needs (the owner's share of the queue, the output pixel bound).
+   */
+  function engineCapture(req: ScreenshotRequest, deadline: number, signal?: AbortSignal, owner?: ShotOwner) {
+    const engineOwner = captureOwner(owner);
+    return engine.capture(
+      { ...req, last: lastStepFor(req.options) },
+      {
+        deadline,
+        maxPixels: outputPixelBound(req, owner),
+        ...(signal ? { signal } : {}),
+        ...(engineOwner ? { owner: engineOwner } : {}),
+      },
+    );
   }
 
   return {
     viewports,
 
     async capture(req, owner) {
-      if (!pool.available()) throw notInstalled(pool.executablePath);
+      if (!engine.available()) throw notInstalled(engine.executablePath);
       await preflight(guard, req.url);
-      return queuedCapture(req, Date.now() + timeoutMs, undefined, owner);
+      return engineCapture(req, Date.now() + timeoutMs, undefined, owner);
     },
 
     async resolve(req, opts = {}) {
@@ -199,7 +119,7 @@ export function createScreenshotService(
       }
 
       // Cached screenshots are served even without a browser; a new one needs Chromium first.
-      if (!pool.available()) throw notInstalled(pool.executablePath);
+      if (!engine.available()) throw notInstalled(engine.executablePath);
       await preflight(guard, req.url);
       const { value } = await flight.do(
         key,
@@ -209,7 +129,7 @@ export function createScreenshotService(
           // lock other nodes may be waiting for it, so it runs to the end.
           const shared = settings.cacheTtlSeconds === 0 ? undefined : deps.shared;
           const produce = async () => {
-            const { timings: t, ...capture } = await queuedCapture(
+            const { timings: t, ...capture } = await engineCapture(
               req,
               deadline,
               shared ? undefined : wanted,
@@ -254,17 +174,7 @@ export function createScreenshotService(
       return { ...base, kind: 'png', body: value.entry.body };
     },
 
-    status() {
-      return {
-        installed: pool.available(),
-        executablePath: pool.executablePath,
-        browser: pool.status(),
-        queue: { active: queue.active, waiting: queue.waiting, concurrency: queue.concurrency },
-      };
-    },
-
-    async warm() {
-      await pool.warm();
-    },
+    status: () => engine.status(),
+    warm: () => engine.warm(),
   };
 }
