@@ -35,7 +35,7 @@ import { readTrustProxy } from './http/trust-proxy.js';
 import type { Clock } from './lib/clock.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
-import type { ScreenshotService } from './render/screenshot/service.js';
+import type { ScreenshotService } from './render/screenshot/service/service.js';
 import type { TemplateService } from './render/template/service.js';
 import type { TemplateRegistry } from './render/template/types.js';
 import type { UsageRecorder } from './usage/recorder.js';

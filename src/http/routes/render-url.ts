@@ -6,7 +6,7 @@ import { AppError } from '../../errors.js';
 import { CONTENT_TYPES } from '../../render/format.js';
 import { optionsInUse } from '../../render/screenshot/options.js';
 import { parseScreenshotRequest, type ScreenshotRequest } from '../../render/screenshot/request.js';
-import type { ScreenshotService, ShotResult } from '../../render/screenshot/service.js';
+import type { ScreenshotService, ShotResult } from '../../render/screenshot/service/service.js';
 import type { UsageRecorder } from '../../usage/recorder.js';
 import { pngCacheControl } from '../cache-control.js';
 import { renderHandler } from '../render-pipeline.js';

@@ -4,9 +4,9 @@
  * a stored entry may answer a given request.
  */
 import { createHash } from 'node:crypto';
-import { type CacheEntry, lifetimeSeconds } from '../../cache/cache.js';
-import type { Capture } from './capture.js';
-import { imageIdentity, type ShotOptions } from './options.js';
+import { type CacheEntry, lifetimeSeconds } from '../../../cache/cache.js';
+import type { Capture } from '../engine/page/capture.js';
+import { imageIdentity, type ShotOptions } from '../options.js';
 
 /** The cache lifetimes the operator configured (seconds). */
 export interface Lifetimes {

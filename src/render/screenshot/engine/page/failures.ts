@@ -3,8 +3,8 @@
  * https hosts with the same net::ERR_TUNNEL_CONNECTION_FAILED, so the egress proxy's own record
  * of what it decided for that host is consulted first.
  */
-import { AppError } from '../../errors.js';
-import type { EgressDecision } from '../../net/proxy.js';
+import { AppError } from '../../../../errors.js';
+import type { EgressDecision } from '../../../../net/proxy.js';
 
 /** 400 for a guard refusal, 502 for a host the proxy could not reach; undefined when the proxy let it through. */
 export function egressError(

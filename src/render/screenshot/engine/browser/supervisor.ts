@@ -5,9 +5,9 @@
  * behind and closes them all. It knows nothing of contexts beyond how many each browser has open.
  */
 import type { Logger } from 'pino';
-import { AppError } from '../../errors.js';
-import { firstLine } from '../../lib/first-line.js';
-import { withTimeout } from '../../lib/timeout.js';
+import { AppError } from '../../../../errors.js';
+import { firstLine } from '../../../../lib/first-line.js';
+import { withTimeout } from '../../../../lib/timeout.js';
 import { killGroup, liveGroupMembers } from './processes.js';
 
 const CLOSE_TIMEOUT_MS = 5_000;

@@ -1,4 +1,4 @@
-import { firstLine } from '../../lib/first-line.js';
+import { firstLine } from '../../../../lib/first-line.js';
 import type { ChromiumRunner, SandboxSetting } from './browser.js';
 
 /**

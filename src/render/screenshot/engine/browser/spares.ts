@@ -8,7 +8,7 @@
  * request path. Isolation is unchanged: a context is handed to exactly one request and closed
  * after it.
  */
-import type { Viewport } from './viewports.js';
+import type { Viewport } from '../../viewports.js';
 
 export interface Spares<I, L> {
   /** How many are ready. */

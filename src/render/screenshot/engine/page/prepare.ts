@@ -4,9 +4,11 @@
  * hideSelectors, the full-page scroll and the element; then what to capture. A capture without
  * options never comes here (capture.ts), so the plain path makes no extra round trip.
  */
-import { pause, settleWithin } from '../../lib/timeout.js';
-import { MAX_SIDE } from '../format.js';
-import type { PageBlocking } from './blocking/index.js';
+import { pause, settleWithin } from '../../../../lib/timeout.js';
+import { MAX_SIDE } from '../../../format.js';
+import type { PageBlocking } from '../../blocking/index.js';
+import { MAX_OUTPUT_PIXELS } from '../../viewports.js';
+import type { Lease } from '../browser/lease.js';
 import type { CaptureInput } from './capture.js';
 import {
   delayTooLong,
@@ -25,9 +27,7 @@ import {
   waitForImages,
   waitForSelector,
 } from './in-page.js';
-import type { Lease } from './lease.js';
 import { emulateMetrics, type ShotArea } from './shoot.js';
-import { MAX_OUTPUT_PIXELS } from './viewports.js';
 
 /** What one capture with options has set up in its page. */
 export interface OptionState {

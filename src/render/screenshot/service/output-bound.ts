@@ -1,7 +1,7 @@
 /** How many output pixels one capture may hold, by the plan of the account it is for. */
-import type { ScreenshotRequest } from './request.js';
-import type { ShotOwner } from './types.js';
-import { MAX_OUTPUT_PIXELS } from './viewports.js';
+import type { ScreenshotRequest } from '../request.js';
+import type { ShotOwner } from '../types.js';
+import { MAX_OUTPUT_PIXELS } from '../viewports.js';
 
 /**
  * The output pixels a capture for `owner` may hold: its plan's `maxPixels`, where `viewport`

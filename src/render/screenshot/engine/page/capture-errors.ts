@@ -1,10 +1,10 @@
 /** What the client hears when a capture fails: each failure named by its cause. */
 import { errors } from 'playwright-core';
-import { AppError } from '../../errors.js';
+import { AppError } from '../../../../errors.js';
+import type { Lease } from '../browser/lease.js';
 import type { CaptureInput } from './capture.js';
 import type { DocumentTracker, FailedNavigation } from './document.js';
 import { describeNetError, egressError } from './failures.js';
-import type { Lease } from './lease.js';
 import { quoteSelector } from './selectors.js';
 
 /** The browser or the page's renderer died mid-capture: worth one retry on a fresh one. */

@@ -7,18 +7,18 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from 'playwright-core';
-import type { EgressProxy, EgressSession } from '../../net/proxy.js';
-import { packageRoot } from '../../version.js';
-import { type ChromiumUser, lookupUser } from './chromium-user.js';
+import type { EgressProxy, EgressSession } from '../../../../net/proxy.js';
+import { packageRoot } from '../../../../version.js';
+import { screenshotSettings } from '../../settings.js';
+import { userAgentFor, type Viewport } from '../../viewports.js';
 import {
   MAX_CONSOLE_CHARS,
   MAX_CONSOLE_MESSAGES,
   PAGE_INIT_SCRIPT,
   SILENCE_CONSOLE,
-} from './page-console.js';
+} from '../page/page-console.js';
+import { type ChromiumUser, lookupUser } from './chromium-user.js';
 import { findProcessByArgument } from './processes.js';
-import { screenshotSettings } from './settings.js';
-import { userAgentFor, type Viewport } from './viewports.js';
 
 /**
  * Chromium resolves no names itself (the proxy does; 127.0.0.1 is excluded so it can reach

@@ -3,16 +3,16 @@
  * and one more try on a fresh context when the browser (or the tab) died under it.
  */
 import type { Logger } from 'pino';
-import { AppError, clientClosed } from '../../errors.js';
-import { withDeadline } from '../../lib/timeout.js';
-import type { Blocker } from './blocking/index.js';
-import type { Capture, CaptureInput, CaptureTimings } from './capture.js';
-import { BrowserCrashError } from './capture-errors.js';
-import type { Lease } from './lease.js';
-import type { BrowserPool } from './pool.js';
+import { AppError, clientClosed } from '../../../errors.js';
+import { withDeadline } from '../../../lib/timeout.js';
+import type { Blocker } from '../blocking/index.js';
+import type { ShotTimings } from '../types.js';
+import type { Lease } from './browser/lease.js';
+import type { BrowserPool } from './browser/pool.js';
+import type { CaptureJob } from './engine.js';
+import type { Capture, CaptureInput, CaptureTimings } from './page/capture.js';
+import { BrowserCrashError } from './page/capture-errors.js';
 import { busy, notReady } from './refusals.js';
-import type { ScreenshotRequest } from './request.js';
-import type { ShotTimings } from './types.js';
 
 /** Captures a page in a lease, timing its phases into `timings` (capturePage, or a fake in tests). */
 export type CapturePageFn = (lease: Lease, input: CaptureInput, timings: ShotTimings) => Promise<Capture>;
@@ -38,9 +38,9 @@ const CAPTURE_PHASES: (keyof CaptureTimings)[] = ['navigate', 'fonts', 'capture'
  * A fresh context, or a 503 when the browser cannot give one before the deadline: "busy" while
  * the browser runs (the request waited too long for its turn), "not ready" when it does not.
  */
-async function acquire(deps: AttemptDeps, req: ScreenshotRequest, deadline: number): Promise<Lease> {
+async function acquire(deps: AttemptDeps, job: CaptureJob, deadline: number): Promise<Lease> {
   const detail = `no browser context within ${deps.timeoutMs} ms`;
-  const pending = deps.pool.acquire(req.viewport);
+  const pending = deps.pool.acquire(job.viewport);
   try {
     return await withDeadline(pending, Math.max(1, deadline - Date.now()), () =>
       deps.pool.status().up ? busy(detail) : notReady(detail),
@@ -55,24 +55,24 @@ async function acquire(deps: AttemptDeps, req: ScreenshotRequest, deadline: numb
 /** The page captured into `timings`, retried once after a crash; the client's hang-up ends it. */
 export async function captureWithRetry(
   deps: AttemptDeps,
-  req: ScreenshotRequest,
+  job: CaptureJob,
   deadline: number,
   timings: ShotTimings,
   signal?: AbortSignal,
 ): Promise<Capture> {
   for (let attempt = 1; ; attempt++) {
     if (signal?.aborted) throw clientClosed();
-    const lease = await leaseFor(deps, req, deadline, attempt);
+    const lease = await leaseFor(deps, job, deadline, attempt);
     if (!lease) continue;
     if (lease.timings.launch > 0) timings.launch = (timings.launch ?? 0) + lease.timings.launch;
     timings.context = (timings.context ?? 0) + lease.timings.context;
     try {
-      return await captureIn(deps, lease, req, deadline, timings, signal);
+      return await captureIn(deps, lease, job, deadline, timings, signal);
     } catch (err) {
       if (signal?.aborted) throw clientClosed();
       if (!(err instanceof BrowserCrashError)) throw err;
       if (attempt > 1 || Date.now() >= deadline) throw crashed(err, attempt);
-      deps.log.warn({ url: req.url, reason: err.message }, 'browser crashed during a capture; retrying once');
+      deps.log.warn({ url: job.url, reason: err.message }, 'browser crashed during a capture; retrying once');
       // Only the capture that succeeds is timed: the crashed one's phases are dropped.
       for (const phase of CAPTURE_PHASES) delete timings[phase];
     }
@@ -82,12 +82,12 @@ export async function captureWithRetry(
 /** A lease, or none on a first attempt whose context could not be opened (worth one more try). */
 async function leaseFor(
   deps: AttemptDeps,
-  req: ScreenshotRequest,
+  job: CaptureJob,
   deadline: number,
   attempt: number,
 ): Promise<Lease | undefined> {
   try {
-    return await acquire(deps, req, deadline);
+    return await acquire(deps, job, deadline);
   } catch (err) {
     if (err instanceof AppError) throw err;
     // The browser went away between handing out the context and using it: same as a crash.
@@ -112,7 +112,7 @@ function crashed(err: BrowserCrashError, attempt: number): AppError {
 async function captureIn(
   deps: AttemptDeps,
   lease: Lease,
-  req: ScreenshotRequest,
+  job: CaptureJob,
   deadline: number,
   timings: ShotTimings,
   signal?: AbortSignal,
@@ -128,12 +128,13 @@ async function captureIn(
   signal?.addEventListener('abort', abandon, { once: true });
   try {
     const input: CaptureInput = {
-      url: req.url,
-      waitUntil: req.waitUntil,
+      url: job.url,
+      waitUntil: job.waitUntil,
+      last: job.last,
       deadline,
       timeoutMs: deps.timeoutMs,
       maxHeight: deps.maxHeight,
-      ...(req.options ? { options: req.options } : {}),
+      ...(job.options ? { options: job.options } : {}),
       ...(deps.blocker ? { blocker: deps.blocker } : {}),
       ...(deps.idle ? { idle: deps.idle } : {}),
       ...(deps.maxPixels !== undefined ? { maxPixels: deps.maxPixels } : {}),
@@ -145,7 +146,7 @@ async function captureIn(
     const refused = lease.egress.refused;
     if (refused.length > 0) {
       deps.log.info(
-        { url: req.url, refused: refused.slice(0, 5), count: refused.length },
+        { url: job.url, refused: refused.slice(0, 5), count: refused.length },
         'page requests refused',
       );
     }

@@ -1,9 +1,9 @@
 /** One browser context, handed to one capture and closed after it. */
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
-import type { EgressProxy, EgressSession } from '../../net/proxy.js';
+import type { EgressProxy, EgressSession } from '../../../../net/proxy.js';
+import type { Viewport } from '../../viewports.js';
 import { type CaptureContext, type LaunchedBrowser, openCaptureContext } from './browser.js';
 import type { Instance } from './supervisor.js';
-import type { Viewport } from './viewports.js';
 
 /** One context handed to one capture. */
 export interface Lease {

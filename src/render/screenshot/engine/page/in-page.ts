@@ -8,8 +8,8 @@
  *
  * The functions are strings because this code is type-checked without the DOM library.
  */
-import { settleWithin } from '../../lib/timeout.js';
-import type { Lease } from './lease.js';
+import { settleWithin } from '../../../../lib/timeout.js';
+import type { Lease } from '../browser/lease.js';
 
 /** One waiting step's poll interval inside the page. */
 const POLL_MS = 50;

@@ -4,8 +4,8 @@
  */
 import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { AppError } from '../../errors.js';
-import type { EgressProxy, EgressSession } from '../../net/proxy.js';
+import { AppError } from '../../../../errors.js';
+import type { EgressProxy, EgressSession } from '../../../../net/proxy.js';
 import { chromiumRunner, type LaunchedBrowser, launchBrowser, type SandboxSetting } from './browser.js';
 import { startWithSandboxFallback } from './sandbox.js';
 

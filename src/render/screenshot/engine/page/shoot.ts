@@ -1,7 +1,7 @@
 /** The pixels: the visible viewport over CDP, then a PNG re-encoded when that is smaller. */
 import sharp from 'sharp';
-import { encodeLossy, type ImageOutput, lossy } from '../format.js';
-import type { Lease } from './lease.js';
+import { encodeLossy, type ImageOutput, lossy } from '../../../format.js';
+import type { Lease } from '../browser/lease.js';
 
 /**
  * The visible viewport via CDP with optimizeForSpeed: Chromium's default PNG encoder spends most

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { imageIdentity } from './options.js';
-import type { ScreenshotRequest } from './request.js';
+import { imageIdentity } from '../options.js';
+import type { ScreenshotRequest } from '../request.js';
 
 /** Bump when a change to capturing makes old cached screenshots wrong. */
 const CAPTURE_VERSION = 1;

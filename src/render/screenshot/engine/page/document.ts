@@ -5,7 +5,7 @@
  * download) is decided from these events.
  */
 import type { Frame, Page, Request, Response } from 'playwright-core';
-import { EGRESS_HEADER } from '../../net/proxy-headers.js';
+import { EGRESS_HEADER } from '../../../../net/proxy-headers.js';
 
 /** A main-frame navigation request that failed. */
 export interface FailedNavigation {

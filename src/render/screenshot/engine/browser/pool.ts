@@ -6,9 +6,10 @@
 import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { BrowserContext } from 'playwright-core';
-import { firstLine } from '../../lib/first-line.js';
-import { withTimeout } from '../../lib/timeout.js';
-import type { EgressProxy, EgressSession } from '../../net/proxy.js';
+import { firstLine } from '../../../../lib/first-line.js';
+import { withTimeout } from '../../../../lib/timeout.js';
+import type { EgressProxy, EgressSession } from '../../../../net/proxy.js';
+import type { Viewport } from '../../viewports.js';
 import type { SandboxSetting } from './browser.js';
 import { createChromiumLauncher } from './launcher.js';
 import { type BrowserInstance, type Lease, type LeaseImpl, openLease } from './lease.js';
@@ -16,7 +17,6 @@ import { createMemoryGuard } from './memory-guard.js';
 import { listProcesses, type ProcessInfo } from './processes.js';
 import { createSpares, spareKey } from './spares.js';
 import { createSupervisor } from './supervisor.js';
-import type { Viewport } from './viewports.js';
 
 const CLOSE_TIMEOUT_MS = 5_000;
 
