@@ -277,6 +277,12 @@ function ensureTesseract() {
   );
 }
 
+/** Debian's poppler-utils: the PDF tests read pages, paper size and words with pdfinfo and pdftotext. */
+function ensurePoppler() {
+  if (existsSync('/usr/bin/pdfinfo') && existsSync('/usr/bin/pdftotext')) return;
+  aptInstall(['poppler-utils'], 'the PDF tests (test/http/render-url-pdf*.test.ts) fail without it');
+}
+
 /**
  * Prometheus's `promtool`, for the test that `GET /metrics` passes `promtool check metrics`
  * (test/health/health-metrics.test.ts). Only the one binary is taken out of Debian's `prometheus`
@@ -346,6 +352,7 @@ try {
   if (forTests) ensureNginx();
   if (forTests) ensurePromtool();
   if (forTests) ensureTesseract();
+  if (forTests) ensurePoppler();
 } catch (err) {
   process.stderr.write(`[setup] failed: ${err.message}\n`);
   process.exit(1);

@@ -12,23 +12,23 @@ export {
   type ScreenshotOptions,
 } from './screenshot-options.generated.js';
 
-/** Output formats; `Content-Type` follows (`image/png`, `image/jpeg`, …). */
-export type ImageFormat = 'png' | 'jpeg' | 'webp' | 'avif';
-/** The `Content-Type` of an image answer. */
-export type ImageContentType = 'image/png' | 'image/jpeg' | 'image/webp' | 'image/avif';
+/** Output formats; `Content-Type` follows (`image/png`, `image/jpeg`, …, `application/pdf`). */
+export type ImageFormat = 'png' | 'jpeg' | 'webp' | 'avif' | 'pdf';
+/** The `Content-Type` of an answer. */
+export type ImageContentType = 'image/png' | 'image/jpeg' | 'image/webp' | 'image/avif' | 'application/pdf';
 /**
  * `format` with its `quality`: PNG is lossless and takes none (the server refuses it), the
  * others take 1–100.
  */
 export type FormatChoice =
-  | { format?: 'png'; quality?: never }
+  | { format?: 'png' | 'pdf'; quality?: never }
   | {
       format: 'jpeg' | 'webp' | 'avif';
       /** 1–100; the server's default when left out. */
       quality?: number;
     };
 
-type ParamValue = string | number | boolean | readonly string[] | undefined;
+type ParamValue = string | number | boolean | readonly string[] | Clip | undefined;
 
 /**
  * One query value, or undefined to leave the parameter out. Options at the default every
@@ -37,13 +37,23 @@ type ParamValue = string | number | boolean | readonly string[] | undefined;
  * default of the mobile viewport.
  */
 function paramValue(name: string, value: ParamValue): string | undefined {
+  // A switch on by default (printBackground) is sent only when turned off.
+  if (value === false && SCREENSHOT_OMITTED[name] === 'true') return 'false';
   if (value === undefined || value === false || value === '') return undefined;
+  if (typeof value === 'object' && !Array.isArray(value)) return clipParam(value as unknown as Clip);
   if (Object.hasOwn(SCREENSHOT_OMITTED, name) && SCREENSHOT_OMITTED[name] === String(value)) return undefined;
   if (typeof value === 'object') {
     const list = value.map((s) => s.trim()).filter((s) => s !== '');
     return list.length === 0 ? undefined : list.join(',');
   }
   return String(value);
+}
+
+type Clip = { x: number; y: number; width: number; height: number };
+
+/** `clip` as the query writes it: x,y,width,height. */
+function clipParam(c: Clip): string {
+  return `${c.x},${c.y},${c.width},${c.height}`;
 }
 
 /** The name/value pairs of a screenshot request, in `SCREENSHOT_PARAMS` order, defaults left out. */
@@ -98,6 +108,7 @@ export const FILE_EXTENSION: Readonly<Record<ImageFormat, string>> = {
   jpeg: 'jpg',
   webp: 'webp',
   avif: 'avif',
+  pdf: 'pdf',
 };
 
 const FORMATS: Record<string, ImageFormat> = {
@@ -105,11 +116,15 @@ const FORMATS: Record<string, ImageFormat> = {
   'image/jpeg': 'jpeg',
   'image/webp': 'webp',
   'image/avif': 'avif',
+  'application/pdf': 'pdf',
 };
 
 /** The format of an answer from its `Content-Type` (parameters ignored); PNG when it says none we know. */
 export function formatOf(contentType: string | null): { format: ImageFormat; contentType: ImageContentType } {
   const bare = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   const format = FORMATS[bare] ?? 'png';
-  return { format, contentType: `image/${format}` as ImageContentType };
+  return {
+    format,
+    contentType: (format === 'pdf' ? 'application/pdf' : `image/${format}`) as ImageContentType,
+  };
 }

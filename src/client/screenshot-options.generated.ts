@@ -21,8 +21,20 @@ export interface ScreenshotOptions {
   blockAds?: boolean;
   /** Refuse consent pop-ups and hide cookie banners (plan-gated). */
   blockCookieBanners?: boolean;
-  /** Device scale factor for any viewport (default: the viewport's own: 3 for mobile, 1 otherwise). */
+  /** Device scale factor for any viewport (default: the viewport's own: 3 for mobile, 1 otherwise). With format=pdf, the print scale instead: 0.1 to 2 (default 1). */
   scale?: 1 | 2 | 3;
+  /** The PDF's paper size: a4, letter, legal, a3, a5, tabloid (default a4). A page's own CSS @page size does not override it. */
+  paper?: 'a4' | 'letter' | 'legal' | 'a3' | 'a5' | 'tabloid';
+  /** Print the PDF in landscape orientation. */
+  landscape?: boolean;
+  /** The PDF's page margin: one CSS length (px, in, cm, mm) or four for top, right, bottom and left; each at most 2in. Default 0 (the page's own CSS decides). */
+  margin?: string;
+  /** Print background colours and images in the PDF (default true; false prints as a browser's print dialog does by default). */
+  printBackground?: boolean;
+  /** The pages of the PDF to keep: page numbers and ranges from 1, comma-separated (1-5, 8, 11-13); 400 when none of them exists. */
+  pageRanges?: string;
+  /** The CSS media type the page is shown with: screen (the default for images) or print (the default for a PDF). */
+  media?: 'screen' | 'print';
   /** Seconds this capture may be served from the cache; Cache-Control max-age follows it. An older cached capture is taken again. From 3600 to 2592000. */
   ttl?: number;
   /** Capture again even when cached (the new capture replaces the cached one); plan-gated, counts as a capture. Refused (400) in a signed URL that expires more than 30 minutes from now. */
@@ -48,6 +60,12 @@ export const SCREENSHOT_PARAMS = [
   'scale',
   'format',
   'quality',
+  'paper',
+  'landscape',
+  'margin',
+  'printBackground',
+  'pageRanges',
+  'media',
   'ttl',
   'fresh',
 ] as const;
@@ -56,4 +74,6 @@ export const SCREENSHOT_PARAMS = [
 export const SCREENSHOT_OMITTED: Readonly<Record<string, string>> = {
   delay: '0',
   format: 'png',
+  paper: 'a4',
+  printBackground: 'true',
 };

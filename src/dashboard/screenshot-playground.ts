@@ -10,7 +10,7 @@ import { playgroundKey, shellQuote, signPlaygroundUrls } from './playground.js';
 import { dateTime, shortDate } from './views/format.js';
 
 /** The playground's fieldsets, in the order the page shows them. */
-export const SHOT_GROUPS = ['capture', 'page', 'image'] as const;
+export const SHOT_GROUPS = ['capture', 'page', 'image', 'pdf'] as const;
 
 /** The screenshot options as form fields, in the order the page shows them: by fieldset, then table order. */
 export const SHOT_OPTION_FIELDS: readonly OptionName[] = SHOT_GROUPS.flatMap((group) =>
@@ -18,9 +18,11 @@ export const SHOT_OPTION_FIELDS: readonly OptionName[] = SHOT_GROUPS.flatMap((gr
 );
 export type ShotOptionField = OptionName;
 
-/** Options that are checkboxes: on, or left out. */
+/** Options that are checkboxes: on, or left out (a switch on by default is a select instead). */
 export const SHOT_SWITCHES: ReadonlySet<ShotOptionField> = new Set(
-  SHOT_OPTIONS.filter((o) => o.type === 'flag').map((o) => o.name),
+  SHOT_OPTIONS.filter((o: OptionSpec) => o.type === 'flag' && o.form.choices === undefined).map(
+    (o) => o.name,
+  ),
 );
 
 const FIELDS = ['url', 'viewport', 'waitUntil', ...SHOT_OPTION_FIELDS, 'key'] as const;

@@ -43,7 +43,7 @@ afterAll(async () => {
 describe('GET /render/url: every bad option value is a 400 naming the option and its values', () => {
   const url = 'https://example.com/';
   const ALLOWED =
-    'url, viewport, waitUntil, fullPage, selector, waitForSelector, delay, darkMode, hideSelectors, blockAds, blockCookieBanners, scale, format, quality, ttl, fresh';
+    'url, viewport, waitUntil, fullPage, selector, waitForSelector, delay, darkMode, hideSelectors, blockAds, blockCookieBanners, scale, format, quality, paper, landscape, margin, printBackground, pageRanges, media, ttl, fresh';
   const cases: Array<[string, Record<string, string | string[]>, string]> = [
     [
       'a boolean that is not one',
@@ -75,8 +75,8 @@ describe('GET /render/url: every bad option value is a 400 naming the option and
     ],
     ['scale 4', { scale: '4' }, 'scale must be 1, 2 or 3 (got "4")'],
     ['scale 1.5', { scale: '1.5' }, 'scale must be 1, 2 or 3 (got "1.5")'],
-    ['format gif', { format: 'gif' }, 'format must be one of: png, jpeg, webp, avif (got "gif")'],
-    ['format jpg', { format: 'jpg' }, 'format must be one of: png, jpeg, webp, avif (got "jpg")'],
+    ['format gif', { format: 'gif' }, 'format must be one of: png, jpeg, webp, avif, pdf (got "gif")'],
+    ['format jpg', { format: 'jpg' }, 'format must be one of: png, jpeg, webp, avif, pdf (got "jpg")'],
     ['quality 0', { format: 'jpeg', quality: '0' }, 'quality must be a whole number from 1 to 100 (got "0")'],
     [
       'quality 101',

@@ -172,6 +172,12 @@ async function imageProblem(file: string, cwd: string, command: string): Promise
   }
   const ext = path.extname(file).slice(1).toLowerCase();
   const bytes = await readFile(full);
+  // format=pdf: sharp reads no PDFs; its magic bytes say what it is.
+  if (ext === 'pdf') {
+    return bytes.subarray(0, 5).toString('latin1') === '%PDF-'
+      ? ''
+      : `${file} is not a PDF: ${bytes.subarray(0, 200).toString('utf8')}`;
+  }
   const meta = await sharp(bytes)
     .metadata()
     .catch(() => undefined);

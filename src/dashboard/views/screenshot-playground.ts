@@ -32,6 +32,7 @@ const LEGENDS: Record<(typeof SHOT_GROUPS)[number], string> = {
   capture: 'What to capture',
   page: 'Page',
   image: 'Image',
+  pdf: 'PDF (format PDF)',
 };
 
 /** Labels and hints of the option controls (what a person reads, not the parameter names), from the table. */

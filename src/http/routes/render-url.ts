@@ -3,8 +3,7 @@ import type { AuthContext } from '../../auth/authenticate.js';
 import { assertScreenshotAllowed } from '../../auth/plans.js';
 import { FRESH_SIGNED_MAX_SECONDS, FRESH_SIGNED_REFUSED } from '../../auth/signing.js';
 import { AppError } from '../../errors.js';
-import { CONTENT_TYPES } from '../../render/format.js';
-import { optionsInUse } from '../../render/screenshot/options.js';
+import { optionsInUse, SHOT_CONTENT_TYPES } from '../../render/screenshot/options.js';
 import { parseScreenshotRequest, type ScreenshotRequest } from '../../render/screenshot/request.js';
 import type { ScreenshotService, ShotResult } from '../../render/screenshot/service/service.js';
 import type { UsageRecorder } from '../../usage/recorder.js';
@@ -39,7 +38,7 @@ export function registerScreenshotRoutes(
           ...opts,
           owner: { accountId: auth.accountId, plan: auth.plan },
         });
-        return { ...result, contentType: CONTENT_TYPES[result.format] };
+        return { ...result, contentType: SHOT_CONTENT_TYPES[result.format] };
       },
       usage: 'screenshot',
       cacheControl: (result, auth) => pngCacheControl(auth, result.maxAge, { age: result.age }),
@@ -62,13 +61,16 @@ function refuseLongFresh(parsed: ScreenshotRequest, auth: AuthContext | null, no
   }
 }
 
-/** Age and X-Target-Status on every answer; a full-page capture's height, and whether it was cut. */
+/** Age and X-Target-Status on every answer; a full-page capture's height or a PDF's pages, and whether it was cut. */
 function shotHeaders(result: ShotResult): Record<string, string> {
   const headers: Record<string, string> = {
     Age: String(result.age),
     'X-Target-Status': String(result.targetStatus),
   };
   if (result.pageHeight !== undefined) headers['X-Page-Height'] = String(result.pageHeight);
-  if (result.truncated) headers['X-Full-Page-Truncated'] = 'true';
+  if (result.pages !== undefined) headers['X-Pdf-Pages'] = String(result.pages);
+  // A PDF is cut at CARDSHOT_PDF_MAX_PAGES pages, an image at its maximum height.
+  if (result.truncated)
+    headers[result.format === 'pdf' ? 'X-Pdf-Truncated' : 'X-Full-Page-Truncated'] = 'true';
   return headers;
 }

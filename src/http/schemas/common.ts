@@ -94,12 +94,12 @@ export function pngHeaders(cacheControl: string, extra: Record<string, unknown> 
 }
 
 /** A 200 image answer: PNG by default, or the `format` asked for. */
-export function imageResponse(description: string, headers: object) {
+export function imageResponse(description: string, headers: object, extraTypes: readonly string[] = []) {
   return {
     description,
     headers,
     content: Object.fromEntries(
-      Object.values(CONTENT_TYPES).map((type) => [
+      [...Object.values(CONTENT_TYPES), ...extraTypes].map((type) => [
         type,
         { schema: Type.String({ contentMediaType: type, contentEncoding: 'binary' }) },
       ]),

@@ -25,7 +25,7 @@ export const renderUrl = {
   operationId: 'screenshot',
   tags: ['Render'],
   summary: 'Screenshot a web page',
-  description: `A PNG of the visible viewport of a public page (or, with options, the whole page or one element, in JPEG, WebP or AVIF), taken by a warm, pooled Chromium in a fresh browser context. Every request the page makes goes through the URL guard. Cached under the normalised URL, the viewport, \`waitUntil\` and every option that changes the image. A page that answers 4xx/5xx is rendered, with its status in X-Target-Status, and cached briefly. HEAD answers with the headers only.
+  description: `A PNG of the visible viewport of a public page (or, with options, the whole page or one element, in JPEG, WebP or AVIF, or the page printed as a PDF), taken by a warm, pooled Chromium in a fresh browser context. Every request the page makes goes through the URL guard. Cached under the normalised URL, the viewport, \`waitUntil\` and every option that changes the image. A page that answers 4xx/5xx is rendered, with its status in X-Target-Status, and cached briefly. HEAD answers with the headers only.
 
 \`\`\`bash
 curl -sS -H "x-api-key: $CARDSHOT_KEY" 'http://localhost:3000/render/url?url=https://example.com/&viewport=mobile' -o page.png
@@ -80,7 +80,14 @@ curl -sS -H "x-api-key: $CARDSHOT_KEY" 'http://localhost:3000/render/url?url=htt
           description:
             'Present when the maximum height (or the format: WebP stops at 16,383) cut the capture.',
         }),
+        'X-Pdf-Pages': Type.Integer({ description: "format=pdf only: the PDF's page count.", examples: [3] }),
+        'X-Pdf-Truncated': Type.String({
+          enum: ['true'],
+          description:
+            'format=pdf only: present when the page printed more than CARDSHOT_PDF_MAX_PAGES pages.',
+        }),
       }),
+      ['application/pdf'],
     ),
     304: {
       description: 'If-None-Match matched: no body.',
@@ -98,7 +105,11 @@ curl -sS -H "x-api-key: $CARDSHOT_KEY" 'http://localhost:3000/render/url?url=htt
         boolean: 'fullPage must be true or false (or 1 or 0) (got "yes")',
         delay: 'delay must be a whole number of milliseconds from 0 to 10000 (got "20000")',
         scale: 'scale must be 1, 2 or 3 (got "4")',
-        format: 'format must be one of: png, jpeg, webp, avif (got "gif")',
+        format: 'format must be one of: png, jpeg, webp, avif, pdf (got "gif")',
+        pdf_only: 'paper applies to format=pdf only; add format=pdf or leave it out',
+        image_only: 'fullPage applies to images only; leave it out with format=pdf',
+        pdf_scale: 'scale must be a number from 0.1 to 2 with format=pdf (got "3")',
+        page_ranges: 'pageRanges "7-9" selects no page of this page\'s PDF',
         quality_png:
           'quality applies to jpeg, webp and avif only; leave it out, or add format=jpeg, webp or avif',
         ttl: 'ttl must be a whole number of seconds from 3600 to 2592000 (got "60")',

@@ -12,7 +12,11 @@ function schemaOf(spec: OptionSpec): TSchema {
   const description = spec.doc;
   switch (spec.type) {
     case 'flag':
-      return Type.String({ enum: ['true', 'false', '1', '0'], default: 'false', description });
+      return Type.String({
+        enum: ['true', 'false', '1', '0'],
+        default: spec.on ? 'true' : 'false',
+        description,
+      });
     case 'selector':
       return Type.String({ maxLength: SELECTOR_MAX_LENGTH, description, examples: [spec.example] });
     case 'selectors':
@@ -36,6 +40,17 @@ function schemaOf(spec: OptionSpec): TSchema {
       });
     case 'quality':
       return Type.Integer({ minimum: 1, maximum: 100, description, examples: [spec.example] });
+    case 'choice':
+      return Type.String({
+        enum: [...spec.values],
+        ...(typeof spec.none === 'string' ? { default: spec.none } : {}),
+        description,
+        examples: [spec.example],
+      });
+    case 'text':
+      return Type.String({ maxLength: spec.maxLength, description, examples: [spec.example] });
+    case 'clip':
+      return Type.String({ pattern: '^\\d+,\\d+,\\d+,\\d+$', description, examples: [spec.example] });
   }
 }
 

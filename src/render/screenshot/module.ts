@@ -92,7 +92,11 @@ export function createScreenshotArea(
     });
     parts.add('screenshot queue', () => queue.close());
     const engine = createScreenshotEngine(
-      { timeoutMs: config.screenshotTimeoutMs, maxFullPageHeight: config.screenshotMaxFullPageHeight },
+      {
+        timeoutMs: config.screenshotTimeoutMs,
+        maxFullPageHeight: config.screenshotMaxFullPageHeight,
+        maxPdfPages: config.pdfMaxPages,
+      },
       {
         log,
         pool,
@@ -108,6 +112,7 @@ export function createScreenshotArea(
         cacheShared: config.screenshotCacheShared,
         cacheTtlSeconds: config.screenshotCacheTtlSeconds,
         errorTtlSeconds: config.screenshotErrorTtlSeconds,
+        pdfMaxPages: config.pdfMaxPages,
         viewports,
       },
       { ...serviceDeps, log, guard, engine },

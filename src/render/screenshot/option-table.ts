@@ -11,10 +11,15 @@
 import { DEFAULT_QUALITY, IMAGE_FORMATS } from '../format-names.js';
 import { HIDE_SELECTORS_MAX, SELECTOR_MAX_LENGTH } from './engine/page/selectors.js';
 import type { OptionSpec } from './option-spec.js';
+import { readMargin, readPageRanges } from './option-values.js';
 
 export type { OptionCli, OptionForm, OptionSpec, OptionType } from './option-spec.js';
 
 const SCALES = [1, 2, 3] as const;
+/** Paper sizes a PDF may be printed on (Chromium's own names, lower-cased). */
+export const PAPERS = ['a4', 'letter', 'legal', 'a3', 'a5', 'tabloid'] as const;
+/** What `format` takes: the image formats, and a PDF. */
+export const SHOT_FORMATS = [...IMAGE_FORMATS, 'pdf'] as const;
 
 /** The table. `as const` keeps the names literal: `OptionName` is their union. */
 export const SHOT_OPTIONS = [
@@ -22,6 +27,7 @@ export const SHOT_OPTIONS = [
     name: 'fullPage',
     type: 'flag',
     gated: true,
+    only: 'image',
     doc: 'The whole page, not just the viewport: it is scrolled through first (lazy images and IntersectionObserver content load), then captured from the top, down to CARDSHOT_SCREENSHOT_MAX_FULL_PAGE_HEIGHT output pixels (16,384). Answers carry X-Page-Height, and X-Full-Page-Truncated: true when cut.',
     form: {
       group: 'capture',
@@ -35,6 +41,7 @@ export const SHOT_OPTIONS = [
     type: 'selector',
     example: '#pricing',
     gated: false,
+    only: 'image',
     doc: 'Capture only the first element matching this CSS selector (waited for until the time-out; 422 when none, or when it has no size).',
     form: {
       group: 'capture',
@@ -126,24 +133,25 @@ export const SHOT_OPTIONS = [
     name: 'scale',
     type: 'scale',
     values: SCALES,
+    pdf: { min: 0.1, max: 2 },
     example: 2,
     gated: false,
-    doc: "Device scale factor for any viewport (default: the viewport's own: 3 for mobile, 1 otherwise).",
+    doc: "Device scale factor for any viewport (default: the viewport's own: 3 for mobile, 1 otherwise). With format=pdf, the print scale instead: 0.1 to 2 (default 1).",
     form: {
       group: 'image',
       label: 'Scale',
       choices: [['', 'Viewport’s'], ...SCALES.map((s) => [String(s), `${s}×`] as const)],
     },
-    cli: { arg: '1|2|3', help: 'device scale factor', example: '--scale 2' },
+    cli: { arg: '1|2|3', help: 'device scale factor (PDF: print scale 0.1–2)', example: '--scale 2' },
   },
   {
     name: 'format',
     type: 'format',
-    values: IMAGE_FORMATS,
+    values: SHOT_FORMATS,
     none: 'png',
     example: 'webp',
     gated: false,
-    doc: 'The image format: png (the default), jpeg, webp or avif. Content-Type follows (image/png, image/jpeg, image/webp, image/avif).',
+    doc: 'The answer format: png (the default), jpeg, webp, avif, or pdf (the page printed: text stays text, links stay links; at most CARDSHOT_PDF_MAX_PAGES pages, X-Pdf-Truncated: true past it). Content-Type follows (image/png, image/jpeg, image/webp, image/avif, application/pdf).',
     form: {
       group: 'image',
       label: 'Format',
@@ -152,11 +160,12 @@ export const SHOT_OPTIONS = [
         ['jpeg', 'JPEG'],
         ['webp', 'WebP'],
         ['avif', 'AVIF'],
+        ['pdf', 'PDF'],
       ],
     },
     cli: {
       arg: 'FORMAT',
-      help: "png, jpeg, webp, avif (default: -o's extension, png)",
+      help: "png, jpeg, webp, avif, pdf (default: -o's extension, png)",
       example: '--format webp',
     },
   },
@@ -168,6 +177,98 @@ export const SHOT_OPTIONS = [
     doc: `Quality of a jpeg, webp or avif (defaults ${DEFAULT_QUALITY.jpeg}, ${DEFAULT_QUALITY.webp} and ${DEFAULT_QUALITY.avif}, sharp's own); refused with png. A lower number, a smaller file.`,
     form: { group: 'image', label: 'Quality', placeholder: '80', hint: '1 to 100, for JPEG, WebP and AVIF.' },
     cli: { arg: '1–100', help: 'for jpeg, webp and avif', example: '--quality 80' },
+  },
+  {
+    name: 'paper',
+    type: 'choice',
+    values: PAPERS,
+    none: 'a4',
+    example: 'letter',
+    gated: false,
+    only: 'pdf',
+    doc: `The PDF's paper size: ${PAPERS.join(', ')} (default a4). A page's own CSS @page size does not override it.`,
+    form: {
+      group: 'pdf',
+      label: 'Paper',
+      choices: PAPERS.map(
+        (p) => [p, p.length === 2 ? p.toUpperCase() : p[0]!.toUpperCase() + p.slice(1)] as const,
+      ),
+    },
+    cli: { arg: 'SIZE', help: `PDF paper: ${PAPERS.join(', ')}`, example: '--paper letter' },
+  },
+  {
+    name: 'landscape',
+    type: 'flag',
+    gated: false,
+    only: 'pdf',
+    doc: 'Print the PDF in landscape orientation.',
+    form: { group: 'pdf', label: 'Landscape' },
+    cli: { help: 'PDF in landscape', example: '--landscape' },
+  },
+  {
+    name: 'margin',
+    type: 'text',
+    maxLength: 100,
+    read: readMargin,
+    example: '10mm',
+    gated: false,
+    only: 'pdf',
+    doc: "The PDF's page margin: one CSS length (px, in, cm, mm) or four for top, right, bottom and left; each at most 2in. Default 0 (the page's own CSS decides).",
+    form: { group: 'pdf', label: 'Margin', placeholder: '10mm or 1cm 2cm 1cm 2cm' },
+    cli: { arg: 'CSS', help: 'PDF margin: one length, or four', example: '--margin 10mm' },
+  },
+  {
+    name: 'printBackground',
+    type: 'flag',
+    on: true,
+    gated: false,
+    only: 'pdf',
+    doc: "Print background colours and images in the PDF (default true; false prints as a browser's print dialog does by default).",
+    form: {
+      group: 'pdf',
+      label: 'Print backgrounds',
+      // A select, not a checkbox: an unticked box sends nothing, which would mean "on".
+      choices: [
+        ['', 'Yes'],
+        ['false', 'No'],
+      ],
+    },
+    cli: {
+      flag: 'no-print-background',
+      help: 'leave background colours and images out of the PDF',
+      example: '--no-print-background',
+    },
+  },
+  {
+    name: 'pageRanges',
+    type: 'text',
+    maxLength: 200,
+    read: readPageRanges,
+    example: '1-5, 8',
+    gated: false,
+    only: 'pdf',
+    doc: 'The pages of the PDF to keep: page numbers and ranges from 1, comma-separated (1-5, 8, 11-13); 400 when none of them exists.',
+    form: { group: 'pdf', label: 'Pages', placeholder: '1-5, 8' },
+    cli: { arg: 'RANGES', help: 'PDF pages to keep', example: "--page-ranges '1-3'" },
+  },
+  {
+    name: 'media',
+    type: 'choice',
+    values: ['screen', 'print'],
+    none: { pdf: 'print', image: 'screen' },
+    example: 'print',
+    gated: false,
+    doc: 'The CSS media type the page is shown with: screen (the default for images) or print (the default for a PDF).',
+    form: {
+      group: 'page',
+      label: 'CSS media',
+      choices: [
+        ['', 'Format’s own'],
+        ['screen', 'screen'],
+        ['print', 'print'],
+      ],
+    },
+    cli: { arg: 'screen|print', help: 'CSS media type', example: '--media print' },
   },
   {
     name: 'ttl',

@@ -4,8 +4,7 @@
  * is at its default, so a request without options is the very request it was before they existed
  * (same cache key, same ETag, same capture path).
  */
-import { AppError } from '../../errors.js';
-import { DEFAULT_QUALITY, type ImageFormat, type ImageOutput } from '../format.js';
+import { CONTENT_TYPES, DEFAULT_QUALITY, type ImageFormat, type ImageOutput } from '../format.js';
 import {
   HIDE_SELECTORS_MAX,
   quoteSelector,
@@ -14,18 +13,44 @@ import {
   splitSelectorList,
 } from './engine/page/selectors.js';
 import { type OptionName, type OptionSpec, SHOT_OPTIONS } from './option-table.js';
+import { bad, shown } from './option-values.js';
 import type { Viewport } from './viewports.js';
 
+/** A PDF, or an image in one of the image formats. */
+export type ShotFormat = ImageFormat | 'pdf';
+/** What the answer is made as: an image with its quality, or a PDF. */
+export type ShotOutput = ImageOutput | { format: 'pdf'; quality?: undefined };
+
+/** The `Content-Type` of each format a screenshot answers in. */
+export const SHOT_CONTENT_TYPES: Readonly<Record<ShotFormat, string>> = {
+  ...CONTENT_TYPES,
+  pdf: 'application/pdf',
+};
+
+/** An area of the page in CSS pixels (the `clip` option). */
+export interface ClipArea {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
 /** The value an option is stored as once parsed, by its type in the table. */
-type StoredValue<S> = S extends { type: 'flag' }
-  ? true
-  : S extends { type: 'selector' }
-    ? string
-    : S extends { type: 'selectors' }
-      ? readonly string[]
-      : S extends { type: 'integer' | 'scale' }
-        ? number
-        : never;
+type StoredValue<S> = S extends { type: 'flag'; on: true }
+  ? false
+  : S extends { type: 'flag' }
+    ? true
+    : S extends { type: 'selector' | 'text' }
+      ? string
+      : S extends { type: 'selectors' }
+        ? readonly string[]
+        : S extends { type: 'integer' | 'scale' }
+          ? number
+          : S extends { type: 'choice'; values: readonly (infer V)[] }
+            ? V
+            : S extends { type: 'clip' }
+              ? ClipArea
+              : never;
 
 type Spec = (typeof SHOT_OPTIONS)[number];
 /** Options stored under their own name (format and quality live together in `output`). */
@@ -38,22 +63,34 @@ type SimpleSpec = Exclude<Spec, { type: 'format' | 'quality' }>;
  * its quality when one was given and is not the default.
  */
 export type ShotOptions = { [S in SimpleSpec as S['name']]?: StoredValue<S> } & {
-  output?: ImageOutput;
+  output?: ShotOutput;
 };
 
 const BOOLEAN = /^(true|false|1|0)$/;
 
 type Text = (name: OptionName) => string | undefined;
 
+/** What a reader is given: the query's text, the viewport, and whether the answer is a PDF. */
+interface ReadContext {
+  viewport: Viewport;
+  kind: 'pdf' | 'image';
+}
+
 /** How each type of option is read; undefined when it asks for nothing. */
 const READ: {
   [T in OptionSpec['type']]: (
     spec: Extract<OptionSpec, { type: T }>,
     text: Text,
-    viewport: Viewport,
+    ctx: ReadContext,
   ) => unknown;
 } = {
-  flag: (spec, text) => (flag(text, spec.name as OptionName) ? true : undefined),
+  flag: (spec, text) => {
+    const given = text(spec.name as OptionName) !== undefined;
+    const on = flag(text, spec.name as OptionName);
+    // A switch that is on by default asks for something only when turned off.
+    if (spec.on) return given && !on ? false : undefined;
+    return on ? true : undefined;
+  },
   selector: (spec, text) => oneSelector(text, spec.name as OptionName),
   selectors: (spec, text) => {
     const list = selectorList(text(spec.name as OptionName), spec.name);
@@ -64,13 +101,35 @@ const READ: {
     const n = wholeNumber(text, spec.name as OptionName, spec.min, spec.max, what);
     return n === spec.none ? undefined : n;
   },
-  scale: (spec, text, viewport) => {
+  scale: (spec, text, { viewport, kind }) => {
+    if (kind === 'pdf') {
+      const n = printScale(text(spec.name as OptionName), spec.pdf);
+      return n === 1 ? undefined : n;
+    }
     const n = scaleOf(text(spec.name as OptionName), spec.values);
     return n === viewport.scale ? undefined : n;
   },
   // Read with quality: one `output`, or undefined for PNG.
   format: (spec, text) => outputOf(text(spec.name as OptionName), text('quality'), spec),
   quality: () => undefined,
+  choice: (spec, text, { kind }) => {
+    const v = text(spec.name as OptionName);
+    if (v === undefined) return undefined;
+    if (!spec.values.includes(v)) {
+      throw bad(`${spec.name} must be one of: ${spec.values.join(', ')} (got ${shown(v)})`);
+    }
+    const none = typeof spec.none === 'object' ? spec.none[kind] : spec.none;
+    return v === none ? undefined : v;
+  },
+  text: (spec, text) => {
+    const v = text(spec.name as OptionName);
+    if (v === undefined) return undefined;
+    if (v.length > spec.maxLength) {
+      throw bad(`${spec.name} must be at most ${spec.maxLength} characters (got ${v.length})`);
+    }
+    return spec.read(v, spec.name);
+  },
+  clip: (spec, text) => clipOf(text(spec.name as OptionName), spec.name),
 };
 
 /** Where a parsed value is stored: its own name, or `output` for the format and its quality. */
@@ -94,13 +153,28 @@ export function parseShotOptions(q: Record<string, unknown>, viewport: Viewport)
     if (v === undefined || v === '') return undefined;
     return String(v);
   };
+  const ctx: ReadContext = { viewport, kind: q.format === 'pdf' ? 'pdf' : 'image' };
   const out: Record<string, unknown> = {};
   for (const spec of READ_ORDER) {
-    const read = READ[spec.type] as (s: OptionSpec, t: Text, v: Viewport) => unknown;
-    const value = read(spec, text, viewport);
+    const read = READ[spec.type] as (s: OptionSpec, t: Text, c: ReadContext) => unknown;
+    const value = read(spec, text, ctx);
     if (value !== undefined) out[storedAs(spec)] = value;
   }
+  refuseMisapplied(text, ctx.kind);
   return Object.keys(out).length === 0 ? undefined : (out as ShotOptions);
+}
+
+/** A 400 for the first option given that applies to the other kind of answer (paper on an image). */
+function refuseMisapplied(text: Text, kind: 'pdf' | 'image'): void {
+  for (const spec of SHOT_OPTIONS as readonly OptionSpec[]) {
+    if (spec.only === undefined || spec.only === kind || text(spec.name as OptionName) === undefined)
+      continue;
+    throw bad(
+      spec.only === 'pdf'
+        ? `${spec.name} applies to format=pdf only; add format=pdf or leave it out`
+        : `${spec.name} applies to images only; leave it out with format=pdf`,
+    );
+  }
 }
 
 /**
@@ -163,6 +237,40 @@ function wholeNumber(
   return n;
 }
 
+/** A PDF's print scale: a decimal number within `bounds` (Chromium's own: 0.1 to 2). */
+function printScale(v: string | undefined, bounds: { min: number; max: number }): number | undefined {
+  if (v === undefined) return undefined;
+  const n = /^\d{1,2}(\.\d{1,3})?$/.test(v) ? Number(v) : Number.NaN;
+  if (!(n >= bounds.min && n <= bounds.max)) {
+    throw bad(`scale must be a number from ${bounds.min} to ${bounds.max} with format=pdf (got ${shown(v)})`);
+  }
+  return n;
+}
+
+/** The largest coordinate or size a clip may name, in CSS pixels (a page is at most this tall anyway). */
+const CLIP_MAX = 100_000;
+
+/** `clip=x,y,width,height`: whole CSS pixels, the size at least 1. */
+function clipOf(v: string | undefined, name: string): ClipArea | undefined {
+  if (v === undefined) return undefined;
+  const parts = v.split(',').map((p) => p.trim());
+  const n = parts.map((p) => (/^\d{1,6}$/.test(p) ? Number(p) : Number.NaN));
+  const [x, y, width, height] = n;
+  if (
+    n.length !== 4 ||
+    n.some((k) => !(k <= CLIP_MAX)) ||
+    x === undefined ||
+    y === undefined ||
+    !(width! >= 1) ||
+    !(height! >= 1)
+  ) {
+    throw bad(
+      `${name} must be x,y,width,height in whole CSS pixels (width and height at least 1, each at most ${CLIP_MAX}) (got ${shown(v)})`,
+    );
+  }
+  return { x, y, width: width!, height: height! };
+}
+
 function scaleOf(v: string | undefined, values: readonly number[]): number | undefined {
   if (v === undefined) return undefined;
   const n = values.find((s) => String(s) === v);
@@ -180,16 +288,17 @@ function outputOf(
   format: string | undefined,
   quality: string | undefined,
   spec: { values: readonly string[] },
-): ImageOutput | undefined {
+): ShotOutput | undefined {
   if (format !== undefined && !spec.values.includes(format)) {
     throw bad(`format must be one of: ${spec.values.join(', ')} (got ${shown(format)})`);
   }
   const q = parseQuality(quality);
-  const f = (format ?? 'png') as ImageFormat;
-  if (q !== undefined && f === 'png') {
+  const f = (format ?? 'png') as ShotFormat;
+  if (q !== undefined && (f === 'png' || f === 'pdf')) {
     throw bad('quality applies to jpeg, webp and avif only; leave it out, or add format=jpeg, webp or avif');
   }
   if (f === 'png') return undefined;
+  if (f === 'pdf') return { format: 'pdf' };
   // The format's own default quality is the same request as no quality at all.
   return q === undefined || q === DEFAULT_QUALITY[f] ? { format: f } : { format: f, quality: q };
 }
@@ -240,12 +349,4 @@ function selectorList(v: string | undefined, name: string): string[] {
     if (problem) throw bad(`${name}: ${quoteSelector(part)} is not a CSS selector (${problem})`);
   }
   return [...new Set(parts)].sort();
-}
-
-function shown(v: string): string {
-  return JSON.stringify(v.slice(0, 40));
-}
-
-function bad(message: string): AppError {
-  return new AppError('bad_request', message);
 }

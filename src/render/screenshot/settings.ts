@@ -130,6 +130,14 @@ export const screenshotSettings = {
     description:
       'Tallest full-page (fullPage=true) or element (selector=…) screenshot, in output pixels (CSS pixels × scale); a taller page is cut there and the answer says so with X-Full-Page-Truncated: true. WebP stops at 16,383 and AVIF at 16,384 whatever this says, and no screenshot has more than 40 megapixels.',
   },
+  pdfMaxPages: {
+    kind: 'int',
+    default: 100,
+    min: 1,
+    max: 10_000,
+    description:
+      'Most pages a format=pdf answer holds; a longer page gives its first pages and X-Pdf-Truncated: true.',
+  },
 } as const satisfies SettingsGroup;
 
 /** What the screenshot area reads of its own settings. */

@@ -1,8 +1,8 @@
 /** What the screenshot service answers, and its API as the HTTP layer sees it. */
 import type { Plan } from '../../auth/plans.js';
-import type { ImageFormat } from '../format.js';
 import type { PoolStatus } from './engine/browser/pool.js';
 import type { Capture } from './engine/page/capture.js';
+import type { ShotFormat } from './options.js';
 import type { ScreenshotRequest } from './request.js';
 import type { Viewport } from './viewports.js';
 
@@ -31,12 +31,14 @@ export type ShotResult = {
   age: number;
   /** HTTP status of the screenshotted page (4xx/5xx pages are rendered, and cached briefly). */
   targetStatus: number;
-  /** The image format of the body (the `format` option; png by default). */
-  format: ImageFormat;
+  /** The format of the body (the `format` option; png by default). */
+  format: ShotFormat;
   /** A full-page capture's page height in CSS pixels (X-Page-Height). */
   pageHeight?: number;
-  /** The maximum height cut the capture short (X-Full-Page-Truncated). */
+  /** The maximum height cut the capture short (X-Full-Page-Truncated), or a PDF's page bound (X-Pdf-Truncated). */
   truncated?: true;
+  /** A PDF's page count (X-Pdf-Pages). */
+  pages?: number;
   timings: ShotTimings;
 } & ({ kind: 'not-modified' } | { kind: 'png'; body: Buffer });
 

@@ -24,6 +24,8 @@ export interface AttemptDeps {
   timeoutMs: number;
   /** Output pixels a full-page or element capture may be tall. */
   maxHeight: number;
+  /** Most pages a PDF holds. */
+  maxPdfPages?: number;
   /** For blockAds and blockCookieBanners. */
   blocker?: Blocker;
   /** Output pixels this capture may hold (its plan's bound). */
@@ -134,6 +136,7 @@ async function captureIn(
       deadline,
       timeoutMs: deps.timeoutMs,
       maxHeight: deps.maxHeight,
+      ...(deps.maxPdfPages !== undefined ? { maxPdfPages: deps.maxPdfPages } : {}),
       ...(job.options ? { options: job.options } : {}),
       ...(deps.blocker ? { blocker: deps.blocker } : {}),
       ...(deps.idle ? { idle: deps.idle } : {}),

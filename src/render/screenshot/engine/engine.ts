@@ -20,7 +20,7 @@ import { busy } from './refusals.js';
 
 /** What to capture: the page, as the request asked for it, and what to make of it at the end. */
 export interface CaptureJob extends Pick<ScreenshotRequest, 'url' | 'viewport' | 'waitUntil' | 'options'> {
-  /** The capture's last step: the visible viewport, an area (options), later a PDF. */
+  /** The capture's last step: the visible viewport, an area (options), or a PDF. */
   last: LastStepName;
 }
 
@@ -65,6 +65,8 @@ export interface EngineSettings {
   timeoutMs: number;
   /** Output pixels a full-page or element capture may be tall. */
   maxFullPageHeight: number;
+  /** Most pages a PDF holds (CARDSHOT_PDF_MAX_PAGES). */
+  maxPdfPages?: number;
 }
 
 export interface EngineDeps {
@@ -95,6 +97,7 @@ export function createScreenshotEngine(settings: EngineSettings, deps: EngineDep
     log,
     timeoutMs,
     maxHeight: settings.maxFullPageHeight,
+    ...(settings.maxPdfPages !== undefined ? { maxPdfPages: settings.maxPdfPages } : {}),
     capturePage: deps.capturePage ?? capturePage,
     ...(deps.blocker ? { blocker: deps.blocker } : {}),
   };

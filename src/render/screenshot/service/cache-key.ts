@@ -20,6 +20,8 @@ export function screenshotCacheKey(
   req: Pick<ScreenshotRequest, 'url' | 'viewport' | 'waitUntil' | 'options'>,
   scope = '',
   maxPixels?: number,
+  /** For a PDF: the most pages it may hold (CARDSHOT_PDF_MAX_PAGES). */
+  maxPdfPages?: number,
 ): string {
   const { url, viewport, waitUntil } = req;
   const options = imageIdentity(req.options);
@@ -37,6 +39,7 @@ export function screenshotCacheKey(
     ...(options ? [options] : []),
     // Only for a selector or a full page, whose height the plan's bound may cut.
     ...(maxPixels !== undefined ? [{ maxPixels }] : []),
+    ...(maxPdfPages !== undefined ? [{ maxPdfPages }] : []),
   ];
   return createHash('sha256').update(JSON.stringify(identity)).digest('hex');
 }

@@ -43,6 +43,7 @@ export function entryFor(
   };
   if (capture.pageHeight !== undefined) meta.pageHeight = String(capture.pageHeight);
   if (capture.truncated) meta.truncated = 'true';
+  if (capture.pages !== undefined) meta.pages = String(capture.pages);
   return {
     entry: { body: capture.image, etag, storedAt: now, expiresAt: now + maxAge * 1000, meta },
     maxAge,
@@ -77,9 +78,12 @@ export function entryFacts(entry: CacheEntry): {
   targetStatus: number;
   pageHeight?: number;
   truncated?: true;
+  pages?: number;
 } {
   const pageHeight = entry.meta?.pageHeight;
+  const pages = entry.meta?.pages;
   return {
+    ...(pages !== undefined ? { pages: Number(pages) } : {}),
     targetStatus: Number(entry.meta?.targetStatus ?? 200),
     ...(pageHeight !== undefined ? { pageHeight: Number(pageHeight) } : {}),
     ...(entry.meta?.truncated === 'true' ? { truncated: true as const } : {}),

@@ -15,7 +15,9 @@ export function outputPixelBound(
   const shots = owner?.plan.screenshots;
   if (!shots) return MAX_OUTPUT_PIXELS;
   if (shots.maxPixels !== 'viewport') return Math.min(shots.maxPixels, MAX_OUTPUT_PIXELS);
-  const scale = req.options?.scale ?? req.viewport.scale;
+  // A PDF's `scale` is its print scale, not a device scale factor.
+  const pdf = req.options?.output?.format === 'pdf';
+  const scale = (pdf ? undefined : req.options?.scale) ?? req.viewport.scale;
   return Math.min(
     Math.round(req.viewport.width * scale) * Math.round(req.viewport.height * scale),
     MAX_OUTPUT_PIXELS,

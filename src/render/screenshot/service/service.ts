@@ -34,6 +34,8 @@ export interface ScreenshotSettings {
   /** Cache lifetime of a page that answered other than 2xx. */
   errorTtlSeconds: number;
   viewports: ReadonlyMap<string, Viewport>;
+  /** Most pages a PDF holds: part of a PDF's cache key (a changed bound must not serve the old cut). */
+  pdfMaxPages?: number;
 }
 
 export interface ScreenshotDeps {
@@ -95,7 +97,8 @@ export function createScreenshotService(
       // The plan's pixel bound is part of what a selector or full page holds (a shared cache
       // must not hand a free account the taller capture of a paid one).
       const bound = boundApplies(req) ? outputPixelBound(req, opts.owner) : undefined;
-      const key = screenshotCacheKey(req, scope, bound);
+      const pages = options?.output?.format === 'pdf' ? settings.pdfMaxPages : undefined;
+      const key = screenshotCacheKey(req, scope, bound, pages);
       const format = options?.output?.format ?? 'png';
       const timings: ShotTimings = {};
       const lookup = performance.now();

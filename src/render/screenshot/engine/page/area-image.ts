@@ -2,6 +2,7 @@
  * The last step of a capture with options: the area prepare.ts plans (the viewport, a full page,
  * an element), captured over CDP and made exactly its size in the requested image format.
  */
+import type { ImageOutput } from '../../../format.js';
 import type { LastStep } from './last-step.js';
 import { planFacts, prepareShot, type ShotPlan } from './prepare.js';
 import { encodeArea, screenshotArea } from './shoot.js';
@@ -10,7 +11,7 @@ export const areaImage: LastStep<ShotPlan> = {
   prepare: prepareShot,
   take: (lease, plan, state) => screenshotArea(lease, planned(plan).area, state.sessionScale),
   finish: (raw, plan, _lease, input) =>
-    encodeArea(raw, planned(plan).size, input.options?.output, input.deadline),
+    encodeArea(raw, planned(plan).size, input.options?.output as ImageOutput | undefined, input.deadline),
   facts: planFacts,
 };
 

@@ -1,7 +1,6 @@
 import { withDeadline } from '../../../../lib/timeout.js';
-import type { ImageFormat } from '../../../format.js';
 import type { Blocker } from '../../blocking/index.js';
-import type { ShotOptions } from '../../options.js';
+import type { ShotFormat, ShotOptions } from '../../options.js';
 import type { WaitUntil } from '../../request.js';
 import type { Lease } from '../browser/lease.js';
 import { captureFailure, timeoutError } from './capture-errors.js';
@@ -25,6 +24,8 @@ export interface CaptureInput {
   blocker?: Blocker;
   /** Output pixels a full-page or element capture may be tall. */
   maxHeight: number;
+  /** Most pages a PDF holds (CARDSHOT_PDF_MAX_PAGES). */
+  maxPdfPages?: number;
   /** Output pixels a capture may hold (the plan's bound); the engine's own bound when absent. */
   maxPixels?: number;
   /** What to make of the ready page; by default the step the options ask for (last-step.ts). */
@@ -36,15 +37,17 @@ export interface CaptureInput {
 export interface Capture {
   /** The answer's bytes, in `format`. */
   image: Buffer;
-  format: ImageFormat;
+  format: ShotFormat;
   /** HTTP status of the page's main document (after redirects). */
   targetStatus: number;
   finalUrl: string;
   timings: CaptureTimings;
   /** A full-page capture's page height in CSS pixels. */
   pageHeight?: number;
-  /** True when the maximum height cut a full-page or element capture short. */
+  /** True when the maximum height cut a full-page or element capture short, or a PDF its pages. */
   truncated?: boolean;
+  /** A PDF's page count (X-Pdf-Pages). */
+  pages?: number;
 }
 
 /** Milliseconds per phase of a capture; `prepare` (the options' waits and scrolling) only with options. */

@@ -1,12 +1,13 @@
 /**
  * The capture's last step, the one part that differs by what the answer is: the page is loaded,
  * settled and prepared the same way (capture.ts), then this step takes from it what the answer
- * needs and makes the answer's bytes. A PDF is added as one more step beside these two.
+ * needs and makes the answer's bytes: an image of the viewport, of an area, or a PDF.
  */
 import type { ShotOptions } from '../../options.js';
 import type { Lease } from '../browser/lease.js';
 import { areaImage } from './area-image.js';
 import type { CaptureInput } from './capture.js';
+import { pdfDocument } from './pdf.js';
 import type { OptionState } from './prepare.js';
 import { viewportImage } from './viewport-image.js';
 
@@ -14,8 +15,10 @@ import { viewportImage } from './viewport-image.js';
 export interface StepFacts {
   /** The page's height in CSS pixels (X-Page-Height). */
   pageHeight?: number;
-  /** A bound cut the capture short (X-Full-Page-Truncated). */
+  /** A bound cut the capture short (X-Full-Page-Truncated, or X-Pdf-Truncated for a PDF). */
   truncated?: true;
+  /** A PDF's page count (X-Pdf-Pages). */
+  pages?: number;
 }
 
 /** One way to finish a capture. `P` is what `prepare` decides and the other steps read. */
@@ -38,15 +41,18 @@ export interface LastStep<P = unknown> {
 export const LAST_STEPS: Readonly<Record<LastStepName, LastStep>> = {
   'viewport-image': viewportImage,
   'area-image': areaImage,
+  pdf: pdfDocument as LastStep,
 };
 
 /**
  * `viewport-image`: the visible viewport as PNG, the plain capture without options.
  * `area-image`: an area (the viewport, a full page, an element) in any image format, with options.
+ * `pdf`: the page printed (format=pdf).
  */
-export type LastStepName = 'viewport-image' | 'area-image';
+export type LastStepName = 'viewport-image' | 'area-image' | 'pdf';
 
 /** The step a request's options ask for: without options, the plain viewport capture. */
 export function lastStepFor(options: ShotOptions | undefined): LastStepName {
+  if (options?.output?.format === 'pdf') return 'pdf';
   return options ? 'area-image' : 'viewport-image';
 }

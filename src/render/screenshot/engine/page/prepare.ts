@@ -5,7 +5,7 @@
  * options never comes here (capture.ts), so the plain path makes no extra round trip.
  */
 import { pause, settleWithin } from '../../../../lib/timeout.js';
-import { MAX_SIDE } from '../../../format.js';
+import { type ImageFormat, MAX_SIDE } from '../../../format.js';
 import type { PageBlocking } from '../../blocking/index.js';
 import { MAX_OUTPUT_PIXELS } from '../../viewports.js';
 import type { Lease } from '../browser/lease.js';
@@ -67,11 +67,18 @@ export async function beforeNavigation(lease: Lease, input: CaptureInput, state:
   const o = input.options;
   if (!o) return;
   await refuseSelectorsBeforeFetch(lease, o);
-  if (o.scale !== undefined) {
+  // A PDF's `scale` is its print scale (pdf.ts), not the device's.
+  if (o.scale !== undefined && o.output?.format !== 'pdf') {
     await emulateMetrics(lease, o.scale);
     state.sessionScale = o.scale;
   }
-  if (o.darkMode) await lease.page.emulateMedia({ colorScheme: 'dark' });
+  // `media` is stored only when it is not the format's own (print for a PDF, screen otherwise).
+  if (o.darkMode || o.media) {
+    await lease.page.emulateMedia({
+      ...(o.darkMode ? { colorScheme: 'dark' as const } : {}),
+      ...(o.media ? { media: o.media } : {}),
+    });
+  }
   if (o.blockAds || o.blockCookieBanners) {
     if (!input.blocker) throw new Error('a blocking option without a blocker');
     state.blocking = await input.blocker.attach(lease.page, {
@@ -101,12 +108,14 @@ async function refuseSelectorsBeforeFetch(lease: Lease, o: NonNullable<CaptureIn
 }
 
 /**
- * Once the page is ready (its waitUntil event and web fonts): the waiting, hiding and scrolling
- * the options ask for, then the plan of what to capture. Throws the client's error for a
- * selector that never shows (504), matches nothing or nothing of any size (422), or that the
- * browser's parser refuses (400).
+ * What every last step with options does first, in the ready page: waitForSelector, delay, the
+ * blocker's last step, hideSelectors. Returns the isolated world's getter for the steps after.
  */
-export async function prepareShot(lease: Lease, input: CaptureInput, state: OptionState): Promise<ShotPlan> {
+export async function readyPage(
+  lease: Lease,
+  input: CaptureInput,
+  state: OptionState,
+): Promise<() => Promise<number>> {
   const o = input.options ?? {};
   // Made only for a step that runs in the page: dark mode, a scale or a format alone need none
   // (creating one took 5–60 ms here).
@@ -133,6 +142,18 @@ export async function prepareShot(lease: Lease, input: CaptureInput, state: Opti
     const refused = await hideSelectors(lease, await world(), o.hideSelectors);
     if (refused[0] !== undefined) throw selectorRefused('hideSelectors', refused[0]);
   }
+  return world;
+}
+
+/**
+ * Once the page is ready (its waitUntil event and web fonts): the waiting, hiding and scrolling
+ * the options ask for, then the plan of what to capture. Throws the client's error for a
+ * selector that never shows (504), matches nothing or nothing of any size (422), or that the
+ * browser's parser refuses (400).
+ */
+export async function prepareShot(lease: Lease, input: CaptureInput, state: OptionState): Promise<ShotPlan> {
+  const o = input.options ?? {};
+  const world = await readyPage(lease, input, state);
   const scale = o.scale ?? lease.viewport.scale;
   let vv = (await lease.cdp.send('Page.getLayoutMetrics')).cssVisualViewport;
   // A page a phone shows zoomed out is captured whole only by a session with the device
@@ -209,7 +230,7 @@ function pixelBound(input: CaptureInput): number {
 function maxHeightCss(input: CaptureInput, widthCss: number, outScale: number): number {
   const format = input.options?.output?.format ?? 'png';
   const byPixels = Math.floor(pixelBound(input) / Math.max(1, Math.round(widthCss * outScale)));
-  const maxOut = Math.min(input.maxHeight, MAX_SIDE[format], byPixels);
+  const maxOut = Math.min(input.maxHeight, MAX_SIDE[format as ImageFormat], byPixels);
   return Math.floor(maxOut / outScale);
 }
 
