@@ -35,6 +35,16 @@ export interface ScreenshotOptions {
   pageRanges?: string;
   /** The CSS media type the page is shown with: screen (the default for images) or print (the default for a PDF). */
   media?: 'screen' | 'print';
+  /** The reader's language, a BCP 47 tag: the page gets it as Accept-Language and navigator.language, and Intl formats with it (default en-US). */
+  locale?: string;
+  /** The page's time zone, an IANA name (default UTC); an unknown one is a 400 naming it. */
+  timezone?: string;
+  /** Emulate prefers-reduced-motion: reduce (pages that honour it skip their animations). */
+  reducedMotion?: boolean;
+  /** A stylesheet (at most 64 KB) applied to the page before the capture, also on pages with a strict Content-Security-Policy; whatever it loads goes through the URL guard. @import is ignored. CSS only: no option runs script in the page. */
+  css?: string;
+  /** Only this area, x,y,width,height in CSS pixels: of the viewport, or with fullPage of the whole page; it must lie inside it (400 when not). Not with selector. */
+  clip?: string | { x: number; y: number; width: number; height: number };
   /** Seconds this capture may be served from the cache; Cache-Control max-age follows it. An older cached capture is taken again. From 3600 to 2592000. */
   ttl?: number;
   /** Capture again even when cached (the new capture replaces the cached one); plan-gated, counts as a capture. Refused (400) in a signed URL that expires more than 30 minutes from now. */
@@ -66,6 +76,11 @@ export const SCREENSHOT_PARAMS = [
   'printBackground',
   'pageRanges',
   'media',
+  'locale',
+  'timezone',
+  'reducedMotion',
+  'css',
+  'clip',
   'ttl',
   'fresh',
 ] as const;

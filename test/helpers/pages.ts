@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo, Socket } from 'node:net';
 import { optionPage } from './option-pages.js';
 import { pdfPage } from './pdf-pages.js';
+import { readerPage } from './reader-pages.js';
 
 /**
  * HTML fixture pages for screenshot tests, on 127.0.0.1:0. Colours are flat so tests can assert
@@ -21,7 +22,7 @@ import { pdfPage } from './pdf-pages.js';
  * /download (an attachment), /dialog (alert, confirm, prompt on load), /popup (window.open on
  * load), /remember (blue on a first visit, red when cookies or storage survived), /tall (100,000 px high), /font (text in a web font served after 500 ms, font-display:
  * block), /attack/<vector>?target=<url> (a page that aims one request at target),
- * /redirect?to=<url> (302). The screenshot options' pages are under /opt/ (option-pages.ts), format=pdf's under /pdf/ (pdf-pages.ts).
+ * /redirect?to=<url> (302). The screenshot options' pages are under /opt/ (option-pages.ts), format=pdf's under /pdf/ (pdf-pages.ts), locale, timezone, media and css under /reader/ (reader-pages.ts).
  */
 export interface PageServer {
   url: string;
@@ -298,6 +299,7 @@ document.cookie = 'seen=1; max-age=3600'; localStorage.setItem('seen', '1');</sc
     }
     if (optionPage(u, send)) return;
     if (pdfPage(u, send)) return;
+    if (readerPage(u, req, res)) return;
     send('not found', 'text/plain', 404);
   });
   server.on('connection', (s: Socket) => {

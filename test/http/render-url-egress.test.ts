@@ -114,6 +114,39 @@ const ALL_OPTIONS = {
   format: 'webp',
 };
 
+/**
+ * Issue 29's options on at once: a PDF with every print option, shown in another locale and time
+ * zone, with reduced motion, screen media and a stylesheet of its own (loading an image of the
+ * page's origin). A PDF prints what the page fetched; none of it may pass the proxy either.
+ */
+const PDF_OPTIONS = {
+  format: 'pdf',
+  paper: 'letter',
+  landscape: 'true',
+  margin: '1cm',
+  printBackground: 'false',
+  pageRanges: '1',
+  media: 'screen',
+  locale: 'de-DE',
+  timezone: 'Asia/Tokyo',
+  reducedMotion: 'true',
+  css: 'body { outline: 1px solid red } iframe { min-height: 50px }',
+  waitForSelector: 'body',
+  hideSelectors: '.none',
+  delay: '50',
+};
+
+/** The image options issue 29 added, on an image: an area of the viewport, print media, CSS. */
+const READER_OPTIONS = {
+  clip: '0,0,600,300',
+  media: 'print',
+  locale: 'fr-FR',
+  timezone: 'America/New_York',
+  reducedMotion: 'true',
+  css: 'img, iframe { outline: 2px solid blue }',
+  format: 'jpeg',
+};
+
 async function runAll(t: TestApp, options: Record<string, string> = {}) {
   const before = new Map([...canaries].map(([name, c]) => [name, c.connections]));
   const responses = await Promise.all(
@@ -161,6 +194,8 @@ describe('Chromium egress: a canary on a loopback port that is not allowed', () 
   it.each([
     ['', {}, 'image/png'],
     [' with every option on', ALL_OPTIONS, 'image/webp'],
+    [' as a PDF with every print and reader option', PDF_OPTIONS, 'application/pdf'],
+    [' with clip, media, locale, timezone, css', READER_OPTIONS, 'image/jpeg'],
   ])(
     'sees zero connections from any vector%s; refused top-level URLs get 400, pages with refused parts 200',
     {
@@ -222,6 +257,7 @@ describe('control: the same vectors with the canaries allowed', () => {
   it.each([
     ['', {}],
     [' with every option on', ALL_OPTIONS],
+    [' as a PDF with every print and reader option', PDF_OPTIONS],
   ])(
     'reaches every canary%s, so each vector above really sends a request',
     { timeout: 90_000 },

@@ -152,6 +152,10 @@ function control(spec: OptionSpec, opts: PageOpts): Html {
       );
     case 'quality':
       return textField(name, opts, 'number', 'min="1" max="100"');
+    case 'text':
+      return spec.form.multiline
+        ? textArea(name, opts, spec.maxLength)
+        : textField(name, opts, 'text', `maxlength="${spec.maxLength}"`);
     default:
       return textField(name, opts);
   }
@@ -190,6 +194,15 @@ function textField(name: ShotOptionField, opts: PageOpts, type = 'text', attrs =
   return html`<div class="field">
   <label for="shot-${name}">${form(name).label} <span class="optional">optional</span></label>
   <input id="shot-${name}" name="${name}" type="${type}" ${type === 'number' ? html`inputmode="numeric"` : ''} ${raw(attrs)} placeholder="${form(name).placeholder ?? ''}" value="${off ? '' : opts.input[name]}" ${off ? html`disabled data-plan-off` : ''} ${described(name, opts)}>
+  ${hintOf(name, opts)}
+</div>`;
+}
+
+function textArea(name: ShotOptionField, opts: PageOpts, maxLength: number): Html {
+  const off = refusal(name, opts) !== null;
+  return html`<div class="field">
+  <label for="shot-${name}">${form(name).label} <span class="optional">optional</span></label>
+  <textarea id="shot-${name}" name="${name}" rows="3" maxlength="${maxLength}" placeholder="${form(name).placeholder ?? ''}" ${off ? html`disabled data-plan-off` : ''} ${described(name, opts)}>${off ? '' : opts.input[name]}</textarea>
   ${hintOf(name, opts)}
 </div>`;
 }

@@ -11,7 +11,15 @@
 import { DEFAULT_QUALITY, IMAGE_FORMATS } from '../format-names.js';
 import { HIDE_SELECTORS_MAX, SELECTOR_MAX_LENGTH } from './engine/page/selectors.js';
 import type { OptionSpec } from './option-spec.js';
-import { readMargin, readPageRanges } from './option-values.js';
+import {
+  CSS_MAX_BYTES,
+  LOCALE_MAX_LENGTH,
+  readCss,
+  readLocale,
+  readMargin,
+  readPageRanges,
+  readTimezone,
+} from './option-values.js';
 
 export type { OptionCli, OptionForm, OptionSpec, OptionType } from './option-spec.js';
 
@@ -269,6 +277,77 @@ export const SHOT_OPTIONS = [
       ],
     },
     cli: { arg: 'screen|print', help: 'CSS media type', example: '--media print' },
+  },
+  {
+    name: 'locale',
+    type: 'text',
+    maxLength: LOCALE_MAX_LENGTH,
+    read: readLocale,
+    example: 'de-DE',
+    gated: false,
+    doc: "The reader's language, a BCP 47 tag: the page gets it as Accept-Language and navigator.language, and Intl formats with it (default en-US).",
+    form: {
+      group: 'page',
+      label: 'Locale',
+      placeholder: 'de-DE',
+      hint: 'Accept-Language, navigator.language and Intl.',
+    },
+    cli: { arg: 'TAG', help: 'BCP 47 locale (Accept-Language, Intl)', example: '--locale de-DE' },
+  },
+  {
+    name: 'timezone',
+    type: 'text',
+    maxLength: 64,
+    read: readTimezone,
+    example: 'Europe/Berlin',
+    gated: false,
+    doc: "The page's time zone, an IANA name (default UTC); an unknown one is a 400 naming it.",
+    form: { group: 'page', label: 'Time zone', placeholder: 'Europe/Berlin' },
+    cli: { arg: 'IANA', help: 'time zone of the page', example: '--timezone Europe/Berlin' },
+  },
+  {
+    name: 'reducedMotion',
+    type: 'flag',
+    gated: false,
+    doc: 'Emulate prefers-reduced-motion: reduce (pages that honour it skip their animations).',
+    form: { group: 'page', label: 'Reduced motion', hint: 'prefers-reduced-motion: reduce' },
+    cli: { help: 'prefers-reduced-motion: reduce', example: '--reduced-motion' },
+  },
+  {
+    name: 'css',
+    type: 'text',
+    maxLength: CSS_MAX_BYTES,
+    read: readCss,
+    example: '.chat-widget { display: none }',
+    gated: false,
+    doc: `A stylesheet (at most ${CSS_MAX_BYTES / 1024} KB) applied to the page before the capture, also on pages with a strict Content-Security-Policy; whatever it loads goes through the URL guard. @import is ignored. CSS only: no option runs script in the page.`,
+    form: {
+      group: 'page',
+      label: 'Extra CSS',
+      placeholder: '.chat-widget { display: none }',
+      hint: 'Applied before the capture; at most 64 KB.',
+      multiline: true,
+    },
+    cli: {
+      arg: 'CSS',
+      help: 'stylesheet applied before the capture (@file reads a file)',
+      example: "--css 'body{font-size:20px}'",
+    },
+  },
+  {
+    name: 'clip',
+    type: 'clip',
+    example: '0,0,600,400',
+    gated: false,
+    only: 'image',
+    doc: 'Only this area, x,y,width,height in CSS pixels: of the viewport, or with fullPage of the whole page; it must lie inside it (400 when not). Not with selector.',
+    form: {
+      group: 'capture',
+      label: 'Clip',
+      placeholder: '0,0,600,400',
+      hint: 'x,y,width,height in CSS pixels.',
+    },
+    cli: { arg: 'X,Y,W,H', help: 'only this area (CSS pixels)', example: '--clip 0,0,600,400' },
   },
   {
     name: 'ttl',

@@ -111,3 +111,40 @@ export function shown(v: string): string {
 export function bad(message: string): AppError {
   return new AppError('bad_request', message);
 }
+
+/** Longest locale tag taken (BCP 47 allows long ones; real ones are short). */
+export const LOCALE_MAX_LENGTH = 35;
+
+/** `locale`: a BCP 47 language tag, in its canonical form (`de-de` → `de-DE`). */
+export function readLocale(value: string, name: string): string {
+  const v = value.trim();
+  try {
+    const [canonical] = Intl.getCanonicalLocales(v);
+    if (canonical && /^[A-Za-z0-9-]+$/.test(canonical)) return canonical;
+  } catch {
+    // Refused below.
+  }
+  throw bad(`${name} must be a BCP 47 language tag (for example de-DE or pt-BR) (got ${shown(v)})`);
+}
+
+/** `timezone`: an IANA time zone Node's ICU (the same tables as Chromium's) knows, canonical case. */
+export function readTimezone(value: string, name: string): string {
+  const v = value.trim();
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: v }).resolvedOptions().timeZone;
+  } catch {
+    throw bad(
+      `${name} ${shown(v)} is not a known IANA time zone (for example Europe/Berlin or America/New_York)`,
+    );
+  }
+}
+
+/** The largest stylesheet `css` takes, in bytes of UTF-8. */
+export const CSS_MAX_BYTES = 64 * 1024;
+
+/** `css`: a stylesheet of at most 64 KB, kept as given (it is the page's business what it means). */
+export function readCss(value: string, name: string): string {
+  const bytes = Buffer.byteLength(value);
+  if (bytes > CSS_MAX_BYTES) throw bad(`${name} must be at most ${CSS_MAX_BYTES} bytes (got ${bytes})`);
+  return value;
+}

@@ -161,6 +161,9 @@ export function parseShotOptions(q: Record<string, unknown>, viewport: Viewport)
     if (value !== undefined) out[storedAs(spec)] = value;
   }
   refuseMisapplied(text, ctx.kind);
+  if (out.clip !== undefined && out.selector !== undefined) {
+    throw bad('clip and selector cannot be combined; leave one out');
+  }
   return Object.keys(out).length === 0 ? undefined : (out as ShotOptions);
 }
 

@@ -11,6 +11,7 @@ import type { EgressProxy, EgressSession } from '../../../../net/proxy.js';
 import { packageRoot } from '../../../../version.js';
 import { screenshotSettings } from '../../settings.js';
 import { userAgentFor, type Viewport } from '../../viewports.js';
+import { DEFAULT_LOCALE, emulateLocale } from '../page/emulate.js';
 import {
   MAX_CONSOLE_CHARS,
   MAX_CONSOLE_MESSAGES,
@@ -210,6 +211,8 @@ export interface CaptureContext {
   page: Page;
   cdp: CDPSession;
   egress: EgressSession;
+  /** The User-Agent the page sends and sees (the viewport's), for a locale that must send it again. */
+  userAgent: string;
   /** True once the page's renderer process crashed. */
   pageCrashed(): boolean;
   /** True once the page (its workers) sent more console messages than a capture allows: it was closed. */
@@ -228,14 +231,17 @@ export async function openCaptureContext(
   const egress = await proxy.openSession(label);
   let context: BrowserContext | undefined;
   try {
+    const userAgent = userAgentFor(viewport, browser.version);
+    // No `locale` here: Playwright would hold Chromium's locale override on its own session, and
+    // Chromium refuses a second one ("Another locale override is already in effect"), so the
+    // `locale` option could not change Intl. Ours sets en-US below, on the session captures use.
     context = await browser.browser.newContext({
       viewport: { width: viewport.width, height: viewport.height },
       screen: { width: viewport.width, height: viewport.height },
       deviceScaleFactor: viewport.scale,
       isMobile: viewport.mobile,
       hasTouch: viewport.mobile,
-      userAgent: userAgentFor(viewport, browser.version),
-      locale: 'en-US',
+      userAgent,
       // Its own credentials: the proxy answers 407 to anything without them.
       proxy: { server: egress.server, username: egress.username, password: egress.password },
       // register() still resolves, but the worker never fetches.
@@ -245,6 +251,10 @@ export async function openCaptureContext(
     await context.addInitScript(PAGE_INIT_SCRIPT);
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
+    // What Playwright's `locale: 'en-US'` gave every page (Accept-Language, navigator.language,
+    // Intl), set ahead of demand on the spare's own session: a capture with `locale` changes it
+    // there, a plain one pays nothing.
+    await emulateLocale(cdp, userAgent, DEFAULT_LOCALE);
     let crashed = false;
     let markGone!: (err: Error) => void;
     const gone = new Promise<never>((_, reject) => {
@@ -274,7 +284,16 @@ export async function openCaptureContext(
     context.on('page', (p) => {
       if (p !== page) void p.close().catch(() => {});
     });
-    return { context, page, cdp, egress, pageCrashed: () => crashed, flooded: () => flooded, gone };
+    return {
+      context,
+      page,
+      cdp,
+      egress,
+      userAgent,
+      pageCrashed: () => crashed,
+      flooded: () => flooded,
+      gone,
+    };
   } catch (err) {
     await context?.close().catch(() => {});
     await egress.close();

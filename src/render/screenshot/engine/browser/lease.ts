@@ -12,6 +12,8 @@ export interface Lease {
   readonly cdp: CDPSession;
   readonly egress: EgressSession;
   readonly viewport: Viewport;
+  /** The User-Agent the page sends (the viewport's). */
+  readonly userAgent: string;
   /** True once the browser behind this lease has disconnected (crash, kill). */
   readonly browserLost: boolean;
   /** True once the page's renderer process crashed. */
@@ -57,7 +59,7 @@ export async function openLease(
     deps.proxy,
     `b${instance.generation}`,
   );
-  const { context, page, cdp, egress } = prepared;
+  const { context, page, cdp, egress, userAgent } = prepared;
   let released = false;
   const lease: LeaseImpl = {
     context,
@@ -65,6 +67,7 @@ export async function openLease(
     cdp,
     egress,
     viewport,
+    userAgent,
     get browserLost() {
       return instance.lost;
     },

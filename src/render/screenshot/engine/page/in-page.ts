@@ -26,7 +26,7 @@ export async function isolatedWorld(lease: Lease): Promise<number> {
 }
 
 /** Calls `fn` (a function expression of our own) in `world` with `args` as data. */
-async function call<T>(lease: Lease, world: number, fn: string, args: unknown[]): Promise<T> {
+export async function call<T>(lease: Lease, world: number, fn: string, args: unknown[]): Promise<T> {
   const res = await lease.cdp.send('Runtime.callFunctionOn', {
     functionDeclaration: fn,
     executionContextId: world,

@@ -83,9 +83,6 @@ export const pdfDocument: LastStep<PdfPlan> = {
     // One page more than the bound tells whether there were more: printing a 10,000-page page
     // whole took minutes and hundreds of MB; this prints 101 pages at most, and 100 again only
     // when the bound cut it.
-    // Set again here: emulated before navigation, screen media held for the page the new
-    // document's renderer shows, yet printing still used print (measured on Chromium 156).
-    if (options.media === 'screen') await lease.page.emulateMedia({ media: 'screen' });
     let pdf = await print(lease, options, firstPages(options.pageRanges, maxPages + 1));
     plan.pages = countPdfPages(pdf);
     if (plan.pages > maxPages) {

@@ -5,10 +5,9 @@
  * options never comes here (capture.ts), so the plain path makes no extra round trip.
  */
 import { pause, settleWithin } from '../../../../lib/timeout.js';
-import { type ImageFormat, MAX_SIDE } from '../../../format.js';
 import type { PageBlocking } from '../../blocking/index.js';
-import { MAX_OUTPUT_PIXELS } from '../../viewports.js';
 import type { Lease } from '../browser/lease.js';
+import { maxHeightCss, pixelBound } from './bounds.js';
 import type { CaptureInput } from './capture.js';
 import {
   delayTooLong,
@@ -18,6 +17,8 @@ import {
   selectorRefused,
   tooWide,
 } from './capture-errors.js';
+import { clipArea, contentWidth } from './clip.js';
+import { emulateReader } from './emulate.js';
 import {
   hideSelectors,
   isolatedWorld,
@@ -28,6 +29,7 @@ import {
   waitForSelector,
 } from './in-page.js';
 import { emulateMetrics, type ShotArea } from './shoot.js';
+import { applyCss } from './stylesheet.js';
 
 /** What one capture with options has set up in its page. */
 export interface OptionState {
@@ -72,13 +74,7 @@ export async function beforeNavigation(lease: Lease, input: CaptureInput, state:
     await emulateMetrics(lease, o.scale);
     state.sessionScale = o.scale;
   }
-  // `media` is stored only when it is not the format's own (print for a PDF, screen otherwise).
-  if (o.darkMode || o.media) {
-    await lease.page.emulateMedia({
-      ...(o.darkMode ? { colorScheme: 'dark' as const } : {}),
-      ...(o.media ? { media: o.media } : {}),
-    });
-  }
+  await emulateReader(lease, o);
   if (o.blockAds || o.blockCookieBanners) {
     if (!input.blocker) throw new Error('a blocking option without a blocker');
     state.blocking = await input.blocker.attach(lease.page, {
@@ -125,6 +121,12 @@ export async function readyPage(
     return made;
   };
   const idle = input.idle ?? (<R>(wait: Promise<R>) => wait);
+  // Emulated before navigation, the media type still reverted for the new document's renderer
+  // (a print stylesheet was not applied, and a PDF printed with print media; Chromium 156):
+  // set again on the ready page. The colour scheme and reduced motion held.
+  if (o.media !== undefined) await lease.page.emulateMedia({ media: o.media });
+  // First, so the waits below see the page as it will be captured.
+  if (o.css !== undefined) await applyCss(lease, await world(), o.css);
   if (o.waitForSelector !== undefined) {
     const id = await world();
     const seen = await idle(waitForSelector(lease, id, o.waitForSelector, true, left(input)));
@@ -174,7 +176,14 @@ export async function prepareShot(lease: Lease, input: CaptureInput, state: Opti
   }
   let area: ShotArea;
   let fullHeight = pageHeight;
-  if (o.selector !== undefined) {
+  if (o.clip !== undefined) {
+    const bounds =
+      pageHeight !== undefined
+        ? { x: 0, y: 0, width: Math.max(vv.clientWidth, await contentWidth(lease)), height: pageHeight }
+        : { x: vv.pageX, y: vv.pageY, width: vv.clientWidth, height: vv.clientHeight };
+    area = clipArea(o.clip, bounds, outScale, input);
+    fullHeight = o.clip.height;
+  } else if (o.selector !== undefined) {
     const element = await elementArea(lease, await world(), o.selector, input, { outScale, maxCss });
     area = element.area;
     fullHeight = element.fullHeight;
@@ -203,35 +212,6 @@ export async function prepareShot(lease: Lease, input: CaptureInput, state: Opti
     ...(pageHeight !== undefined ? { pageHeight } : {}),
     truncated: fullHeight !== undefined && fullHeight > area.height,
   };
-}
-
-/**
- * AVIF's encoder cannot be stopped once it has started (sharp's timeout does not reach
- * libheif): 21.6 megapixels took 7.3 s here with a 2 s timeout set, and a tall page's 40
- * megapixels 82 s. An AVIF capture is cut at this many pixels so its encoding ends in time.
- */
-const MAX_AVIF_PIXELS = 8_000_000;
-
-/** The output pixels this capture may hold: the plan's bound, the engine's, AVIF's. */
-function pixelBound(input: CaptureInput): number {
-  const format = input.options?.output?.format ?? 'png';
-  return Math.min(
-    input.maxPixels ?? MAX_OUTPUT_PIXELS,
-    MAX_OUTPUT_PIXELS,
-    format === 'avif' ? MAX_AVIF_PIXELS : Infinity,
-  );
-}
-
-/**
- * The tallest capture `widthCss` wide, in CSS pixels: the configured height in output pixels,
- * the format's own limit (WebP stops at 16,383), and the pixel bound (the plan's, at most 40
- * megapixels). 0 when not even one row fits.
- */
-function maxHeightCss(input: CaptureInput, widthCss: number, outScale: number): number {
-  const format = input.options?.output?.format ?? 'png';
-  const byPixels = Math.floor(pixelBound(input) / Math.max(1, Math.round(widthCss * outScale)));
-  const maxOut = Math.min(input.maxHeight, MAX_SIDE[format as ImageFormat], byPixels);
-  return Math.floor(maxOut / outScale);
 }
 
 /**
