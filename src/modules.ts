@@ -172,6 +172,7 @@ export async function createModules(
         onBusy: () => metrics.queueRejected('screenshot'),
         ...(flight && redisCache ? { shared: flight } : {}),
         ...(opts.screenshotGuard ? { guard: opts.screenshotGuard } : {}),
+        credentialsMac: accounts.secrets.credentialsMac,
       }),
     );
 

@@ -21,6 +21,8 @@ export interface ServerSecrets {
   csrfToken(boundTo: string): string;
   /** Hex HMAC-SHA-256 of a value a rate-limit key must not show (an email): unguessable without the secret. */
   limiterKey(value: string): string;
+  /** Hex HMAC-SHA-256 of a screenshot's credentials: their part of a cache key, never them in clear. */
+  credentialsMac(value: string): string;
   /** Identifies the secret without revealing it: lets a database refuse a node with another secret. */
   readonly fingerprint: string;
 }
@@ -35,6 +37,7 @@ export function deriveSecrets(secret: string): ServerSecrets {
   const tokenHash = sub('cardshot/token-hash/v1');
   const csrf = sub('cardshot/csrf/v1');
   const limiter = sub('cardshot/limiter-key/v1');
+  const credentials = sub('cardshot/screenshot-credentials/v1');
   const fingerprint = sub('cardshot/fingerprint/v1').toString('base64url').slice(0, 22);
   return {
     hashKey: (key) => createHmac('sha256', hashKey).update(key).digest('hex'),
@@ -42,6 +45,7 @@ export function deriveSecrets(secret: string): ServerSecrets {
     hashToken: (token) => createHmac('sha256', tokenHash).update(token).digest('hex'),
     csrfToken: (boundTo) => createHmac('sha256', csrf).update(boundTo).digest('base64url'),
     limiterKey: (value) => createHmac('sha256', limiter).update(value).digest('hex'),
+    credentialsMac: (value) => createHmac('sha256', credentials).update(value).digest('hex'),
     fingerprint,
   };
 }

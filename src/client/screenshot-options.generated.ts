@@ -45,6 +45,14 @@ export interface ScreenshotOptions {
   css?: string;
   /** Only this area, x,y,width,height in CSS pixels: of the viewport, or with fullPage of the whole page; it must lie inside it (400 when not). Not with selector. */
   clip?: string | { x: number; y: number; width: number; height: number };
+  /** POST only: HTTP headers sent with the page's requests to its own origin only (at most 20, 8 KB in all). Host, Connection, Content-Length, Transfer-Encoding, Upgrade, TE, Trailer, Keep-Alive, Proxy-* and Cookie (use cookies) are refused. */
+  headers?: Readonly<Record<string, string>>;
+  /** POST only: cookies set for the page's host before it loads, [{name, value, path?, secure?, httpOnly?, sameSite?}] (at most 50, 16 KB in all). */
+  cookies?: ReadonlyArray<{ name: string; value: string; path?: string; secure?: boolean; httpOnly?: boolean; sameSite?: 'Strict' | 'Lax' | 'None' }>;
+  /** POST only: HTTP Basic authentication {username, password}, sent to the page's own origin only. */
+  basicAuth?: { username: string; password: string };
+  /** POST only: the User-Agent the page sends and sees (at most 512 characters). */
+  userAgent?: string;
   /** Seconds this capture may be served from the cache; Cache-Control max-age follows it. An older cached capture is taken again. From 3600 to 2592000. */
   ttl?: number;
   /** Capture again even when cached (the new capture replaces the cached one); plan-gated, counts as a capture. Refused (400) in a signed URL that expires more than 30 minutes from now. */

@@ -86,7 +86,8 @@ export function logAppError(log: FastifyBaseLogger, appErr: AppError, err: unkno
 /** Installs the error handler and the 404/405 handler on `app`. */
 export function installErrorHandling(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((err: unknown, req: FastifyRequest, reply: FastifyReply) => {
-    const appErr = toAppError(err, bodyLimit);
+    // A route may take more than the server's default (POST /render/url: a stylesheet and cookies).
+    const appErr = toAppError(err, req.routeOptions?.bodyLimit ?? bodyLimit);
     logAppError(req.log, appErr, err);
     return sendError(reply, appErr);
   });

@@ -3,7 +3,20 @@
  * punctuation removed (so `api_key`, `API-KEY`, `x-api-key` and `apiKey` are all caught).
  * Names ending in one of these are secret too (`access_token`, `client_secret`, `my_password`).
  */
-const SECRET_NAMES = ['apikey', 'key', 'sig', 'signature', 'token', 'secret', 'password', 'passwd'];
+const SECRET_NAMES = [
+  'apikey',
+  'key',
+  'sig',
+  'signature',
+  'token',
+  'secret',
+  'password',
+  'passwd',
+  // A screenshot's credentials: refused in a URL (POST only), and never logged when sent there anyway.
+  'headers',
+  'cookies',
+  'basicauth',
+];
 
 /**
  * Values that are secret whatever they are called or wherever they appear (a key pasted into

@@ -3,10 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { DEFAULT_PLANS, type Plan } from '../../src/auth/plans.js';
-import { readShotInput } from '../../src/dashboard/screenshot-playground.js';
+import { readShotInput, SHOT_OPTION_FIELDS } from '../../src/dashboard/screenshot-playground.js';
 import { CONTENT_SECURITY_POLICY } from '../../src/dashboard/security.js';
 import { screenshotPlaygroundPage } from '../../src/dashboard/views/screenshot-playground.js';
-import { OPTION_NAMES } from '../../src/render/screenshot/option-names.js';
 import { viewportCatalogue } from '../../src/render/screenshot/viewports.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { chromiumAvailable } from '../helpers/browser.js';
@@ -215,7 +214,7 @@ describe('screenshot playground page', () => {
     expect(page).toMatch(/<input id="shot-delay" [^>]* disabled data-plan-off /);
     expect(page).toMatch(/<select id="shot-scale" name="scale" disabled /);
     expect(page).toContain('<option value="webp" selected>WebP</option>');
-    expect(page.match(/Not available on your plan \(free\)\./g)).toHaveLength(OPTION_NAMES.length - 4);
+    expect(page.match(/Not available on your plan \(free\)\./g)).toHaveLength(SHOT_OPTION_FIELDS.length - 4);
   });
 
   it('tells an account without screenshots so, and disables Capture', async () => {

@@ -49,12 +49,16 @@ function schemaOf(spec: OptionSpec): TSchema {
       });
     case 'text':
       return Type.String({ maxLength: spec.maxLength, description, examples: [spec.example] });
+    case 'credential':
+      return Type.String({ description });
     case 'clip':
       return Type.String({ pattern: '^\\d+,\\d+,\\d+,\\d+$', description, examples: [spec.example] });
   }
 }
 
-/** The options as optional query parameters, in table order. */
+/** The options as optional query parameters, in table order (credentials never go in a URL). */
 export const SHOT_OPTION_PROPERTIES: Record<string, TSchema> = Object.fromEntries(
-  SHOT_OPTIONS.map((spec) => [spec.name, Type.Optional(schemaOf(spec))]),
+  (SHOT_OPTIONS as readonly OptionSpec[])
+    .filter((spec) => spec.type !== 'credential')
+    .map((spec) => [spec.name, Type.Optional(schemaOf(spec))]),
 );

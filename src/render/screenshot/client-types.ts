@@ -14,6 +14,15 @@ export const SHOT_TYPES_COMMAND = 'npm run client:types';
 /** Where the module is committed, from the repository's root. */
 export const SHOT_TYPES_FILE = 'src/client/screenshot-options.generated.ts';
 
+/** The credentials' types (POST only). */
+const CREDENTIAL_TYPES = {
+  headers: 'Readonly<Record<string, string>>',
+  cookies:
+    "ReadonlyArray<{ name: string; value: string; path?: string; secure?: boolean; httpOnly?: boolean; sameSite?: 'Strict' | 'Lax' | 'None' }>",
+  basicAuth: '{ username: string; password: string }',
+  userAgent: 'string',
+} as const;
+
 /** The TypeScript type of an option's value as the client takes it. */
 function clientType(spec: OptionSpec): string {
   switch (spec.type) {
@@ -35,6 +44,8 @@ function clientType(spec: OptionSpec): string {
       return 'string';
     case 'clip':
       return 'string | { x: number; y: number; width: number; height: number }';
+    case 'credential':
+      return CREDENTIAL_TYPES[spec.shape];
   }
 }
 
@@ -51,7 +62,12 @@ export function screenshotOptionsModule(): string {
   const members = SHOT_OPTIONS.filter((o: OptionSpec) => o.type !== 'format' && o.type !== 'quality')
     .map((o) => `  /** ${clientDoc(o)} */\n  ${o.name}?: ${clientType(o)};`)
     .join('\n');
-  const params = ['url', 'viewport', 'waitUntil', ...SHOT_OPTIONS.map((o) => o.name)]
+  const params = [
+    'url',
+    'viewport',
+    'waitUntil',
+    ...SHOT_OPTIONS.filter((o: OptionSpec) => o.type !== 'credential').map((o) => o.name),
+  ]
     .map((n) => `  '${n}',`)
     .join('\n');
   const omitted = SHOT_OPTIONS.flatMap((o: OptionSpec) => {

@@ -34,6 +34,8 @@ export interface ScreenshotModuleDeps {
   /** Called for every capture refused because the queue is full (metrics). */
   onBusy?: () => void;
   shared?: SharedFlight;
+  /** The HMAC a credentialed capture's cache key holds instead of its credentials (the server secret's). */
+  credentialsMac?: (value: string) => string;
 }
 
 /** Each module's browser pool: kept out of the service's API, which reports it through `status()`. */

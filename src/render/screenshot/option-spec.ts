@@ -52,6 +52,11 @@ export type OptionType =
     }
   /** An area of the page in CSS pixels: `x,y,width,height` (an object in a JSON body). */
   | { type: 'clip'; example: string }
+  /**
+   * What signs a capture in (credentials.ts checks it): only in a POST body with a key, never in
+   * a URL, which is logged by proxies and, signed, public.
+   */
+  | { type: 'credential'; shape: 'headers' | 'cookies' | 'basicAuth' | 'userAgent'; example: string }
   /** The output format; `none` (PNG) asks for nothing. Read together with `quality`. */
   | { type: 'format'; values: readonly string[]; none: string; example: string }
   /** The lossy formats' quality, 1–100 (shared with the template routes). */
@@ -60,7 +65,7 @@ export type OptionType =
 /** Where the dashboard playground shows an option, and what a person reads there. */
 export interface OptionForm {
   /** The fieldset: what to capture, how the page is shown, the image made of it. */
-  group: 'capture' | 'page' | 'image' | 'pdf';
+  group: 'capture' | 'page' | 'image' | 'pdf' | 'credentials';
   label: string;
   hint?: string;
   placeholder?: string;

@@ -9,6 +9,13 @@
  * The order is the order of the query the client writes and of the names an error lists.
  */
 import { DEFAULT_QUALITY, IMAGE_FORMATS } from '../format-names.js';
+import {
+  COOKIES_MAX,
+  COOKIES_MAX_BYTES,
+  HEADERS_MAX,
+  HEADERS_MAX_BYTES,
+  USER_AGENT_MAX,
+} from './credentials.js';
 import { HIDE_SELECTORS_MAX, SELECTOR_MAX_LENGTH } from './engine/page/selectors.js';
 import type { OptionSpec } from './option-spec.js';
 import {
@@ -348,6 +355,79 @@ export const SHOT_OPTIONS = [
       hint: 'x,y,width,height in CSS pixels.',
     },
     cli: { arg: 'X,Y,W,H', help: 'only this area (CSS pixels)', example: '--clip 0,0,600,400' },
+  },
+  {
+    name: 'headers',
+    type: 'credential',
+    shape: 'headers',
+    example: '{"Authorization": "Bearer …"}',
+    gated: false,
+    doc: `POST only: HTTP headers sent with the page's requests to its own origin only (at most ${HEADERS_MAX}, ${HEADERS_MAX_BYTES / 1024} KB in all). Host, Connection, Content-Length, Transfer-Encoding, Upgrade, TE, Trailer, Keep-Alive, Proxy-* and Cookie (use cookies) are refused.`,
+    form: {
+      group: 'credentials',
+      label: 'Headers',
+      placeholder: 'X-Token: abc',
+      hint: 'One "Name: value" per line; sent to the page’s origin only, never stored.',
+      multiline: true,
+    },
+    cli: {
+      flag: 'header',
+      arg: "'NAME: VALUE'",
+      repeatable: true,
+      help: "request header to the page's origin (repeatable)",
+      example: "--header 'X-Token: abc'",
+    },
+  },
+  {
+    name: 'cookies',
+    type: 'credential',
+    shape: 'cookies',
+    example: '[{"name": "session", "value": "…"}]',
+    gated: false,
+    doc: `POST only: cookies set for the page's host before it loads, [{name, value, path?, secure?, httpOnly?, sameSite?}] (at most ${COOKIES_MAX}, ${COOKIES_MAX_BYTES / 1024} KB in all).`,
+    form: {
+      group: 'credentials',
+      label: 'Cookies',
+      placeholder: 'session=abc',
+      hint: 'One name=value per line; never stored.',
+      multiline: true,
+    },
+    cli: {
+      flag: 'cookie',
+      arg: 'NAME=VALUE',
+      repeatable: true,
+      help: "cookie for the page's host (repeatable)",
+      example: '--cookie session=abc',
+    },
+  },
+  {
+    name: 'basicAuth',
+    type: 'credential',
+    shape: 'basicAuth',
+    example: '{"username": "ada", "password": "…"}',
+    gated: false,
+    doc: "POST only: HTTP Basic authentication {username, password}, sent to the page's own origin only.",
+    form: {
+      group: 'credentials',
+      label: 'Basic auth',
+      placeholder: 'user:password',
+      hint: 'user:password; never stored.',
+    },
+    cli: {
+      arg: 'USER:PASS',
+      help: "HTTP Basic auth for the page's origin",
+      example: '--basic-auth ada:secret',
+    },
+  },
+  {
+    name: 'userAgent',
+    type: 'credential',
+    shape: 'userAgent',
+    example: 'Mozilla/5.0 (compatible; MyBot/1.0)',
+    gated: false,
+    doc: `POST only: the User-Agent the page sends and sees (at most ${USER_AGENT_MAX} characters).`,
+    form: { group: 'credentials', label: 'User-Agent', placeholder: 'Mozilla/5.0 …' },
+    cli: { arg: 'UA', help: 'User-Agent of the page', example: "--user-agent 'MyBot/1.0'" },
   },
   {
     name: 'ttl',

@@ -53,8 +53,8 @@ type StoredValue<S> = S extends { type: 'flag'; on: true }
               : never;
 
 type Spec = (typeof SHOT_OPTIONS)[number];
-/** Options stored under their own name (format and quality live together in `output`). */
-type SimpleSpec = Exclude<Spec, { type: 'format' | 'quality' }>;
+/** Options stored under their own name (format and quality live together in `output`; credentials apart). */
+type SimpleSpec = Exclude<Spec, { type: 'format' | 'quality' | 'credential' }>;
 
 /**
  * What the options of one request ask for; every field at its default is left out: `fullPage`,
@@ -130,6 +130,13 @@ const READ: {
     return spec.read(v, spec.name);
   },
   clip: (spec, text) => clipOf(text(spec.name as OptionName), spec.name),
+  // Never from a query: a POST body's credentials are read by credentials.ts.
+  credential: (spec, text) => {
+    if (text(spec.name as OptionName) === undefined) return undefined;
+    throw bad(
+      `${spec.name} cannot be sent in a URL (URLs are logged, and a signed one is public): send it in the body of POST /render/url with an x-api-key header`,
+    );
+  },
 };
 
 /** Where a parsed value is stored: its own name, or `output` for the format and its quality. */
@@ -197,7 +204,7 @@ export function optionsInUse(options: ShotOptions | undefined): OptionName[] {
 
 /** Options stored under their own name, in table order. */
 const SIMPLE: readonly OptionName[] = SHOT_OPTIONS.filter(
-  (o) => o.type !== 'format' && o.type !== 'quality',
+  (o: OptionSpec) => o.type !== 'format' && o.type !== 'quality' && o.type !== 'credential',
 ).map((o) => o.name);
 /** Options that change only how the capture is cached, not the image. */
 const CACHING_ONLY = new Set<OptionName>(

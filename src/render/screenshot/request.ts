@@ -1,5 +1,6 @@
 import { AppError } from '../../errors.js';
 import { editDistance } from '../../lib/edit-distance.js';
+import type { ShotCredentials } from './credentials.js';
 import { OPTION_NAMES } from './option-names.js';
 import { parseShotOptions, type ShotOptions } from './options.js';
 import { DEFAULT_VIEWPORT, type Viewport } from './viewports.js';
@@ -16,6 +17,8 @@ export interface ScreenshotRequest {
   waitUntil: WaitUntil;
   /** The screenshot options this request turns on; absent when none is (see options.ts). */
   options?: ShotOptions;
+  /** What signs the capture in (POST only): sent to the page's origin, never cached in clear. */
+  credentials?: ShotCredentials;
 }
 
 export const URL_MAX_LENGTH = 2048;

@@ -138,6 +138,7 @@ async function captureIn(
       maxHeight: deps.maxHeight,
       ...(deps.maxPdfPages !== undefined ? { maxPdfPages: deps.maxPdfPages } : {}),
       ...(job.options ? { options: job.options } : {}),
+      ...(job.credentials ? { credentials: job.credentials } : {}),
       ...(deps.blocker ? { blocker: deps.blocker } : {}),
       ...(deps.idle ? { idle: deps.idle } : {}),
       ...(deps.maxPixels !== undefined ? { maxPixels: deps.maxPixels } : {}),

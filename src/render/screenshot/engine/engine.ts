@@ -19,7 +19,8 @@ import type { LastStepName } from './page/last-step.js';
 import { busy } from './refusals.js';
 
 /** What to capture: the page, as the request asked for it, and what to make of it at the end. */
-export interface CaptureJob extends Pick<ScreenshotRequest, 'url' | 'viewport' | 'waitUntil' | 'options'> {
+export interface CaptureJob
+  extends Pick<ScreenshotRequest, 'url' | 'viewport' | 'waitUntil' | 'options' | 'credentials'> {
   /** The capture's last step: the visible viewport, an area (options), or a PDF. */
   last: LastStepName;
 }

@@ -22,6 +22,8 @@ export function screenshotCacheKey(
   maxPixels?: number,
   /** For a PDF: the most pages it may hold (CARDSHOT_PDF_MAX_PAGES). */
   maxPdfPages?: number,
+  /** For a capture with credentials: their HMAC under the server secret (never them in clear). */
+  credentialsMac?: string,
 ): string {
   const { url, viewport, waitUntil } = req;
   const options = imageIdentity(req.options);
@@ -40,6 +42,7 @@ export function screenshotCacheKey(
     // Only for a selector or a full page, whose height the plan's bound may cut.
     ...(maxPixels !== undefined ? [{ maxPixels }] : []),
     ...(maxPdfPages !== undefined ? [{ maxPdfPages }] : []),
+    ...(credentialsMac !== undefined ? [{ credentialsMac }] : []),
   ];
   return createHash('sha256').update(JSON.stringify(identity)).digest('hex');
 }

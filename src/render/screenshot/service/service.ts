@@ -1,9 +1,11 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { CacheEntry, PngCache } from '../../../cache/cache.js';
 import { etagMatches } from '../../../cache/etag.js';
 import type { SharedFlight } from '../../../cache/shared-flight.js';
 import { createSingleFlight } from '../../../lib/single-flight.js';
 import type { UrlGuard } from '../../../net/url-guard.js';
+import { canonicalCredentials } from '../credentials.js';
 import type { ScreenshotEngine } from '../engine/engine.js';
 import { lastStepFor } from '../engine/page/last-step.js';
 import { notInstalled } from '../engine/refusals.js';
@@ -47,6 +49,11 @@ export interface ScreenshotDeps {
   engine: ScreenshotEngine;
   /** Single-flight across nodes (with REDIS_URL): one capture per URL and viewport for the whole fleet. */
   shared?: SharedFlight;
+  /**
+   * The HMAC under the server secret that stands for a request's credentials in its cache key;
+   * without one (tests), a key made for this process only.
+   */
+  credentialsMac?: (value: string) => string;
 }
 
 /**
@@ -59,6 +66,9 @@ export function createScreenshotService(
 ): Omit<ScreenshotService, 'close'> {
   const { log, engine, guard } = deps;
   const { timeoutMs, viewports } = settings;
+  const processKey = randomBytes(32);
+  const mac =
+    deps.credentialsMac ?? ((value: string) => createHmac('sha256', processKey).update(value).digest('hex'));
   const flight = createSingleFlight<{ entry: CacheEntry; maxAge: number; timings: ShotTimings }>();
 
   /**
@@ -93,12 +103,14 @@ export function createScreenshotService(
       const { options } = req;
       // Per account unless configured shared: otherwise X-Cache, Age and 304 tell any key holder
       // whether another account captured a URL, and let it choose when one is captured for all.
-      const scope = settings.cacheShared ? '' : (opts.owner?.accountId ?? '');
+      // A capture signed in with credentials is the account's own, shared cache or not.
+      const creds = req.credentials;
+      const scope = settings.cacheShared && !creds ? '' : (opts.owner?.accountId ?? '');
       // The plan's pixel bound is part of what a selector or full page holds (a shared cache
       // must not hand a free account the taller capture of a paid one).
       const bound = boundApplies(req) ? outputPixelBound(req, opts.owner) : undefined;
       const pages = options?.output?.format === 'pdf' ? settings.pdfMaxPages : undefined;
-      const key = screenshotCacheKey(req, scope, bound, pages);
+      const key = screenshotCacheKey(req, scope, bound, pages, creds && mac(canonicalCredentials(creds)));
       const format = options?.output?.format ?? 'png';
       const timings: ShotTimings = {};
       const lookup = performance.now();

@@ -1,5 +1,6 @@
 import { withDeadline } from '../../../../lib/timeout.js';
 import type { Blocker } from '../../blocking/index.js';
+import type { ShotCredentials } from '../../credentials.js';
 import type { ShotFormat, ShotOptions } from '../../options.js';
 import type { WaitUntil } from '../../request.js';
 import type { Lease } from '../browser/lease.js';
@@ -20,6 +21,8 @@ export interface CaptureInput {
   timeoutMs: number;
   /** The request's options; absent for the plain capture of the visible viewport. */
   options?: ShotOptions;
+  /** What signs the page in: sent to its own origin only (credentials.ts). */
+  credentials?: ShotCredentials;
   /** Ad and cookie-banner blocking, attached when an option asks for it. */
   blocker?: Blocker;
   /** Output pixels a full-page or element capture may be tall. */
@@ -72,14 +75,14 @@ export async function capturePage<T extends Partial<CaptureTimings>>(
   timings: T = {} as T,
 ): Promise<Capture & { timings: T & CaptureTimings }> {
   // With options, `prepare` is listed where it happens (Server-Timing keeps this order).
-  const prepare = input.options ? { prepare: 0 } : {};
+  const prepare = input.options || input.credentials ? { prepare: 0 } : {};
   const t = Object.assign(timings, { navigate: 0, fonts: 0, ...prepare, capture: 0, encode: 0 });
   const doc = trackDocument(lease.page, lease.egress.token);
   const state: OptionState = {};
   const step = LAST_STEPS[input.last ?? lastStepFor(input.options)];
   try {
     let mark = performance.now();
-    if (input.options) {
+    if (input.options || input.credentials) {
       await beforeNavigation(lease, input, state);
       t.prepare = performance.now() - mark;
       mark = performance.now();

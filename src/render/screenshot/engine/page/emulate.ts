@@ -23,10 +23,16 @@ export async function emulateLocale(cdp: CDPSession, userAgent: string, locale: 
   ]);
 }
 
-/** Locale, time zone and media features of `o`, on this page only; nothing when none is asked for. */
-export async function emulateReader(lease: Lease, o: ShotOptions): Promise<void> {
+/**
+ * Locale, time zone, media features of `o`, and the caller's User-Agent (POST), on this page
+ * only; nothing when none is asked for.
+ */
+export async function emulateReader(lease: Lease, o: ShotOptions, userAgent?: string): Promise<void> {
   const steps: Promise<unknown>[] = [];
-  if (o.locale !== undefined) steps.push(emulateLocale(lease.cdp, lease.userAgent, o.locale));
+  // One call sets both: a User-Agent of the caller's keeps the locale's Accept-Language.
+  if (o.locale !== undefined || userAgent !== undefined) {
+    steps.push(emulateLocale(lease.cdp, userAgent ?? lease.userAgent, o.locale ?? DEFAULT_LOCALE));
+  }
   if (o.timezone !== undefined) {
     steps.push(lease.cdp.send('Emulation.setTimezoneOverride', { timezoneId: o.timezone }));
   }

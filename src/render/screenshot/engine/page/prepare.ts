@@ -18,6 +18,7 @@ import {
   tooWide,
 } from './capture-errors.js';
 import { clipArea, contentWidth } from './clip.js';
+import { attachCredentials } from './credentials.js';
 import { emulateReader } from './emulate.js';
 import {
   hideSelectors,
@@ -36,6 +37,8 @@ export interface OptionState {
   /** The device scale factor our CDP session emulates, once it emulates one. */
   sessionScale?: number;
   blocking?: PageBlocking;
+  /** Takes the credentials' header interception off. */
+  detachCredentials?: () => void;
 }
 
 /** What to capture, and what the answer says about it. */
@@ -66,15 +69,16 @@ const left = (input: CaptureInput) => Math.max(0, input.deadline - Date.now() - 
  * the viewport serves any scale), the colour scheme, and the blocker when an option asks for it.
  */
 export async function beforeNavigation(lease: Lease, input: CaptureInput, state: OptionState): Promise<void> {
-  const o = input.options;
-  if (!o) return;
+  const o = input.options ?? {};
+  if (input.credentials)
+    state.detachCredentials = await attachCredentials(lease, input.url, input.credentials);
   await refuseSelectorsBeforeFetch(lease, o);
   // A PDF's `scale` is its print scale (pdf.ts), not the device's.
   if (o.scale !== undefined && o.output?.format !== 'pdf') {
     await emulateMetrics(lease, o.scale);
     state.sessionScale = o.scale;
   }
-  await emulateReader(lease, o);
+  await emulateReader(lease, o, input.credentials?.userAgent);
   if (o.blockAds || o.blockCookieBanners) {
     if (!input.blocker) throw new Error('a blocking option without a blocker');
     state.blocking = await input.blocker.attach(lease.page, {
@@ -254,6 +258,7 @@ async function elementArea(
 
 /** Takes the blocker off the page, if one was attached (in `finally`; bounded, never throws). */
 export async function afterCapture(state: OptionState): Promise<void> {
+  state.detachCredentials?.();
   if (state.blocking)
     await settleWithin(
       state.blocking.detach().catch(() => {}),
