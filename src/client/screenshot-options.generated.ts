@@ -48,11 +48,20 @@ export interface ScreenshotOptions {
   /** POST only: HTTP headers sent with the page's requests to its own origin only (at most 20, 8 KB in all). Host, Connection, Content-Length, Transfer-Encoding, Upgrade, TE, Trailer, Keep-Alive, Proxy-* and Cookie (use cookies) are refused. */
   headers?: Readonly<Record<string, string>>;
   /** POST only: cookies set for the page's host before it loads, [{name, value, path?, secure?, httpOnly?, sameSite?}] (at most 50, 16 KB in all). */
-  cookies?: ReadonlyArray<{ name: string; value: string; path?: string; secure?: boolean; httpOnly?: boolean; sameSite?: 'Strict' | 'Lax' | 'None' }>;
+  cookies?: ReadonlyArray<{
+    name: string;
+    value: string;
+    path?: string;
+    secure?: boolean;
+    httpOnly?: boolean;
+    sameSite?: 'Strict' | 'Lax' | 'None';
+  }>;
   /** POST only: HTTP Basic authentication {username, password}, sent to the page's own origin only. */
   basicAuth?: { username: string; password: string };
   /** POST only: the User-Agent the page sends and sees (at most 512 characters). */
   userAgent?: string;
+  /** json: answer {"image": {url, contentType, width, height, bytes, etag}, "page": {finalUrl, status, title, description, lang, canonical, themeColor, icons, openGraph, twitter}, "timings"} instead of the image; the url is signed and expires in an hour; the page facts are read from the rendered page. */
+  response?: 'image' | 'json';
   /** Seconds this capture may be served from the cache; Cache-Control max-age follows it. An older cached capture is taken again. From 3600 to 2592000. */
   ttl?: number;
   /** Capture again even when cached (the new capture replaces the cached one); plan-gated, counts as a capture. Refused (400) in a signed URL that expires more than 30 minutes from now. */
@@ -89,6 +98,7 @@ export const SCREENSHOT_PARAMS = [
   'reducedMotion',
   'css',
   'clip',
+  'response',
   'ttl',
   'fresh',
 ] as const;
@@ -99,4 +109,5 @@ export const SCREENSHOT_OMITTED: Readonly<Record<string, string>> = {
   format: 'png',
   paper: 'a4',
   printBackground: 'true',
+  response: 'image',
 };

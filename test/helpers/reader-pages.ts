@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * - /reader/timezone?tz=Asia/Tokyo: Intl's time zone is `tz`.
  * - /reader/motion: green under prefers-reduced-motion: reduce.
  * - /reader/print: green under print media.
+ * - /reader/meta: every fact response=json reads, two of them written by script.
  * - /reader/csp: red (from /reader/red.css), under `Content-Security-Policy: default-src 'self'; style-src 'self'`
  *   (an inserted <style> is refused there; a test's css turns it green).
  */
@@ -18,6 +19,17 @@ const painted = (script: string, head = '') =>
 
 const GREEN_IF = (condition: string) =>
   `if (${condition}) document.documentElement.style.background = document.body.style.background = '#00ff00';`;
+
+/** A page with every fact response=json reads; og:image and twitter:card are written by its script. */
+const META = `<!doctype html><html lang="de"><head><meta charset="utf-8"><title>Das Produkt</title>
+<meta name="description" content="Alles über das Produkt">
+<link rel="canonical" href="/reader/meta?canonical">
+<meta name="theme-color" content="#112233">
+<link rel="icon" href="/favicon.png" sizes="32x32" type="image/png">
+<meta property="og:title" content="Produkt OG">
+<script>
+document.head.insertAdjacentHTML('beforeend', '<meta property="og:image" content="https://cdn.example/p.png"><meta name="twitter:card" content="summary_large_image">');
+</script></head><body style="margin:0;background:#00ff00;height:100vh"></body></html>`;
 
 /** Answers a /reader/ fixture; false when `u` is not one. */
 export function readerPage(u: URL, req: IncomingMessage, res: ServerResponse): boolean {
@@ -56,6 +68,9 @@ export function readerPage(u: URL, req: IncomingMessage, res: ServerResponse): b
         '<!doctype html><html><head><meta charset="utf-8"><title>csp</title><link rel="stylesheet" href="/reader/red.css"></head><body></body></html>',
         { 'content-security-policy': "default-src 'self'; style-src 'self'; img-src 'self'" },
       );
+      return true;
+    case '/reader/meta':
+      send(META);
       return true;
     case '/reader/red.css':
       res.writeHead(200, { 'content-type': 'text/css' });

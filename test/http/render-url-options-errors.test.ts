@@ -43,7 +43,7 @@ afterAll(async () => {
 describe('GET /render/url: every bad option value is a 400 naming the option and its values', () => {
   const url = 'https://example.com/';
   const ALLOWED =
-    'url, viewport, waitUntil, fullPage, selector, waitForSelector, delay, darkMode, hideSelectors, blockAds, blockCookieBanners, scale, format, quality, paper, landscape, margin, printBackground, pageRanges, media, locale, timezone, reducedMotion, css, clip, headers, cookies, basicAuth, userAgent, ttl, fresh';
+    'url, viewport, waitUntil, fullPage, selector, waitForSelector, delay, darkMode, hideSelectors, blockAds, blockCookieBanners, scale, format, quality, paper, landscape, margin, printBackground, pageRanges, media, locale, timezone, reducedMotion, css, clip, headers, cookies, basicAuth, userAgent, response, ttl, fresh';
   const cases: Array<[string, Record<string, string | string[]>, string]> = [
     [
       'a boolean that is not one',

@@ -176,3 +176,60 @@ describe('refusals, before any browser', () => {
     });
   }
 });
+
+describe('response=json', () => {
+  it('answers the page facts, read from the rendered page, and a signed image URL that serves the image', async () => {
+    const res = await shot({ url: `${pages.url}/reader/meta`, response: 'json', format: 'webp' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.headers['cache-control']).toBe('private, no-store');
+    const body = res.json();
+    expect(body.page).toEqual({
+      finalUrl: `${pages.url}/reader/meta`,
+      status: 200,
+      title: 'Das Produkt',
+      description: 'Alles über das Produkt',
+      lang: 'de',
+      canonical: `${pages.url}/reader/meta?canonical`,
+      themeColor: '#112233',
+      icons: [{ href: `${pages.url}/favicon.png`, rel: 'icon', sizes: '32x32', type: 'image/png' }],
+      openGraph: { title: 'Produkt OG', image: 'https://cdn.example/p.png' },
+      twitter: { card: 'summary_large_image' },
+    });
+    expect(body.image).toMatchObject({ contentType: 'image/webp', width: 1200, height: 630 });
+    expect(body.image.bytes).toBeGreaterThan(0);
+    expect(Object.keys(body.timings)).toContain('navigate');
+    const url = new URL(body.image.url);
+    expect(url.searchParams.get('response')).toBeNull();
+    expect(Number(url.searchParams.get('exp')) - Date.now() / 1000).toBeGreaterThan(3500);
+    const image = await t.inject({ method: 'GET', url: `${url.pathname}${url.search}`, auth: false });
+    expect(image.statusCode).toBe(200);
+    expect(image.headers['content-type']).toBe('image/webp');
+    expect(image.rawPayload.length).toBe(body.image.bytes);
+    expect(image.headers.etag).toBe(body.image.etag);
+    // Cached with its facts: a second JSON answer needs no browser.
+    const again = await shot({ url: `${pages.url}/reader/meta`, response: 'json', format: 'webp' });
+    expect(again.headers['x-cache']).toBe('HIT');
+    expect(again.json().page).toEqual(body.page);
+  });
+
+  it('from a POST body too', async () => {
+    const res = await t.inject({
+      method: 'POST',
+      url: '/render/url',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ url: `${pages.url}/reader/meta?post`, response: 'json', darkMode: true }),
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().page.title).toBe('Das Produkt');
+    expect(new URL(res.json().image.url).searchParams.get('darkMode')).toBe('true');
+  });
+
+  it('400 for another value', async () => {
+    await expectError(
+      await shot({ url: 'http://127.0.0.1:9/', response: 'xml' }),
+      400,
+      'response must be one of: image, json (got "xml")',
+    );
+  });
+});

@@ -333,7 +333,7 @@ describe('GET /render/url: errors', () => {
     [
       'a misspelt parameter',
       { url: 'http://example.com/', waituntil: 'load' },
-      'Unknown query parameter "waituntil" (did you mean "waitUntil"?). Allowed: url, viewport, waitUntil, fullPage, selector, waitForSelector, delay, darkMode, hideSelectors, blockAds, blockCookieBanners, scale, format, quality, paper, landscape, margin, printBackground, pageRanges, media, locale, timezone, reducedMotion, css, clip, headers, cookies, basicAuth, userAgent, ttl, fresh',
+      'Unknown query parameter "waituntil" (did you mean "waitUntil"?). Allowed: url, viewport, waitUntil, fullPage, selector, waitForSelector, delay, darkMode, hideSelectors, blockAds, blockCookieBanners, scale, format, quality, paper, landscape, margin, printBackground, pageRanges, media, locale, timezone, reducedMotion, css, clip, headers, cookies, basicAuth, userAgent, response, ttl, fresh',
     ],
   ])('400 for %s', async (_label, query, error) => {
     await expectError(await shot(query as Record<string, string>), 400, error);

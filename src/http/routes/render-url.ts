@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../../auth/authenticate.js';
 import { assertScreenshotAllowed } from '../../auth/plans.js';
+import type { ServerSecrets } from '../../auth/secret.js';
 import { FRESH_SIGNED_MAX_SECONDS, FRESH_SIGNED_REFUSED } from '../../auth/signing.js';
+import { screenshotParams } from '../../client/options.js';
 import { AppError } from '../../errors.js';
 import { optionsInUse, SHOT_CONTENT_TYPES } from '../../render/screenshot/options.js';
 import { parseScreenshotRequest, type ScreenshotRequest } from '../../render/screenshot/request.js';
@@ -13,6 +15,7 @@ import { type RenderRoute, renderHandler } from '../render-pipeline.js';
 import { documentOnly } from '../schemas/common.js';
 import { renderUrl } from '../schemas/render-url.js';
 import { renderUrlPost } from '../schemas/render-url-post.js';
+import { jsonAnswer } from './shot-json.js';
 
 /**
  * GET /render/url (spec §4.2): a PNG of the page's visible viewport, cached for the configured
@@ -21,7 +24,7 @@ import { renderUrlPost } from '../schemas/render-url-post.js';
  */
 export function registerScreenshotRoutes(
   app: FastifyInstance,
-  deps: { screenshots: ScreenshotService; usage: UsageRecorder },
+  deps: { screenshots: ScreenshotService; usage: UsageRecorder; accounts: { secrets: ServerSecrets } },
 ): void {
   app.get(
     '/render/url',
@@ -29,7 +32,10 @@ export function registerScreenshotRoutes(
     renderHandler(
       app,
       deps.usage,
-      shotRoute(deps, (req) => parseScreenshotRequest(req.query, deps.screenshots.viewports)),
+      shotRoute(deps, (req) => ({
+        parsed: parseScreenshotRequest(req.query, deps.screenshots.viewports),
+        params: Object.entries(req.query as Record<string, string>),
+      })),
     ),
   );
   // The same capture from a JSON body, which alone may carry credentials (issue 29 §2).
@@ -39,7 +45,18 @@ export function registerScreenshotRoutes(
     renderHandler(
       app,
       deps.usage,
-      shotRoute(deps, (req) => parseScreenshotBody(req.body, deps.screenshots.viewports)),
+      shotRoute(deps, (req) => {
+        const parsed = parseScreenshotBody(req.body, deps.screenshots.viewports);
+        // The image URL of a JSON answer: the body's options as the GET's query (no credentials).
+        const {
+          headers: _h,
+          cookies: _c,
+          basicAuth: _b,
+          userAgent: _u,
+          ...rest
+        } = req.body as Record<string, unknown>;
+        return { parsed, params: screenshotParams(rest) };
+      }),
     ),
   );
 }
@@ -50,29 +67,45 @@ export function registerScreenshotRoutes(
  */
 export const POST_BODY_LIMIT = 160 * 1024;
 
+/** A request as read, and what a JSON answer's image URL is made of. */
+interface ShotInput {
+  parsed: ScreenshotRequest;
+  /** The request's options as GET query pairs (the POST body's too). */
+  params: Array<readonly [string, string]>;
+  /** This server's address as the caller reached it. */
+  base: string;
+}
+
 /** What GET and POST share once the request is read. */
 function shotRoute(
-  deps: { screenshots: ScreenshotService },
-  read: (req: FastifyRequest) => ScreenshotRequest,
-): RenderRoute<ScreenshotRequest, ShotResult & { contentType: string }> {
+  deps: { screenshots: ScreenshotService; accounts: { secrets: ServerSecrets } },
+  read: (req: FastifyRequest) => { parsed: ScreenshotRequest; params: Array<readonly [string, string]> },
+): RenderRoute<ShotInput, ShotResult & { contentType: string; json?: true }> {
   return {
     parse: (req) => {
-      const parsed = read(req);
+      const { parsed, params } = read(req);
       refuseLongFresh(parsed, req.auth);
-      return parsed;
+      return { parsed, params, base: `${req.protocol}://${req.host}` };
     },
-    allow: (plan, parsed) =>
+    allow: (plan, { parsed }) =>
       assertScreenshotAllowed(plan, parsed.viewport.name, optionsInUse(parsed.options)),
     // The account scopes the cache and takes the capture from its share of the browser.
-    resolve: async (parsed, opts, auth) => {
+    resolve: async ({ parsed, params, base }, opts, auth) => {
+      const json = parsed.options?.response === 'json';
+      // A JSON answer holds a URL signed for now: never a 304 for an older one.
+      const { ifNoneMatch: _inm, ...rest } = opts;
       const result = await deps.screenshots.resolve(parsed, {
-        ...opts,
+        ...(json ? rest : opts),
         owner: { accountId: auth.accountId, plan: auth.plan },
       });
-      return { ...result, contentType: SHOT_CONTENT_TYPES[result.format] };
+      if (!json || result.kind !== 'png')
+        return { ...result, contentType: SHOT_CONTENT_TYPES[result.format] };
+      const body = await jsonAnswer(result, parsed, { params, base }, auth, deps.accounts.secrets);
+      return { ...result, body, contentType: 'application/json; charset=utf-8', json: true as const };
     },
     usage: 'screenshot',
-    cacheControl: (result, auth) => pngCacheControl(auth, result.maxAge, { age: result.age }),
+    cacheControl: (result, auth) =>
+      result.json ? 'private, no-store' : pngCacheControl(auth, result.maxAge, { age: result.age }),
     headers: shotHeaders,
   };
 }

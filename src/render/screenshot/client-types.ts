@@ -17,8 +17,17 @@ export const SHOT_TYPES_FILE = 'src/client/screenshot-options.generated.ts';
 /** The credentials' types (POST only). */
 const CREDENTIAL_TYPES = {
   headers: 'Readonly<Record<string, string>>',
-  cookies:
-    "ReadonlyArray<{ name: string; value: string; path?: string; secure?: boolean; httpOnly?: boolean; sameSite?: 'Strict' | 'Lax' | 'None' }>",
+  // Written as the formatter lays it out, so the committed module stays what this writes.
+  cookies: [
+    'ReadonlyArray<{',
+    '    name: string;',
+    '    value: string;',
+    '    path?: string;',
+    '    secure?: boolean;',
+    '    httpOnly?: boolean;',
+    "    sameSite?: 'Strict' | 'Lax' | 'None';",
+    '  }>',
+  ].join('\n'),
   basicAuth: '{ username: string; password: string }',
   userAgent: 'string',
 } as const;

@@ -58,6 +58,15 @@ const CR_LF = /[\r\n]/;
 const COOKIE_VALUE = /^[\x21\x23-\x2B\x2D-\x3A\x3C-\x5B\x5D-\x7E]*$/;
 const SAME_SITE = ['Strict', 'Lax', 'None'] as const;
 
+/** A control character (below 0x20, or DEL); a tab is allowed in a header value when `tabOk`. */
+function hasControl(s: string, tabOk = false): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if ((c < 0x20 && !(tabOk && c === 0x09)) || c === 0x7f) return true;
+  }
+  return false;
+}
+
 const bad = (message: string) => new AppError('bad_request', message);
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -105,8 +114,7 @@ function parseHeaders(v: unknown): Array<readonly [string, string]> {
     seen.add(lower);
     if (typeof value !== 'string') throw bad(`headers: the value of ${shown} must be a string`);
     // Other control characters (NUL, DEL…) are refused like CR and LF: no HTTP stack takes them.
-    if (/[\x00-\x08\x0a-\x1f\x7f]/.test(value))
-      throw bad(`headers: the value of ${shown} has a control character`);
+    if (hasControl(value, true)) throw bad(`headers: the value of ${shown} has a control character`);
     bytes += Buffer.byteLength(name) + Buffer.byteLength(value);
     out.push([name, value]);
   }
@@ -119,52 +127,56 @@ function parseCookies(v: unknown): ShotCookie[] {
   if (!Array.isArray(v))
     throw bad('cookies must be a list of {name, value, path?, secure?, httpOnly?, sameSite?}');
   if (v.length > COOKIES_MAX) throw bad(`cookies must have at most ${COOKIES_MAX} cookies (got ${v.length})`);
-  let bytes = 0;
-  const out = v.map((c, i): ShotCookie => {
-    const at = `cookies[${i}]`;
-    if (!isObject(c))
-      throw bad(`${at} must be an object {name, value, path?, secure?, httpOnly?, sameSite?}`);
-    const unknown = Object.keys(c).find(
-      (k) => !['name', 'value', 'path', 'secure', 'httpOnly', 'sameSite'].includes(k),
-    );
-    if (unknown)
-      throw bad(
-        `${at} has an unknown field ${JSON.stringify(unknown.slice(0, 40))} (allowed: name, value, path, secure, httpOnly, sameSite)`,
-      );
-    const { name, value, path, secure, httpOnly, sameSite } = c;
-    if (typeof name !== 'string' || !TOKEN.test(name))
-      throw bad(`${at}.name must be a cookie name (letters, digits and !#$%&'*+.^_\`|~-)`);
-    if (typeof value !== 'string') throw bad(`${at}.value must be a string`);
-    if (CR_LF.test(value)) throw bad(`${at}.value must not contain CR or LF`);
-    if (!COOKIE_VALUE.test(value))
-      throw bad(
-        `${at}.value must not contain spaces, quotes, commas, semicolons, backslashes or control characters`,
-      );
-    if (
-      path !== undefined &&
-      (typeof path !== 'string' || !/^\/[\x21-\x3A\x3C-\x7E]*$/.test(path) || path.length > 1024)
-    ) {
-      throw bad(`${at}.path must start with / (at most 1024 characters, no spaces or semicolons)`);
-    }
-    if (secure !== undefined && typeof secure !== 'boolean') throw bad(`${at}.secure must be true or false`);
-    if (httpOnly !== undefined && typeof httpOnly !== 'boolean')
-      throw bad(`${at}.httpOnly must be true or false`);
-    if (sameSite !== undefined && !SAME_SITE.includes(sameSite as (typeof SAME_SITE)[number])) {
-      throw bad(`${at}.sameSite must be one of: ${SAME_SITE.join(', ')}`);
-    }
-    bytes += Buffer.byteLength(name) + Buffer.byteLength(value);
-    return {
-      name,
-      value,
-      ...(path !== undefined ? { path: path as string } : {}),
-      ...(secure !== undefined ? { secure: secure as boolean } : {}),
-      ...(httpOnly !== undefined ? { httpOnly: httpOnly as boolean } : {}),
-      ...(sameSite !== undefined ? { sameSite: sameSite as ShotCookie['sameSite'] } : {}),
-    };
-  });
+  const out = v.map((c, i) => parseCookie(c, `cookies[${i}]`));
+  const bytes = out.reduce((n, c) => n + Buffer.byteLength(c.name) + Buffer.byteLength(c.value), 0);
   if (bytes > COOKIES_MAX_BYTES)
     throw bad(`cookies must be at most ${COOKIES_MAX_BYTES} bytes in all (got ${bytes})`);
   return out;
+}
+
+const COOKIE_FIELDS = ['name', 'value', 'path', 'secure', 'httpOnly', 'sameSite'];
+
+/** One cookie of the list; `at` names it in messages (never its value). */
+function parseCookie(c: unknown, at: string): ShotCookie {
+  if (!isObject(c)) throw bad(`${at} must be an object {name, value, path?, secure?, httpOnly?, sameSite?}`);
+  const unknown = Object.keys(c).find((k) => !COOKIE_FIELDS.includes(k));
+  if (unknown) {
+    throw bad(
+      `${at} has an unknown field ${JSON.stringify(unknown.slice(0, 40))} (allowed: ${COOKIE_FIELDS.join(', ')})`,
+    );
+  }
+  const { name, value, path, secure, httpOnly, sameSite } = c;
+  if (typeof name !== 'string' || !TOKEN.test(name)) {
+    throw bad(`${at}.name must be a cookie name (letters, digits and !#$%&'*+.^_\`|~-)`);
+  }
+  if (typeof value !== 'string') throw bad(`${at}.value must be a string`);
+  if (CR_LF.test(value)) throw bad(`${at}.value must not contain CR or LF`);
+  if (!COOKIE_VALUE.test(value)) {
+    throw bad(
+      `${at}.value must not contain spaces, quotes, commas, semicolons, backslashes or control characters`,
+    );
+  }
+  const goodPath =
+    path === undefined ||
+    (typeof path === 'string' && path.length <= 1024 && /^\/[\x21-\x3A\x3C-\x7E]*$/.test(path));
+  if (!goodPath) throw bad(`${at}.path must start with / (at most 1024 characters, no spaces or semicolons)`);
+  for (const [field, flag] of [
+    ['secure', secure],
+    ['httpOnly', httpOnly],
+  ] as const) {
+    if (flag !== undefined && typeof flag !== 'boolean') throw bad(`${at}.${field} must be true or false`);
+  }
+  if (sameSite !== undefined && !SAME_SITE.includes(sameSite as (typeof SAME_SITE)[number])) {
+    throw bad(`${at}.sameSite must be one of: ${SAME_SITE.join(', ')}`);
+  }
+  return {
+    name,
+    value,
+    ...(path !== undefined ? { path: path as string } : {}),
+    ...(secure !== undefined ? { secure: secure as boolean } : {}),
+    ...(httpOnly !== undefined ? { httpOnly: httpOnly as boolean } : {}),
+    ...(sameSite !== undefined ? { sameSite: sameSite as ShotCookie['sameSite'] } : {}),
+  };
 }
 
 function parseBasicAuth(v: unknown): { username: string; password: string } {
@@ -177,7 +189,7 @@ function parseBasicAuth(v: unknown): { username: string; password: string } {
     throw bad('basicAuth must be {"username": "…", "password": "…"}');
   }
   if (v.username.includes(':')) throw bad('basicAuth.username must not contain ":"');
-  if (/[\x00-\x1f\x7f]/.test(v.username + v.password))
+  if (hasControl(v.username + v.password))
     throw bad('basicAuth must not contain control characters (CR, LF…)');
   if (v.username.length > BASIC_AUTH_MAX || v.password.length > BASIC_AUTH_MAX) {
     throw bad(`basicAuth.username and basicAuth.password must be at most ${BASIC_AUTH_MAX} characters each`);
@@ -189,7 +201,7 @@ function parseUserAgent(v: unknown): string {
   if (typeof v !== 'string') throw bad('userAgent must be a string');
   if (v.length > USER_AGENT_MAX)
     throw bad(`userAgent must be at most ${USER_AGENT_MAX} characters (got ${v.length})`);
-  if (/[\x00-\x1f\x7f]/.test(v)) throw bad('userAgent must not contain CR, LF or other control characters');
+  if (hasControl(v)) throw bad('userAgent must not contain CR, LF or other control characters');
   return v;
 }
 

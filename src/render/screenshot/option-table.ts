@@ -430,6 +430,24 @@ export const SHOT_OPTIONS = [
     cli: { arg: 'UA', help: 'User-Agent of the page', example: "--user-agent 'MyBot/1.0'" },
   },
   {
+    name: 'response',
+    type: 'choice',
+    values: ['image', 'json'],
+    none: 'image',
+    example: 'json',
+    gated: false,
+    doc: 'json: answer {"image": {url, contentType, width, height, bytes, etag}, "page": {finalUrl, status, title, description, lang, canonical, themeColor, icons, openGraph, twitter}, "timings"} instead of the image; the url is signed and expires in an hour; the page facts are read from the rendered page.',
+    form: {
+      group: 'image',
+      label: 'Answer',
+      choices: [
+        ['image', 'The image'],
+        ['json', 'JSON: page facts and a signed image URL'],
+      ],
+    },
+    cli: { arg: 'image|json', help: 'json: page facts and a signed image URL', example: '--response json' },
+  },
+  {
     name: 'ttl',
     type: 'integer',
     min: 3600,

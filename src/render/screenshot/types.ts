@@ -2,6 +2,7 @@
 import type { Plan } from '../../auth/plans.js';
 import type { PoolStatus } from './engine/browser/pool.js';
 import type { Capture } from './engine/page/capture.js';
+import type { PageFacts } from './engine/page/page-facts.js';
 import type { ShotFormat } from './options.js';
 import type { ScreenshotRequest } from './request.js';
 import type { Viewport } from './viewports.js';
@@ -39,6 +40,9 @@ export type ShotResult = {
   truncated?: true;
   /** A PDF's page count (X-Pdf-Pages). */
   pages?: number;
+  /** What the page is (response=json), and where it ended up. */
+  page?: PageFacts;
+  finalUrl?: string;
   timings: ShotTimings;
 } & ({ kind: 'not-modified' } | { kind: 'png'; body: Buffer });
 

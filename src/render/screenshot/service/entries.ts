@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { type CacheEntry, lifetimeSeconds } from '../../../cache/cache.js';
 import type { Capture } from '../engine/page/capture.js';
+import type { PageFacts } from '../engine/page/page-facts.js';
 import { imageIdentity, type ShotOptions } from '../options.js';
 
 /** The cache lifetimes the operator configured (seconds). */
@@ -44,10 +45,23 @@ export function entryFor(
   if (capture.pageHeight !== undefined) meta.pageHeight = String(capture.pageHeight);
   if (capture.truncated) meta.truncated = 'true';
   if (capture.pages !== undefined) meta.pages = String(capture.pages);
+  if (capture.page) meta.page = JSON.stringify(capture.page);
   return {
     entry: { body: capture.image, etag, storedAt: now, expiresAt: now + maxAge * 1000, meta },
     maxAge,
   };
+}
+
+/**
+ * The ETag the image itself is answered with: its options (response aside, which changes the
+ * answer, not the image) and its bytes, as `entryFor` makes it for the image request.
+ */
+export function imageEtag(image: Buffer, options: ShotOptions | undefined): string {
+  const { response: _answer, ...rest } = options ?? {};
+  const identity = imageIdentity(Object.keys(rest).length > 0 ? rest : undefined);
+  const hash = createHash('sha256');
+  if (identity) hash.update(`${JSON.stringify(identity)}\n`);
+  return hash.update(image).digest('hex').slice(0, 40);
 }
 
 /** The max-age a cached entry is served with: the request's `ttl` for a 2xx page, else its own. */
@@ -79,10 +93,14 @@ export function entryFacts(entry: CacheEntry): {
   pageHeight?: number;
   truncated?: true;
   pages?: number;
+  page?: PageFacts;
+  finalUrl?: string;
 } {
   const pageHeight = entry.meta?.pageHeight;
   const pages = entry.meta?.pages;
   return {
+    ...(entry.meta?.page ? { page: JSON.parse(entry.meta.page) as PageFacts } : {}),
+    ...(entry.meta?.finalUrl ? { finalUrl: entry.meta.finalUrl } : {}),
     ...(pages !== undefined ? { pages: Number(pages) } : {}),
     targetStatus: Number(entry.meta?.targetStatus ?? 200),
     ...(pageHeight !== undefined ? { pageHeight: Number(pageHeight) } : {}),

@@ -8,6 +8,7 @@ import { captureFailure, timeoutError } from './capture-errors.js';
 import { trackDocument } from './document.js';
 import { LAST_STEPS, type LastStepName, lastStepFor } from './last-step.js';
 import { navigate, remaining } from './navigate.js';
+import { type PageFacts, readPageFacts } from './page-facts.js';
 import { afterCapture, beforeNavigation, type OptionState } from './prepare.js';
 import { settleAndShoot } from './settle.js';
 
@@ -51,6 +52,8 @@ export interface Capture {
   truncated?: boolean;
   /** A PDF's page count (X-Pdf-Pages). */
   pages?: number;
+  /** What the page is (response=json). */
+  page?: PageFacts;
 }
 
 /** Milliseconds per phase of a capture; `prepare` (the options' waits and scrolling) only with options. */
@@ -97,6 +100,9 @@ export async function capturePage<T extends Partial<CaptureTimings>>(
       timeoutError(input),
     );
     t.encode = performance.now() - mark;
+    // response=json: what the page is, read after the capture (tags written by scripts count).
+    const page =
+      input.options?.response === 'json' ? await readPageFacts(lease).catch(() => undefined) : undefined;
     const format = input.options?.output?.format ?? 'png';
     const status = shot.response?.status() ?? 200;
     return {
@@ -105,6 +111,7 @@ export async function capturePage<T extends Partial<CaptureTimings>>(
       targetStatus: status,
       finalUrl: shot.finalUrl,
       timings: t,
+      ...(page ? { page } : {}),
       ...step.facts(shot.plan),
     };
   } catch (err) {

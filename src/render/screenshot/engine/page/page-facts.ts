@@ -1,0 +1,52 @@
+/**
+ * What the page is (issue 29 §4, response=json), read from the rendered page after the capture,
+ * so tags a script wrote count: its title, description, language, canonical URL, theme colour,
+ * icons, Open Graph and Twitter tags. Read in Cardshot's own isolated world, as data; every
+ * string and list is bounded, whatever the page holds.
+ */
+import type { Lease } from '../browser/lease.js';
+import { call, isolatedWorld } from './in-page.js';
+
+export interface PageFacts {
+  title: string | null;
+  description: string | null;
+  lang: string | null;
+  canonical: string | null;
+  themeColor: string | null;
+  icons: Array<{ href: string; rel: string; sizes: string | null; type: string | null }>;
+  openGraph: Record<string, string>;
+  twitter: Record<string, string>;
+}
+
+const READ = `function () {
+  const cut = (s) => (s == null ? null : String(s).trim().slice(0, 2048) || null);
+  const meta = (sel) => cut(document.querySelector(sel)?.getAttribute('content'));
+  const tags = (attr, prefix) => {
+    const out = {};
+    for (const m of document.querySelectorAll('meta[' + attr + '^="' + prefix + '"]')) {
+      const k = (m.getAttribute(attr) || '').slice(prefix.length).slice(0, 100);
+      const v = cut(m.getAttribute('content'));
+      if (k && v && !(k in out) && Object.keys(out).length < 50) out[k] = v;
+    }
+    return out;
+  };
+  const canonical = document.querySelector('link[rel~="canonical"][href]');
+  const icons = [...document.querySelectorAll('link[rel~="icon"][href], link[rel="apple-touch-icon"][href]')]
+    .slice(0, 20)
+    .map((l) => ({ href: cut(l.href), rel: cut(l.getAttribute('rel')), sizes: cut(l.getAttribute('sizes')), type: cut(l.getAttribute('type')) }));
+  return {
+    title: cut(document.title),
+    description: meta('meta[name="description" i]'),
+    lang: cut(document.documentElement.getAttribute('lang')),
+    canonical: canonical ? cut(canonical.href) : null,
+    themeColor: meta('meta[name="theme-color" i]'),
+    icons,
+    openGraph: tags('property', 'og:'),
+    twitter: tags('name', 'twitter:'),
+  };
+}`;
+
+/** The page's facts as it was captured. */
+export async function readPageFacts(lease: Lease): Promise<PageFacts> {
+  return call<PageFacts>(lease, await isolatedWorld(lease), READ, []);
+}
