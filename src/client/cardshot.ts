@@ -157,7 +157,16 @@ export class Cardshot {
    * or one element with `selector`). Throws CardshotError on any refusal.
    */
   async screenshot(input: ScreenshotInput, call: CallOptions = {}): Promise<ScreenshotResult> {
-    const res = await this.send(`/render/url?${toQuery(screenshotParams(input))}`, { method: 'GET' }, call);
+    // Credentials never go in a URL: with any of them, the same request is a POST body.
+    const i = input as unknown as Record<string, unknown>;
+    const signedIn = ['headers', 'cookies', 'basicAuth', 'userAgent'].some((k) => i[k] !== undefined);
+    const res = signedIn
+      ? await this.send(
+          '/render/url',
+          { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) },
+          call,
+        )
+      : await this.send(`/render/url?${toQuery(screenshotParams(input))}`, { method: 'GET' }, call);
     const result = await this.image(res);
     const target = res.headers.get('x-target-status');
     const height = res.headers.get('x-page-height');

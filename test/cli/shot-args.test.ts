@@ -18,6 +18,45 @@ const refused = (argv: string[]) => {
 };
 
 describe('shot command line', () => {
+  it('PDF and sign-in flags: -o x.pdf, --no-print-background, --header, --cookie, --basic-auth (issue 29)', () => {
+    const args = parseShotArgs([
+      'https://example.com/account',
+      '-o',
+      'invoice.pdf',
+      '--paper',
+      'letter',
+      '--no-print-background',
+      '--header',
+      'X-Token: abc',
+      '--header',
+      'X-Tenant: 7',
+      '--cookie',
+      'session=s1',
+      '--cookie',
+      'consent=yes',
+      '--basic-auth',
+      'ada:pa:ss',
+      '--user-agent',
+      'MyBot/1.0',
+      '--locale',
+      'de-DE',
+    ]);
+    expect(args.format).toBe('pdf');
+    expect(args.options).toMatchObject({
+      format: 'pdf',
+      paper: 'letter',
+      printBackground: false,
+      headers: { 'X-Token': 'abc', 'X-Tenant': '7' },
+      cookies: [
+        { name: 'session', value: 's1' },
+        { name: 'consent', value: 'yes' },
+      ],
+      basicAuth: { username: 'ada', password: 'pa:ss' },
+      userAgent: 'MyBot/1.0',
+      locale: 'de-DE',
+    });
+  });
+
   it('turns every flag into the option the client sends', () => {
     const args = parseShotArgs([
       'https://example.com/pricing',
@@ -133,7 +172,7 @@ describe('shot command line', () => {
       '"example.com" is not an absolute http or https URL: did you mean https://example.com?',
     );
     expect(refused(['https://a.example/', '--format', 'gif'])).toBe(
-      '--format must be png, jpeg, webp or avif (got "gif")',
+      '--format must be png, jpeg, webp, avif or pdf (got "gif")',
     );
     expect(refused(['https://a.example/', '-o', 'a.gif'])).toBe(
       'cannot write .gif files: -o must end in .png, .jpg, .webp or .avif',

@@ -54,10 +54,11 @@ const BY_EXTENSION: Readonly<Record<string, ImageFormat>> = {
   '.jpeg': 'jpeg',
   '.webp': 'webp',
   '.avif': 'avif',
+  '.pdf': 'pdf',
 };
 /** Image files Cardshot cannot write: refused rather than filled with PNG bytes. */
 const OTHER_IMAGES = new Set(['.gif', '.bmp', '.tif', '.tiff', '.heic', '.heif', '.svg', '.ico', '.jxl']);
-const FORMATS = 'png, jpeg, webp or avif';
+const FORMATS = 'png, jpeg, webp, avif or pdf';
 
 /** Parses and checks `npx cardshot shot …`; throws UsageError (exit 2) for a line that cannot work. */
 export function parseShotArgs(argv: string[]): ShotArgs {
@@ -117,8 +118,6 @@ function shotOptions(v: Values, format: ImageFormat): ShotOptions {
 /** One option's value from its flag; the server checks the ranges and names them. */
 function optionValue(spec: OptionSpec, flag: string, value: string | true | string[], format: ImageFormat) {
   switch (spec.type) {
-    case 'flag':
-      return true;
     case 'selectors':
       return (Array.isArray(value) ? value : [String(value)]).flatMap((s) => s.split(','));
     case 'integer':
@@ -128,6 +127,11 @@ function optionValue(spec: OptionSpec, flag: string, value: string | true | stri
     case 'quality':
       if (format === 'png') throw new UsageError(`${flag} is for jpeg, webp and avif (PNG is lossless)`);
       return intFlag(flag, String(value));
+    case 'flag':
+      // A switch on by default (printBackground) is a --no-… flag: given, it turns it off.
+      return spec.on !== true;
+    case 'credential':
+      return credentialFlag(spec.shape, flag, value);
     default:
       return String(value);
   }
@@ -163,8 +167,36 @@ export function chooseFormat(flag: string | undefined, output: string | undefine
 function formatFlag(value: string): ImageFormat {
   const f = value.trim().toLowerCase();
   if (f === 'jpg') return 'jpeg';
-  if (f === 'png' || f === 'jpeg' || f === 'webp' || f === 'avif') return f;
+  if (f === 'png' || f === 'jpeg' || f === 'webp' || f === 'avif' || f === 'pdf') return f;
   throw new UsageError(`--format must be ${FORMATS} (got "${value}")`);
+}
+
+/** A credential from its flag: `--header 'Name: value'` and `--cookie name=value` repeat. */
+function credentialFlag(shape: string, flag: string, value: string | true | string[]): unknown {
+  const list = Array.isArray(value) ? value : [String(value)];
+  const split = (s: string, sep: string) => {
+    const at = s.indexOf(sep);
+    if (at <= 0)
+      throw new UsageError(
+        `${flag} takes ${shape === 'headers' ? "'Name: value'" : 'name=value'} (got "${s.slice(0, 40)}")`,
+      );
+    return [s.slice(0, at).trim(), s.slice(at + 1).trim()] as const;
+  };
+  switch (shape) {
+    case 'headers':
+      return Object.fromEntries(list.map((s) => split(s, ':')));
+    case 'cookies':
+      return list.map((s) => {
+        const [name, v] = split(s, '=');
+        return { name, value: v };
+      });
+    case 'basicAuth': {
+      const [username, password] = split(String(list[0]), ':');
+      return { username, password };
+    }
+    default:
+      return String(list[0]);
+  }
 }
 
 function scaleFlag(value: string, values: readonly number[]): number {
