@@ -1,17 +1,13 @@
 import type { Renderer } from '@takumi-rs/core';
 import type { Logger } from 'pino';
-import { createAccountsArea } from './accounts/module.js';
 import type { AccountsModule } from './accounts/open.js';
 import type { Area } from './area.js';
 import { AREA_NAMES, type AreaName, resolveAreas, type WithNeeds } from './areas.js';
 import type { Authenticator } from './auth/authenticate.js';
 import type { KeyNotices } from './auth/key-notices.js';
-import { createAuthArea } from './auth/module.js';
 import type { PngCache } from './cache/cache.js';
-import { createCacheArea } from './cache/module.js';
 import type { RedisPngCache } from './cache/redis.js';
 import type { SharedFlight } from './cache/shared-flight.js';
-import { createSessionsArea } from './dashboard/module.js';
 import type { Sessions } from './dashboard/sessions.js';
 import { createHealth, type Health } from './health/health.js';
 import type { Clock } from './lib/clock.js';
@@ -19,23 +15,16 @@ import { createCloser } from './lib/closer.js';
 import type { WorkQueue } from './lib/work-queue.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import type { UrlGuard } from './net/url-guard.js';
-import { type AreaLimiter, createRateLimitArea } from './ratelimit/module.js';
-import { createRedisArea } from './redis/module.js';
+import type { AreaLimiter } from './ratelimit/module.js';
 import type { RedisModule } from './redis/open.js';
 import { createRenderCommand, type RenderCommand } from './render/command.js';
 import type { ArtworkFetcher } from './render/image/artwork.js';
-import { createImageArea } from './render/image/module.js';
-import { createScreenshotArea } from './render/screenshot/module.js';
 import type { ScreenshotService } from './render/screenshot/types.js';
-import { createTemplateFilesArea } from './render/template/files/area.js';
-import { createTemplateArea } from './render/template/module.js';
 import type { TemplateRenderer } from './render/template/renderer.js';
 import type { TemplateService } from './render/template/service.js';
 import type { TemplateRegistry, ThemeSource } from './render/template/types.js';
 import type { Config } from './settings.js';
-import { createThemesArea } from './themes/module.js';
 import type { ThemeService } from './themes/service.js';
-import { createUsageArea } from './usage/module.js';
 import type { UsageRecorder } from './usage/recorder.js';
 import { CARDSHOT_VERSION } from './version.js';
 
@@ -130,7 +119,9 @@ export interface ModuleOptions<A extends AreaName> {
  * the CLI and the tests. Each area gets its slice of the config and the services of the areas
  * before it; its checks and metrics are registered here, and it is closed in reverse order.
  * Only the areas asked for (and what they need) start; reading a module of another area throws
- * at once, naming it, rather than handing out an undefined.
+ * at once, naming it, rather than handing out an undefined. Each area's module is imported
+ * when its area starts: loading the screenshot engine, the database drivers and the Redis
+ * client was most of what a one-card `cardshot render` spent before drawing (docs/architecture.md).
  */
 export async function createModules<A extends AreaName = AreaName>(
   config: Config,
@@ -192,7 +183,7 @@ async function startCore({ config, log, opts, start, has }: StartContext) {
   const registry = has('template files')
     ? await start(
         'template files',
-        createTemplateFilesArea(config, {
+        (await import('./render/template/files/area.js')).createTemplateFilesArea(config, {
           log,
           ...(opts.builtinTemplatesDir ? { builtinDir: opts.builtinTemplatesDir } : {}),
         }),
@@ -201,7 +192,7 @@ async function startCore({ config, log, opts, start, has }: StartContext) {
   const accounts = has('accounts')
     ? await start(
         'accounts',
-        createAccountsArea(config, {
+        (await import('./accounts/module.js')).createAccountsArea(config, {
           log,
           templates: needed(registry, 'template files').names(),
           ...clock,
@@ -209,11 +200,18 @@ async function startCore({ config, log, opts, start, has }: StartContext) {
         }),
       )
     : undefined;
-  const redis = has('redis') ? await start('redis', createRedisArea(config, { log })) : null;
+  const redis = has('redis')
+    ? await start('redis', (await import('./redis/module.js')).createRedisArea(config, { log }))
+    : null;
   const auth = has('auth')
     ? await start(
         'auth',
-        createAuthArea(config, { accounts: needed(accounts, 'accounts'), redis, log, ...clock }),
+        (await import('./auth/module.js')).createAuthArea(config, {
+          accounts: needed(accounts, 'accounts'),
+          redis,
+          log,
+          ...clock,
+        }),
       )
     : undefined;
   const store = () => needed(accounts, 'accounts').store;
@@ -221,14 +219,25 @@ async function startCore({ config, log, opts, start, has }: StartContext) {
   const sessions = has('sessions')
     ? await start(
         'sessions',
-        createSessionsArea(config, { store: store(), secrets: secrets(), log, ...clock }),
+        (await import('./dashboard/module.js')).createSessionsArea(config, {
+          store: store(),
+          secrets: secrets(),
+          log,
+          ...clock,
+        }),
       )
     : undefined;
   const usage = has('usage')
-    ? await start('usage', createUsageArea(config, { store: store(), log, ...clock }))
+    ? await start(
+        'usage',
+        (await import('./usage/module.js')).createUsageArea(config, { store: store(), log, ...clock }),
+      )
     : undefined;
   const limiter = has('rate limiter')
-    ? await start('rate limiter', createRateLimitArea(config, { redis, log, ...clock }))
+    ? await start(
+        'rate limiter',
+        (await import('./ratelimit/module.js')).createRateLimitArea(config, { redis, log, ...clock }),
+      )
     : undefined;
   return {
     registry,
@@ -252,7 +261,7 @@ async function startRendering(
   const cached = has('cache')
     ? await start(
         'cache',
-        createCacheArea(config, {
+        (await import('./cache/module.js')).createCacheArea(config, {
           redis,
           log,
           onLookup: (tier, hit) => metrics.observeCacheLookup(tier, hit),
@@ -262,13 +271,16 @@ async function startRendering(
   const artwork = has('artwork')
     ? await start(
         'artwork',
-        createImageArea(config, { log, onFailure: (reason) => metrics.imageFetchFailed(reason) }),
+        (await import('./render/image/module.js')).createImageArea(config, {
+          log,
+          onFailure: (reason) => metrics.imageFetchFailed(reason),
+        }),
       )
     : undefined;
   const themes = has('themes')
     ? await start(
         'themes',
-        createThemesArea(config, {
+        (await import('./themes/module.js')).createThemesArea(config, {
           store: needed(core.accounts, 'accounts').store,
           artwork: needed(artwork, 'artwork'),
           log,
@@ -280,7 +292,7 @@ async function startRendering(
   const drawn = has('templates')
     ? await start(
         'templates',
-        createTemplateArea(config, {
+        (await import('./render/template/module.js')).createTemplateArea(config, {
           registry: needed(core.registry, 'template files'),
           // Tests may give their own source; otherwise the accounts' stored themes, if started.
           ...((opts.themes ?? themes) ? { themes: opts.themes ?? themes } : {}),
@@ -297,7 +309,7 @@ async function startRendering(
   const screenshots = has('screenshots')
     ? await start(
         'screenshots',
-        createScreenshotArea(config, {
+        (await import('./render/screenshot/module.js')).createScreenshotArea(config, {
           cache: needed(cache, 'cache'),
           log,
           registry: metrics.registry,
