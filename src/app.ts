@@ -7,6 +7,7 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccountsModule } from './accounts/open.js';
+import { requireModules } from './areas.js';
 import type { Authenticator } from './auth/authenticate.js';
 import type { DashboardDeps } from './dashboard/context.js';
 import { registerDashboard } from './dashboard/index.js';
@@ -76,6 +77,22 @@ const TIMEOUT_CHECK_EVERY_MS = 500;
 
 /** Builds the Fastify app from ready modules. Importing this file does no I/O. */
 export function createApp(deps: AppDeps): FastifyInstance {
+  // Modules spread from a process that did not start an area leave it out: stop here, naming it.
+  requireModules(
+    deps,
+    [
+      'render',
+      'registry',
+      'screenshots',
+      'authenticator',
+      'limiter',
+      'usage',
+      'accounts',
+      'sessions',
+      'themes',
+    ],
+    'the HTTP app',
+  );
   const requestTimeout = deps.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
