@@ -7,6 +7,7 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccountsModule } from './accounts/open.js';
+import { requireModules } from './areas.js';
 import type { Authenticator } from './auth/authenticate.js';
 import type { DashboardDeps } from './dashboard/context.js';
 import { registerDashboard } from './dashboard/index.js';
@@ -35,8 +36,8 @@ import { readTrustProxy } from './http/trust-proxy.js';
 import type { Clock } from './lib/clock.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
+import type { RenderCommand } from './render/command.js';
 import type { ScreenshotService } from './render/screenshot/service/service.js';
-import type { TemplateService } from './render/template/service.js';
 import type { TemplateRegistry } from './render/template/types.js';
 import type { UsageRecorder } from './usage/recorder.js';
 
@@ -44,9 +45,11 @@ export interface AppDeps {
   /** The server's settings, and what the dashboard it mounts reads. */
   config: HttpConfig & DashboardDeps['config'];
   log: Logger;
-  templates: TemplateService;
+  /** Plan, rate limit, service and usage in one call: what every render route calls. */
+  render: RenderCommand;
   /** The templates the OpenAPI document and the playground describe (read at request time). */
   registry: TemplateRegistry;
+  /** The viewports GET /render/url accepts; status and warm-up for health. */
   screenshots: ScreenshotService;
   authenticator: Authenticator;
   limiter: RateLimiter;
@@ -54,10 +57,8 @@ export interface AppDeps {
   /** Accounts, keys, passwords and plans, for the dashboard. */
   accounts: AccountsModule;
   sessions: Sessions;
-  /** The Theme page's service, renderer and queue (see DashboardDeps). */
+  /** The Theme page's service (see DashboardDeps). */
   themes: DashboardDeps['themes'];
-  renderer: DashboardDeps['renderer'];
-  renderQueue: DashboardDeps['renderQueue'];
   metrics: Metrics;
   health: Health;
   clock?: Clock;
@@ -76,6 +77,22 @@ const TIMEOUT_CHECK_EVERY_MS = 500;
 
 /** Builds the Fastify app from ready modules. Importing this file does no I/O. */
 export function createApp(deps: AppDeps): FastifyInstance {
+  // Modules spread from a process that did not start an area leave it out: stop here, naming it.
+  requireModules(
+    deps,
+    [
+      'render',
+      'registry',
+      'screenshots',
+      'authenticator',
+      'limiter',
+      'usage',
+      'accounts',
+      'sessions',
+      'themes',
+    ],
+    'the HTTP app',
+  );
   const requestTimeout = deps.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
