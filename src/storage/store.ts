@@ -1,3 +1,6 @@
+import type { Kysely } from 'kysely';
+import type { Tables } from './tables.js';
+
 /**
  * The store of accounts, API keys and daily usage. One implementation (kysely) runs on SQLite
  * by default and on PostgreSQL with DATABASE_URL; both pass the same contract suite.
@@ -128,6 +131,11 @@ export interface DashboardStore {
 
 export interface Store extends DashboardStore, ThemeStore {
   readonly kind: 'sqlite' | 'postgres';
+  /**
+   * The open, migrated database, for areas that keep their own tables in it (jobs): they add
+   * their table shapes with `db.withTables<…>()` and their migrations to migrations/.
+   */
+  readonly db: Kysely<Tables>;
   /** Inserts an account; refuses a second account with the same email. */
   createAccount(account: Account): Promise<void>;
   getAccount(id: string): Promise<Account | undefined>;
