@@ -1,3 +1,5 @@
+import type { WebhookStore } from '../webhooks/store.js';
+
 /**
  * The store of accounts, API keys and daily usage. One implementation (kysely) runs on SQLite
  * by default and on PostgreSQL with DATABASE_URL; both pass the same contract suite.
@@ -126,7 +128,7 @@ export interface DashboardStore {
   purgeFormTokens(before: number): Promise<void>;
 }
 
-export interface Store extends DashboardStore, ThemeStore {
+export interface Store extends DashboardStore, ThemeStore, WebhookStore {
   readonly kind: 'sqlite' | 'postgres';
   /** Inserts an account; refuses a second account with the same email. */
   createAccount(account: Account): Promise<void>;
