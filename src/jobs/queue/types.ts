@@ -1,7 +1,8 @@
 /**
  * The queue that runs work outliving a request (job items, webhook deliveries). Two
  * implementations sit behind this interface and pass one contract suite: pg-boss on PostgreSQL
- * (with DATABASE_URL) and a SQLite-backed queue in the embedded default's database file.
+ * (with DATABASE_URL) and a SQLite-backed queue in the embedded default's data dir (its own file,
+ * queue.sqlite: see sqlite-schema.ts).
  *
  * The queue only dispatches: what a job is, its items' states and results live in the jobs
  * area's own tables, written idempotently, so a task that runs twice (its node died after the
@@ -41,7 +42,10 @@ export interface QueuePolicy {
   /** First retry's delay; doubled per attempt (with jitter) when `retryBackoff`. */
   retryDelayMs: number;
   retryBackoff: boolean;
-  /** A task running longer than this is considered lost (its node died) and is run again. */
+  /**
+   * A running task's lease: its node renews it while the task runs (a third of this apart); a
+   * task whose lease ran out is considered lost (its node died) and runs again, attempt + 1.
+   */
   expireMs: number;
 }
 
@@ -66,6 +70,20 @@ export interface GroupCounts {
   running: number;
 }
 
+/** A task that failed its last allowed run (or was lost with its node too often): kept, not run again. */
+export interface DeadTask {
+  id: string;
+  queue: string;
+  group: string;
+  data: unknown;
+  /** Runs started. */
+  attempt: number;
+  /** The last failure's message. */
+  error: string;
+  /** When it was moved to the dead letters (unix ms). */
+  diedAt: number;
+}
+
 export interface JobQueue {
   /** 'pg-boss' on PostgreSQL, 'sqlite' in the embedded default. */
   readonly kind: 'pg-boss' | 'sqlite';
@@ -80,6 +98,11 @@ export interface JobQueue {
   work<D>(queue: string, opts: WorkOptions, handler: TaskHandler<D>): Promise<QueueWorker>;
   /** A group's waiting and running tasks in `queue` (a plan's `jobs.maxWaiting` is checked with it). */
   counts(queue: string, group: string): Promise<GroupCounts>;
+  /**
+   * The newest dead letters of `queue` (at most `limit`, default 100). Optional for engines that
+   * keep them elsewhere; both engines here implement it.
+   */
+  deadLetters?(queue: string, limit?: number): Promise<DeadTask[]>;
   /** Stops every worker (see `QueueWorker.stop`) and closes connections; never rejects. */
   close(): Promise<void>;
 }
