@@ -30,8 +30,8 @@ export interface DeliveriesDeps {
   clock: Clock;
   log: Logger;
   config: { timeoutMs: number; retryMs: number; maxWaiting: number };
-  /** Jitter's source (tests pin it). */
-  random?: () => number;
+  /** The delay after failed attempt n (tests shorten it); backoffMs by default. */
+  backoff?: (attempt: number) => number;
 }
 
 /** The queue policy: the handler schedules its own retries; the queue's only cover a crash or a database error. */
@@ -62,16 +62,17 @@ export interface Deliveries {
 
 export function createDeliveries(deps: DeliveriesDeps): Deliveries {
   const { store, clock, log, config } = deps;
-  const random = deps.random ?? Math.random;
+  const backoff = deps.backoff ?? ((attempt: number) => backoffMs(attempt));
 
-  const enqueue = async (m: MessageRecord, attempt: number, at: number) => {
+  // The queue runs on the wall clock (its tasks wait on timers), whatever clock dates the log.
+  const enqueue = async (m: MessageRecord, attempt: number, delayMs: number) => {
     await deps.queue.add<DeliveryTask>(WEBHOOK_QUEUE, [
       {
         group: m.accountId,
         data: { accountId: m.accountId, messageId: m.id, attempt },
         // A second add of the same attempt (a retried handler) adds nothing.
         key: `${m.id}:${attempt}`,
-        startAfter: at,
+        startAfter: Date.now() + delayMs,
       },
     ]);
   };
@@ -133,7 +134,7 @@ export function createDeliveries(deps: DeliveriesDeps): Deliveries {
         return failed;
       }
       await store.insertMessage(message);
-      await enqueue(message, 1, now);
+      await enqueue(message, 1, 0);
       return message;
     },
 
@@ -157,7 +158,7 @@ export function createDeliveries(deps: DeliveriesDeps): Deliveries {
       const now = clock.now();
       const next = { ...m, status: 'pending' as const, seriesStartedAt: now, nextAttemptAt: now };
       await store.updateMessage(m.id, { status: 'pending', seriesStartedAt: now, nextAttemptAt: now });
-      await enqueue(next, m.attempts + 1, now);
+      await enqueue(next, m.attempts + 1, 0);
       return next;
     },
 
@@ -201,11 +202,12 @@ export function createDeliveries(deps: DeliveriesDeps): Deliveries {
         return finish(m, 'failed', attempt);
       }
       // The receiver's Retry-After wins over a shorter back-off, never over the 24-hour window.
-      const at = clock.now() + Math.max(backoffMs(attempt, random), outcome.retryAfterMs ?? 0);
+      const delay = Math.max(backoff(attempt), outcome.retryAfterMs ?? 0);
+      const at = clock.now() + delay;
       if (at > m.seriesStartedAt + config.retryMs) return finish(m, 'failed', attempt);
       // The next task first: a node that dies before the update below makes the queue run this
       // task again, whose add is then a no-op (same key); the other order could lose the retry.
-      await enqueue(m, attempt + 1, at);
+      await enqueue(m, attempt + 1, delay);
       await store.updateMessage(m.id, { status: 'pending', attempts: attempt, nextAttemptAt: at });
     },
   };

@@ -34,8 +34,8 @@ export function createWebhooksArea(
     clock?: Clock;
     /** The deliveries' URL guard (tests give one that admits their receivers); from the config otherwise. */
     guard?: UrlGuard;
-    /** Jitter's source for retry delays (tests pin it). */
-    random?: () => number;
+    /** The delay after failed attempt n (tests shorten it); exponential with jitter by default. */
+    backoff?: (attempt: number) => number;
   },
 ): Promise<Area<WebhookService>> {
   const log = deps.log.child({ area: 'webhooks' });
@@ -54,7 +54,7 @@ export function createWebhooksArea(
         retryMs: config.webhookRetryHours * HOUR_MS,
         maxWaiting: config.webhookMaxWaiting,
       },
-      ...(deps.random ? { random: deps.random } : {}),
+      ...(deps.backoff ? { backoff: deps.backoff } : {}),
     });
     await deps.queue.createQueue(WEBHOOK_QUEUE, deliveryQueuePolicy(config.webhookTimeoutMs));
     const worker = await deps.queue.work<DeliveryTask>(
