@@ -30,6 +30,7 @@ import { registerHealthRoutes } from './http/routes/health.js';
 import { registerMetricsRoute } from './http/routes/metrics.js';
 import { registerTemplateRoutes } from './http/routes/render-template.js';
 import { registerScreenshotRoutes } from './http/routes/render-url.js';
+import { registerWebhookRoutes } from './http/routes/webhooks.js';
 import type { HttpConfig } from './http/settings.js';
 import { readTrustProxy } from './http/trust-proxy.js';
 import type { Clock } from './lib/clock.js';
@@ -39,6 +40,7 @@ import type { ScreenshotService } from './render/screenshot/service.js';
 import type { TemplateService } from './render/template/service.js';
 import type { TemplateRegistry } from './render/template/types.js';
 import type { UsageRecorder } from './usage/recorder.js';
+import type { WebhookService } from './webhooks/service.js';
 
 export interface AppDeps {
   /** The server's settings, and what the dashboard it mounts reads. */
@@ -60,6 +62,8 @@ export interface AppDeps {
   renderQueue: DashboardDeps['renderQueue'];
   metrics: Metrics;
   health: Health;
+  /** Webhook endpoints of the caller's account (/webhooks). */
+  webhooks: WebhookService;
   clock?: Clock;
   /** Time for a request's headers and body to arrive (default 30 s; tests shorten it). */
   requestTimeoutMs?: number;
@@ -145,6 +149,7 @@ export function createApp(deps: AppDeps): FastifyInstance {
   app.register(async (api) => {
     registerTemplateRoutes(api, deps);
     registerScreenshotRoutes(api, deps);
+    registerWebhookRoutes(api, deps);
     registerHealthRoutes(api, deps);
     registerMetricsRoute(api, { metrics: deps.metrics, token: deps.config.metricsToken });
   });

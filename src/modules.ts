@@ -13,6 +13,8 @@ import type { SharedFlight } from './cache/shared-flight.js';
 import { createSessionsArea } from './dashboard/module.js';
 import type { Sessions } from './dashboard/sessions.js';
 import { createHealth, type Health } from './health/health.js';
+import { createJobQueue } from './jobs/queue/open.js';
+import type { JobQueue } from './jobs/queue/types.js';
 import type { Clock } from './lib/clock.js';
 import { createCloser } from './lib/closer.js';
 import type { WorkQueue } from './lib/work-queue.js';
@@ -36,6 +38,8 @@ import type { ThemeService } from './themes/service.js';
 import { createUsageArea } from './usage/module.js';
 import type { UsageRecorder } from './usage/recorder.js';
 import { CARDSHOT_VERSION } from './version.js';
+import { createWebhooksArea } from './webhooks/module.js';
+import type { WebhookService } from './webhooks/service.js';
 
 /** Every stateful module the service runs, plus one `close()` that stops them in reverse order. */
 export interface Modules {
@@ -72,6 +76,10 @@ export interface Modules {
   themes: ThemeService;
   /** GET /render/url; launches Chromium on first use (or on `warm()`), never at creation. */
   screenshots: ScreenshotService;
+  /** The queue of work outliving a request: pg-boss with DATABASE_URL, else SQLite in the data dir. */
+  queue: JobQueue;
+  /** Webhook endpoints, the jobs' event sink, and this node's delivery workers. */
+  webhooks: WebhookService;
   close(): Promise<void>;
 }
 
@@ -95,6 +103,10 @@ export async function createModules(
     templateEngine?: Renderer;
     /** scrypt's cost (log2 N) for dashboard passwords: a cheaper one for tests, refused elsewhere. */
     passwordCost?: number;
+    /** The webhook deliveries' URL guard (tests give one that admits their receivers). */
+    webhookGuard?: UrlGuard;
+    /** The delay after failed webhook attempt n (tests shorten the back-off). */
+    webhookBackoff?: (attempt: number) => number;
   } = {},
 ): Promise<Modules> {
   if (opts.passwordCost !== undefined && config.nodeEnv !== 'test') {
@@ -175,6 +187,20 @@ export async function createModules(
       }),
     );
 
+    const queue = await start('queue', openQueueArea(config, log));
+    const webhooks = await start(
+      'webhooks',
+      createWebhooksArea(config, {
+        store,
+        secrets,
+        queue,
+        log,
+        ...clock,
+        ...(opts.webhookGuard ? { guard: opts.webhookGuard } : {}),
+        ...(opts.webhookBackoff ? { backoff: opts.webhookBackoff } : {}),
+      }),
+    );
+
     return {
       metrics,
       health,
@@ -192,10 +218,20 @@ export async function createModules(
       templates,
       themes,
       screenshots,
+      queue,
+      webhooks,
       close: () => started.close(),
     };
   } catch (err) {
     await started.close();
     throw err;
   }
+}
+
+/** The queue as an area: closed after the areas that work on it (they start after it). */
+async function openQueueArea(config: Config, log: Logger): Promise<Area<JobQueue>> {
+  const queue = await createJobQueue(config, {
+    onError: (err) => log.warn({ err }, 'queue storage error (the workers carry on)'),
+  });
+  return { service: queue, close: () => queue.close() };
 }

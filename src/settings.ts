@@ -21,6 +21,7 @@ import { templateSettings } from './render/template/settings.js';
 import { storageSettings } from './storage/settings.js';
 import { themeSettings } from './themes/settings.js';
 import { usageSettings } from './usage/settings.js';
+import { webhookSettings } from './webhooks/settings.js';
 
 /** Every setting of every area, in the order of the README table. */
 export const settings = assembleSettings(
@@ -41,6 +42,7 @@ export const settings = assembleSettings(
   imageSettings,
   themeSettings,
   screenshotSettings,
+  webhookSettings,
 );
 
 export type Settings = typeof settings;

@@ -31,9 +31,9 @@ export interface AccessControl {
   admit(req: FastifyRequest, reply: FastifyReply, check: (plan: Plan) => void): Promise<AuthContext>;
 }
 
-/** Every route under /render/ is protected, whoever registers it and whenever. */
+/** Every route under /render/ and /webhooks is protected, whoever registers it and whenever. */
 export function isProtectedRoute(url: string): boolean {
-  return url.startsWith('/render/');
+  return url.startsWith('/render/') || url === '/webhooks' || url.startsWith('/webhooks/');
 }
 
 /** The limiter key of an account's request budget (the dashboard peeks at it too). */

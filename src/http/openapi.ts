@@ -61,6 +61,10 @@ export function registerOpenApi(
       servers: [{ url: config.publicUrl !== '' ? config.publicUrl.replace(/\/+$/, '') : '/' }],
       tags: [
         { name: 'Render', description: 'PNG cards and screenshots (API key needed).' },
+        {
+          name: 'Webhooks',
+          description: 'Endpoints that receive signed events (Standard Webhooks); API key needed.',
+        },
         { name: 'Operations', description: 'Health, readiness, metrics and this document (no API key).' },
       ],
       components: { securitySchemes: SECURITY_SCHEMES as never },

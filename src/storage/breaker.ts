@@ -44,6 +44,14 @@ const TIMED = new Set<keyof Store>([
   'touchSession',
   'purgeExpired',
   'purgeFormTokens',
+  'listEndpoints',
+  'getEndpoint',
+  'countEndpoints',
+  'getMessage',
+  'countPendingMessages',
+  'listMessages',
+  'listAttempts',
+  'purgeMessages',
   'ping',
 ]);
 
