@@ -22,7 +22,9 @@ export type CardshotErrorCode =
   /** The request never got an HTTP answer (DNS, refused connection, TLS, …). */
   | 'network'
   /** The caller's AbortSignal fired. */
-  | 'aborted';
+  | 'aborted'
+  /** `verifyWebhook` refused a message (signature, timestamp or headers). */
+  | 'invalid_webhook';
 
 const CODES: Record<number, CardshotErrorCode> = {
   400: 'bad_request',
