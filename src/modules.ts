@@ -13,6 +13,7 @@ import type { SharedFlight } from './cache/shared-flight.js';
 import { createSessionsArea } from './dashboard/module.js';
 import type { Sessions } from './dashboard/sessions.js';
 import { createHealth, type Health } from './health/health.js';
+import { createJobsArea, type Jobs } from './jobs/module.js';
 import type { Clock } from './lib/clock.js';
 import { createCloser } from './lib/closer.js';
 import type { WorkQueue } from './lib/work-queue.js';
@@ -72,6 +73,8 @@ export interface Modules {
   themes: ThemeService;
   /** GET /render/url; launches Chromium on first use (or on `warm()`), never at creation. */
   screenshots: ScreenshotService;
+  /** Jobs: their store, queue, this node's workers and result files; null when not started (`jobs: false`). */
+  jobs: Jobs | null;
   close(): Promise<void>;
 }
 
@@ -95,6 +98,8 @@ export async function createModules(
     templateEngine?: Renderer;
     /** scrypt's cost (log2 N) for dashboard passwords: a cheaper one for tests, refused elsewhere. */
     passwordCost?: number;
+    /** false: no jobs area (a one-card CLI run must not start workers that take the server's jobs). */
+    jobs?: boolean;
   } = {},
 ): Promise<Modules> {
   if (opts.passwordCost !== undefined && config.nodeEnv !== 'test') {
@@ -174,6 +179,24 @@ export async function createModules(
         ...(opts.screenshotGuard ? { guard: opts.screenshotGuard } : {}),
       }),
     );
+    const jobs =
+      opts.jobs === false
+        ? null
+        : await start(
+            'jobs',
+            createJobsArea(config, {
+              store,
+              plans: accounts.plans,
+              secrets,
+              registry,
+              templates,
+              screenshots,
+              renderQueue,
+              limiter,
+              usage,
+              log,
+            }),
+          );
 
     return {
       metrics,
@@ -192,6 +215,7 @@ export async function createModules(
       templates,
       themes,
       screenshots,
+      jobs,
       close: () => started.close(),
     };
   } catch (err) {
