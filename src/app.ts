@@ -27,12 +27,14 @@ import { registerOpenApi } from './http/openapi.js';
 import { parseQueryString } from './http/query.js';
 import { requestIdFor } from './http/request-id.js';
 import { registerHealthRoutes } from './http/routes/health.js';
+import { registerJobRoutes } from './http/routes/jobs.js';
 import { registerMetricsRoute } from './http/routes/metrics.js';
 import { registerTemplateRoutes } from './http/routes/render-template.js';
 import { registerScreenshotRoutes } from './http/routes/render-url.js';
 import { registerWebhookRoutes } from './http/routes/webhooks.js';
 import type { HttpConfig } from './http/settings.js';
 import { readTrustProxy } from './http/trust-proxy.js';
+import type { Jobs } from './jobs/module.js';
 import type { Clock } from './lib/clock.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
@@ -64,6 +66,8 @@ export interface AppDeps {
   health: Health;
   /** Webhook endpoints of the caller's account (/webhooks). */
   webhooks: WebhookService;
+  /** The jobs API (null: not served, as in a one-card CLI run). */
+  jobs?: Jobs | null;
   clock?: Clock;
   /** Time for a request's headers and body to arrive (default 30 s; tests shorten it). */
   requestTimeoutMs?: number;
@@ -152,6 +156,9 @@ export function createApp(deps: AppDeps): FastifyInstance {
     registerWebhookRoutes(api, deps);
     registerHealthRoutes(api, deps);
     registerMetricsRoute(api, { metrics: deps.metrics, token: deps.config.metricsToken });
+    // In a plugin of its own: its CSV parser, body limit and 413 message stay its own.
+    const jobs = deps.jobs;
+    if (jobs) api.register(async (scope) => registerJobRoutes(scope, { ...deps, jobs }));
   });
   registerDashboard(app, deps);
   return app;

@@ -15,6 +15,7 @@ import type { Sessions } from './dashboard/sessions.js';
 import { createHealth, type Health } from './health/health.js';
 import { createJobQueue } from './jobs/queue/open.js';
 import type { JobQueue } from './jobs/queue/types.js';
+import { createJobsArea, type Jobs } from './jobs/module.js';
 import type { Clock } from './lib/clock.js';
 import { createCloser } from './lib/closer.js';
 import type { WorkQueue } from './lib/work-queue.js';
@@ -80,6 +81,8 @@ export interface Modules {
   queue: JobQueue;
   /** Webhook endpoints, the jobs' event sink, and this node's delivery workers. */
   webhooks: WebhookService;
+  /** Jobs: their store, queue, this node's workers and result files; null when not started (`jobs: false`). */
+  jobs: Jobs | null;
   close(): Promise<void>;
 }
 
@@ -107,6 +110,8 @@ export async function createModules(
     webhookGuard?: UrlGuard;
     /** The delay after failed webhook attempt n (tests shorten the back-off). */
     webhookBackoff?: (attempt: number) => number;
+    /** false: no jobs area (a one-card CLI run must not start workers that take the server's jobs). */
+    jobs?: boolean;
   } = {},
 ): Promise<Modules> {
   if (opts.passwordCost !== undefined && config.nodeEnv !== 'test') {
@@ -186,7 +191,6 @@ export async function createModules(
         ...(opts.screenshotGuard ? { guard: opts.screenshotGuard } : {}),
       }),
     );
-
     const queue = await start('queue', openQueueArea(config, log));
     const webhooks = await start(
       'webhooks',
@@ -200,6 +204,26 @@ export async function createModules(
         ...(opts.webhookBackoff ? { backoff: opts.webhookBackoff } : {}),
       }),
     );
+
+    const jobs =
+      opts.jobs === false
+        ? null
+        : await start(
+            'jobs',
+            createJobsArea(config, {
+              store,
+              plans: accounts.plans,
+              secrets,
+              registry,
+              templates,
+              screenshots,
+              renderQueue,
+              limiter,
+              usage,
+              events: webhooks,
+              log,
+            }),
+          );
 
     return {
       metrics,
@@ -220,6 +244,7 @@ export async function createModules(
       screenshots,
       queue,
       webhooks,
+      jobs,
       close: () => started.close(),
     };
   } catch (err) {

@@ -33,7 +33,7 @@ status is 1 when any row failed.`;
 export async function runRender(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) return help(argv);
   const config = loadConfig({ cacheDiskBytes: 0, logLevel: 'warn' });
-  const modules = await createModules(config, createLogger(config, process.stderr as never));
+  const modules = await createModules(config, createLogger(config, process.stderr as never), { jobs: false });
   try {
     let args: RenderArgs;
     try {

@@ -183,6 +183,16 @@ export function createJobStore(base: Kysely<Tables>): JobStore {
       return row && toItem(row);
     },
 
+    async releaseItem(jobId, index) {
+      await db
+        .updateTable('job_items')
+        .set((eb) => ({ status: 'queued', attempts: eb('attempts', '-', 1), started_at: null }))
+        .where('job_id', '=', jobId)
+        .where('idx', '=', index)
+        .where('status', '=', 'running')
+        .execute();
+    },
+
     async finishItem(jobId, index, outcome, now) {
       return transact(db, async (tx) => {
         const set =

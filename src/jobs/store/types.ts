@@ -111,6 +111,8 @@ export interface JobStore {
    * attempt; undefined, changing nothing, when it has ended or was canceled.
    */
   claimItem(jobId: string, index: number, now: number): Promise<ItemRecord | undefined>;
+  /** running → queued (its run was put off: the account's rate limit); the attempt is not counted. */
+  releaseItem(jobId: string, index: number): Promise<void>;
   /**
    * Ends a queued or running item; false, changing nothing, when it had ended already (a second
    * run's result is never stored over the first). A success adds its bytes to the job's.
