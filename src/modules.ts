@@ -107,6 +107,8 @@ export async function createModules(
     webhookGuard?: UrlGuard;
     /** The delay after failed webhook attempt n (tests shorten the back-off). */
     webhookBackoff?: (attempt: number) => number;
+    /** False: deliver no webhooks from this process (a one-shot CLI command). */
+    webhookWorkers?: boolean;
   } = {},
 ): Promise<Modules> {
   if (opts.passwordCost !== undefined && config.nodeEnv !== 'test') {
@@ -198,6 +200,7 @@ export async function createModules(
         ...clock,
         ...(opts.webhookGuard ? { guard: opts.webhookGuard } : {}),
         ...(opts.webhookBackoff ? { backoff: opts.webhookBackoff } : {}),
+        ...(opts.webhookWorkers === false ? { deliver: false } : {}),
       }),
     );
 

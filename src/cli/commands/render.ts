@@ -33,7 +33,10 @@ status is 1 when any row failed.`;
 export async function runRender(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) return help(argv);
   const config = loadConfig({ cacheDiskBytes: 0, logLevel: 'warn' });
-  const modules = await createModules(config, createLogger(config, process.stderr as never));
+  // One card and out: this process delivers no webhooks (the server's workers do).
+  const modules = await createModules(config, createLogger(config, process.stderr as never), {
+    webhookWorkers: false,
+  });
   try {
     let args: RenderArgs;
     try {
