@@ -13,9 +13,9 @@ import type { SharedFlight } from './cache/shared-flight.js';
 import { createSessionsArea } from './dashboard/module.js';
 import type { Sessions } from './dashboard/sessions.js';
 import { createHealth, type Health } from './health/health.js';
+import { createJobsArea, type Jobs } from './jobs/module.js';
 import { createJobQueue } from './jobs/queue/open.js';
 import type { JobQueue } from './jobs/queue/types.js';
-import { createJobsArea, type Jobs } from './jobs/module.js';
 import type { Clock } from './lib/clock.js';
 import { createCloser } from './lib/closer.js';
 import type { WorkQueue } from './lib/work-queue.js';
@@ -112,6 +112,8 @@ export async function createModules(
     webhookBackoff?: (attempt: number) => number;
     /** false: no jobs area (a one-card CLI run must not start workers that take the server's jobs). */
     jobs?: boolean;
+    /** False: deliver no webhooks from this process (a one-shot CLI command). */
+    webhookWorkers?: boolean;
   } = {},
 ): Promise<Modules> {
   if (opts.passwordCost !== undefined && config.nodeEnv !== 'test') {
@@ -202,6 +204,7 @@ export async function createModules(
         ...clock,
         ...(opts.webhookGuard ? { guard: opts.webhookGuard } : {}),
         ...(opts.webhookBackoff ? { backoff: opts.webhookBackoff } : {}),
+        ...(opts.webhookWorkers === false ? { deliver: false } : {}),
       }),
     );
 

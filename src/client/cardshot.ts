@@ -11,7 +11,7 @@ import {
 import { encodeRfc3986, signPath } from './signing.js';
 import type { CardshotTemplates } from './templates.generated.js';
 import { send } from './transport.js';
-import { WebhooksApi } from './webhooks.js';
+import { WebhooksApi } from './webhook-endpoints.js';
 
 /**
  * A template's name: those `CardshotTemplates` knows (the built-ins, and yours once you add

@@ -22,9 +22,7 @@ export type CardshotErrorCode =
   /** The request never got an HTTP answer (DNS, refused connection, TLS, …). */
   | 'network'
   /** The caller's AbortSignal fired. */
-  | 'aborted'
-  /** `verifyWebhook` refused a message (signature, timestamp or headers). */
-  | 'invalid_webhook';
+  | 'aborted';
 
 const CODES: Record<number, CardshotErrorCode> = {
   400: 'bad_request',

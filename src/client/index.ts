@@ -49,12 +49,6 @@ export {
 export { canonicalRequest, encodeRfc3986 } from './signing.js';
 export type { CardshotTemplates } from './templates.generated.js';
 export {
-  type VerifyOptions,
-  verifyWebhook,
-  type WebhookEvent,
-  type WebhookHeaders,
-} from './verify-webhook.js';
-export {
   type DeliveryPage,
   type WebhookAttempt,
   type WebhookDelivery,
@@ -62,4 +56,5 @@ export {
   type WebhookEndpointWithSecret,
   type WebhookEventType,
   WebhooksApi,
-} from './webhooks.js';
+} from './webhook-endpoints.js';
+export { verifyWebhook, type WebhookEvent, WebhookVerificationError } from './webhooks.js';

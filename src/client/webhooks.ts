@@ -1,120 +1,91 @@
-import { sendJson, type TransportOptions } from './transport.js';
+/**
+ * Verifying a Cardshot webhook in a receiver, with WebCrypto (Node 20+, browsers, edge
+ * runtimes; no dependency). The same checks as the Standard Webhooks libraries: the signature
+ * over `<webhook-id>.<webhook-timestamp>.<raw body>` under the `whsec_` secret's key bytes, any
+ * one of the space-separated `v1,` signatures matching (two during a rotation), and a timestamp
+ * within five minutes of now (a replayed request is refused).
+ */
 
-/** What an endpoint may subscribe to. */
-export type WebhookEventType =
-  | 'job.completed'
-  | 'job.failed'
-  | 'job.canceled'
-  | 'render.succeeded'
-  | 'render.failed';
-
-/** An endpoint as GET /webhooks shows it: never its secret. */
-export interface WebhookEndpoint {
-  id: string;
-  url: string;
-  events: WebhookEventType[];
-  /** `disabled` after its receiver answered 410 Gone: nothing is sent to it any more. */
-  status: 'active' | 'disabled';
-  disabledAt: string | null;
-  disabledReason: string | null;
-  /** Until when the secret a rotation replaced still signs beside the new one. */
-  previousSecretExpiresAt: string | null;
-  createdAt: string;
-}
-
-/** An endpoint just made or rotated: the only answers with its secret (`whsec_…`). Save it now. */
-export type WebhookEndpointWithSecret = WebhookEndpoint & { secret: string };
-
-/** One attempt to deliver a message. */
-export interface WebhookAttempt {
-  attempt: number;
-  at: string;
-  durationMs: number;
-  /** The receiver's HTTP status; null when none came (time-out, refused, dropped). */
-  status: number | null;
-  /** The first 1 KB of the receiver's answer. */
-  response: string;
-  error: string | null;
-}
-
-/** A message and its attempts. */
-export interface WebhookDelivery {
-  /** The `webhook-id` header: the same on every attempt. */
-  id: string;
+/** A verified event: `{"type", "timestamp", "data"}`. */
+export interface WebhookEvent<D = Record<string, unknown>> {
   type: string;
-  status: 'pending' | 'succeeded' | 'failed';
-  createdAt: string;
-  nextAttemptAt: string | null;
-  attempts: WebhookAttempt[];
+  timestamp: string;
+  data: D;
 }
 
-/** A page of an endpoint's delivery log, newest first. */
-export interface DeliveryPage {
-  deliveries: WebhookDelivery[];
-  nextCursor: string | null;
+/** The signature, a header or the timestamp did not check out. */
+export class WebhookVerificationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WebhookVerificationError';
+  }
 }
 
-type Call = { signal?: AbortSignal };
-const enc = encodeURIComponent;
+type HeaderBag = Headers | Record<string, string | string[] | undefined>;
 
-/** The account's webhook endpoints (/webhooks…). Reached as `cardshot.webhooks`. */
-export class WebhooksApi {
-  constructor(private readonly t: TransportOptions) {}
+const TOLERANCE_S = 5 * 60;
 
-  /**
-   * POST /webhooks: a new endpoint. Without `events` it gets job.completed, job.failed and
-   * job.canceled. Its secret is in this answer only.
-   */
-  create(
-    input: { url: string; events?: WebhookEventType[] },
-    call: Call = {},
-  ): Promise<WebhookEndpointWithSecret> {
-    return sendJson(this.t, 'POST', '/webhooks', input, call);
-  }
+function header(headers: HeaderBag, name: string): string | undefined {
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
+  const bag = headers as Record<string, string | string[] | undefined>;
+  const key = Object.keys(bag).find((k) => k.toLowerCase() === name);
+  const v = key === undefined ? undefined : bag[key];
+  return Array.isArray(v) ? v[0] : v;
+}
 
-  /** GET /webhooks. */
-  async list(call: Call = {}): Promise<WebhookEndpoint[]> {
-    return (await sendJson<{ endpoints: WebhookEndpoint[] }>(this.t, 'GET', '/webhooks', undefined, call))
-      .endpoints;
-  }
+function base64ToBytes(s: string): Uint8Array {
+  const bin = atob(s);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
 
-  /** GET /webhooks/:id. */
-  get(id: string, call: Call = {}): Promise<WebhookEndpoint> {
-    return sendJson(this.t, 'GET', `/webhooks/${enc(id)}`, undefined, call);
-  }
+function bytesToBase64(bytes: Uint8Array): string {
+  let bin = '';
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return btoa(bin);
+}
 
-  /** DELETE /webhooks/:id. */
-  async remove(id: string, call: Call = {}): Promise<void> {
-    await sendJson<void>(this.t, 'DELETE', `/webhooks/${enc(id)}`, undefined, call);
-  }
+/** Compares without stopping at the first difference. */
+function sameText(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
 
-  /** POST /webhooks/:id/rotate: a new secret; the old one keeps signing beside it for 24 h. */
-  rotate(id: string, call: Call = {}): Promise<WebhookEndpointWithSecret> {
-    return sendJson(this.t, 'POST', `/webhooks/${enc(id)}/rotate`, undefined, call);
-  }
-
-  /** POST /webhooks/:id/test: queues a `webhook.test` message; its delivery, not yet attempted. */
-  test(id: string, call: Call = {}): Promise<WebhookDelivery> {
-    return sendJson(this.t, 'POST', `/webhooks/${enc(id)}/test`, undefined, call);
-  }
-
-  /** GET /webhooks/:id/deliveries: the delivery log, newest first, with every attempt. */
-  deliveries(id: string, opts: { cursor?: string; limit?: number } & Call = {}): Promise<DeliveryPage> {
-    const q = new URLSearchParams();
-    if (opts.cursor !== undefined) q.set('cursor', opts.cursor);
-    if (opts.limit !== undefined) q.set('limit', String(opts.limit));
-    const query = q.size === 0 ? '' : `?${q}`;
-    return sendJson(this.t, 'GET', `/webhooks/${enc(id)}/deliveries${query}`, undefined, opts);
-  }
-
-  /** POST /webhooks/:id/deliveries/:deliveryId/redeliver: the same message sent again. */
-  redeliver(id: string, deliveryId: string, call: Call = {}): Promise<WebhookDelivery> {
-    return sendJson(
-      this.t,
-      'POST',
-      `/webhooks/${enc(id)}/deliveries/${enc(deliveryId)}/redeliver`,
-      undefined,
-      call,
+/**
+ * Checks a webhook request and returns its parsed event; throws WebhookVerificationError
+ * otherwise. Pass the body exactly as received (a re-serialised object would not match).
+ */
+export async function verifyWebhook<D = Record<string, unknown>>(
+  body: string | Uint8Array,
+  headers: HeaderBag,
+  secret: string,
+  opts: { toleranceSeconds?: number; now?: number } = {},
+): Promise<WebhookEvent<D>> {
+  const subtle = globalThis.crypto?.subtle;
+  if (!subtle)
+    throw new Error(
+      'Cardshot: verifyWebhook needs WebCrypto (crypto.subtle), available in Node 20+ and browsers',
     );
+  const id = header(headers, 'webhook-id');
+  const timestamp = header(headers, 'webhook-timestamp');
+  const signatures = header(headers, 'webhook-signature');
+  if (!id || !timestamp || !signatures) {
+    throw new WebhookVerificationError('Missing webhook-id, webhook-timestamp or webhook-signature header');
   }
+  const sentAt = Number(timestamp);
+  const now = Math.floor((opts.now ?? Date.now()) / 1000);
+  if (!/^\d+$/.test(timestamp) || Math.abs(now - sentAt) > (opts.toleranceSeconds ?? TOLERANCE_S)) {
+    throw new WebhookVerificationError('The webhook-timestamp is not within 5 minutes of now (a replay?)');
+  }
+  const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
+  const keyBytes = base64ToBytes(secret.startsWith('whsec_') ? secret.slice(6) : secret);
+  const key = await subtle.importKey('raw', keyBytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const mac = await subtle.sign('HMAC', key, new TextEncoder().encode(`${id}.${timestamp}.${text}`));
+  const expected = bytesToBase64(new Uint8Array(mac));
+  const match = signatures.split(' ').some((s) => s.startsWith('v1,') && sameText(s.slice(3), expected));
+  if (!match) throw new WebhookVerificationError('No signature matches this secret');
+  return JSON.parse(text) as WebhookEvent<D>;
 }

@@ -36,6 +36,11 @@ export function createWebhooksArea(
     guard?: UrlGuard;
     /** The delay after failed attempt n (tests shorten it); exponential with jitter by default. */
     backoff?: (attempt: number) => number;
+    /**
+     * False: this process only queues deliveries (a one-shot CLI run must not pick up a
+     * delivery and then wait out a slow receiver's time-out before it can exit).
+     */
+    deliver?: boolean;
   },
 ): Promise<Area<WebhookService>> {
   const log = deps.log.child({ area: 'webhooks' });
@@ -57,14 +62,16 @@ export function createWebhooksArea(
       ...(deps.backoff ? { backoff: deps.backoff } : {}),
     });
     await deps.queue.createQueue(WEBHOOK_QUEUE, deliveryQueuePolicy(config.webhookTimeoutMs));
-    const worker = await deps.queue.work<DeliveryTask>(
-      WEBHOOK_QUEUE,
-      { concurrency: config.webhookConcurrency, groupLimit: () => ATTEMPTS_PER_ACCOUNT },
-      (task, signal) => deliveries.run(task, signal),
-    );
-    // An attempt in flight gets its time-out to finish; one cut short is made again by the
-    // queue (its task was not completed), under the same webhook-id.
-    parts.add('webhook deliveries', () => worker.stop(config.webhookTimeoutMs));
+    if (deps.deliver !== false) {
+      const worker = await deps.queue.work<DeliveryTask>(
+        WEBHOOK_QUEUE,
+        { concurrency: config.webhookConcurrency, groupLimit: () => ATTEMPTS_PER_ACCOUNT },
+        (task, signal) => deliveries.run(task, signal),
+      );
+      // An attempt in flight gets its time-out to finish; one cut short is made again by the
+      // queue (its task was not completed), under the same webhook-id.
+      parts.add('webhook deliveries', () => worker.stop(config.webhookTimeoutMs));
+    }
 
     // The delivery log is kept for its retention, then dropped (with messages given up on).
     const purge = () =>

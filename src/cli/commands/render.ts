@@ -33,7 +33,11 @@ status is 1 when any row failed.`;
 export async function runRender(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) return help(argv);
   const config = loadConfig({ cacheDiskBytes: 0, logLevel: 'warn' });
-  const modules = await createModules(config, createLogger(config, process.stderr as never), { jobs: false });
+  // One card and out: this process runs no job workers and delivers no webhooks (the server's do).
+  const modules = await createModules(config, createLogger(config, process.stderr as never), {
+    jobs: false,
+    webhookWorkers: false,
+  });
   try {
     let args: RenderArgs;
     try {

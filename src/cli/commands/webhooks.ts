@@ -1,4 +1,4 @@
-import type { WebhookDelivery, WebhookEndpoint, WebhookEventType } from '../../client/webhooks.js';
+import type { WebhookDelivery, WebhookEndpoint, WebhookEventType } from '../../client/webhook-endpoints.js';
 import { parseVerbArgs, table, UsageError } from '../admin.js';
 import { printable } from '../printable.js';
 import { remoteClient, runRemote, SERVER_FLAGS, SERVER_HELP } from '../remote.js';
@@ -45,6 +45,56 @@ const FLAGS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+type Flags = { events?: string | undefined; limit?: string | undefined; json?: boolean | undefined };
+type Client = Awaited<ReturnType<typeof remoteClient>>;
+/** One subcommand: the client, its positionals after the verb, its flags; prints, returns the exit status. */
+type Verb = (
+  c: Client,
+  args: { id: string; extra: string | undefined; v: Flags; io: ShotIo },
+) => Promise<number>;
+
+const print = (io: ShotIo, v: Flags, value: unknown, text: string) => {
+  io.stdout.write(v.json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+  return 0;
+};
+
+const VERBS: Record<string, Verb> = {
+  async add(c, { id: url, v, io }) {
+    const events = v.events === undefined ? undefined : parseEvents(v.events);
+    const made = await c.webhooks.create({ url, ...(events ? { events } : {}) });
+    return print(io, v, made, `${describe(made)}\n${secretLines(made.secret)}`);
+  },
+  async list(c, { v, io }) {
+    const list = await c.webhooks.list();
+    const text =
+      list.length === 0 ? 'No webhook endpoints yet: npx cardshot webhooks add URL' : endpointTable(list);
+    return print(io, v, list, text);
+  },
+  async rotate(c, { id, v, io }) {
+    const r = await c.webhooks.rotate(id);
+    const until = r.previousSecretExpiresAt ?? '';
+    const text = `${describe(r)}\n${secretLines(r.secret)}\nThe old secret keeps signing beside it until ${until}.`;
+    return print(io, v, r, text);
+  },
+  test: (c, { id, v, io }) => sendTest(c, id, io, v.json ?? false),
+  async remove(c, { id, v, io }) {
+    await c.webhooks.remove(id);
+    return print(io, v, { id, removed: true }, `Removed ${printable(id)}.`);
+  },
+  async deliveries(c, { id, v, io }) {
+    const limit = v.limit === undefined ? 20 : Number(v.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+      throw new UsageError('--limit must be 1 to 100');
+    const page = await c.webhooks.deliveries(id, { limit });
+    return print(io, v, page, deliveryLines(page.deliveries));
+  },
+  async redeliver(c, { id, extra, v, io }) {
+    if (!extra) throw new UsageError('webhooks redeliver needs the endpoint id and the delivery id (msg_…)');
+    const sent = await c.webhooks.redeliver(id, extra);
+    return print(io, v, sent, `Queued ${sent.type} ${sent.id} again.`);
+  },
+};
+
 /** `cardshot webhooks add|list|rotate|test|remove|deliveries|redeliver`. */
 export async function runWebhooks(argv: string[], io: ShotIo = processIo): Promise<number> {
   return runRemote('webhooks', HELP, io, async () => {
@@ -55,54 +105,16 @@ export async function runWebhooks(argv: string[], io: ShotIo = processIo): Promi
       io.stdout.write(`${one ?? HELP}\n`);
       return verb === undefined && !v.help ? 2 : 0;
     }
-    if (!Object.hasOwn(VERB_HELP, verb)) throw new UsageError(`unknown subcommand "${printable(verb)}"`);
-    if (verb !== 'add' && verb !== 'list' && !id) throw new UsageError(`webhooks ${verb} needs the endpoint id (ep_…)`);
-    const client = await remoteClient(v, io);
-    const print = (value: unknown, text: string) =>
-      io.stdout.write(v.json ? `${JSON.stringify(value)}\n` : `${text}\n`);
-
-    switch (verb) {
-      case 'add': {
-        if (!id) throw new UsageError('webhooks add needs the URL to send events to');
-        const events = v.events === undefined ? undefined : parseEvents(v.events);
-        const made = await client.webhooks.create({ url: id, ...(events ? { events } : {}) });
-        print(made, `${describe(made)}\n${secretLines(made.secret)}`);
-        return 0;
-      }
-      case 'list': {
-        const list = await client.webhooks.list();
-        print(list, list.length === 0 ? 'No webhook endpoints yet: npx cardshot webhooks add URL' : endpointTable(list));
-        return 0;
-      }
-      case 'rotate': {
-        const rotated = await client.webhooks.rotate(id!);
-        const until = rotated.previousSecretExpiresAt ?? '';
-        print(
-          rotated,
-          `${describe(rotated)}\n${secretLines(rotated.secret)}\nThe old secret keeps signing beside it until ${until}.`,
-        );
-        return 0;
-      }
-      case 'test':
-        return sendTest(client, id!, io, v.json ?? false);
-      case 'remove':
-        await client.webhooks.remove(id!);
-        print({ id, removed: true }, `Removed ${printable(id!)}.`);
-        return 0;
-      case 'deliveries': {
-        const limit = v.limit === undefined ? 20 : Number(v.limit);
-        if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new UsageError('--limit must be 1 to 100');
-        const page = await client.webhooks.deliveries(id!, { limit });
-        print(page, deliveryLines(page.deliveries));
-        return 0;
-      }
-      default: {
-        if (!extra) throw new UsageError('webhooks redeliver needs the endpoint id and the delivery id (msg_…)');
-        const sent = await client.webhooks.redeliver(id!, extra);
-        print(sent, `Queued ${sent.type} ${sent.id} again.`);
-        return 0;
-      }
+    const run = Object.hasOwn(VERBS, verb) ? VERBS[verb] : undefined;
+    if (!run) throw new UsageError(`unknown subcommand "${printable(verb)}"`);
+    if (verb !== 'list' && !id) {
+      throw new UsageError(
+        verb === 'add'
+          ? 'webhooks add needs the URL to send events to'
+          : `webhooks ${verb} needs the endpoint id (ep_…)`,
+      );
     }
+    return run(await remoteClient(v, io), { id: id ?? '', extra, v, io });
   });
 }
 
@@ -138,19 +150,19 @@ function deliveryLines(list: readonly WebhookDelivery[]): string {
   const rows = [['DELIVERY', 'TYPE', 'STATUS', 'ATTEMPTS', 'LAST ANSWER', 'CREATED']];
   for (const d of list) {
     const last = d.attempts.at(-1);
-    const answer = last === undefined ? '-' : last.status === null ? printable(last.error ?? 'no answer') : `HTTP ${last.status}`;
+    const answer =
+      last === undefined
+        ? '-'
+        : last.status === null
+          ? printable(last.error ?? 'no answer')
+          : `HTTP ${last.status}`;
     rows.push([d.id, d.type, d.status, String(d.attempts.length), answer, d.createdAt]);
   }
   return table(rows);
 }
 
 /** Sends a test event and waits (up to 20 s) for its first attempt, so the answer shows here. */
-async function sendTest(
-  client: Awaited<ReturnType<typeof remoteClient>>,
-  id: string,
-  io: ShotIo,
-  json: boolean,
-): Promise<number> {
+async function sendTest(client: Client, id: string, io: ShotIo, json: boolean): Promise<number> {
   const sent = await client.webhooks.test(id);
   const end = Date.now() + 20_000;
   let found: WebhookDelivery | undefined = sent;
@@ -164,10 +176,17 @@ async function sendTest(
   if (json) {
     io.stdout.write(`${JSON.stringify(found ?? sent)}\n`);
   } else if (!attempt) {
-    io.stdout.write(`Queued test event ${sent.id}; no attempt yet (see: npx cardshot webhooks deliveries ${id}).\n`);
+    io.stdout.write(
+      `Queued test event ${sent.id}; no attempt yet (see: npx cardshot webhooks deliveries ${id}).\n`,
+    );
   } else {
-    const answer = attempt.status === null ? printable(attempt.error ?? 'no answer') : `HTTP ${attempt.status}`;
-    io.stdout.write(`Sent test event ${sent.id}: the receiver answered ${answer} in ${attempt.durationMs} ms.\n`);
+    const answer =
+      attempt.status === null ? printable(attempt.error ?? 'no answer') : `HTTP ${attempt.status}`;
+    io.stdout.write(
+      `Sent test event ${sent.id}: the receiver answered ${answer} in ${attempt.durationMs} ms.\n`,
+    );
   }
-  return attempt !== undefined && attempt.status !== null && attempt.status >= 200 && attempt.status < 300 ? 0 : 1;
+  return attempt !== undefined && attempt.status !== null && attempt.status >= 200 && attempt.status < 300
+    ? 0
+    : 1;
 }
