@@ -110,7 +110,11 @@ describe('cardshot.jobs', () => {
     let web = 0;
     await client.jobs.download(
       job.id,
-      new WritableStream<Uint8Array>({ write: (c) => void (web += c.length) }),
+      new WritableStream<Uint8Array>({
+        write: (c) => {
+          web += c.length;
+        },
+      }),
     );
     expect(web).toBe(zip.length);
   });
