@@ -8,7 +8,7 @@ import { type DashboardDeps, seeOther, sendPage, sessionOf } from '../context.js
 import { cancelJobPage, ITEM_FILTERS, jobPage, jobsPage } from '../views/jobs.js';
 
 const PAGE = 20;
-const ITEMS_PAGE = 50;
+const ITEMS_PAGE = 25;
 const JOB_ID = /^job_[A-Za-z0-9_-]{16}$/;
 
 type Params = { Params: { id: string } };

@@ -106,7 +106,7 @@ export const ITEM_FILTERS = ['all', 'failed', 'succeeded', 'queued', 'running', 
 function itemRow(i: ItemLine): Html {
   const r = i.result;
   return html`<tr>
-  <th scope="row" class="num">${i.index}</th>
+  <th scope="row" class="num"><span class="phone-only">Item </span>${i.index}</th>
   <td data-label="Status">${statusBadge(i.status)}</td>
   <td data-label="Kind">${i.kind === 'card' ? 'Card' : 'Screenshot'}</td>
   <td data-label="Result">${
