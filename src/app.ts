@@ -37,8 +37,8 @@ import type { Jobs } from './jobs/module.js';
 import type { Clock } from './lib/clock.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
+import type { RenderCommand } from './render/command.js';
 import type { ScreenshotService } from './render/screenshot/service.js';
-import type { TemplateService } from './render/template/service.js';
 import type { TemplateRegistry } from './render/template/types.js';
 import type { UsageRecorder } from './usage/recorder.js';
 
@@ -46,9 +46,11 @@ export interface AppDeps {
   /** The server's settings, and what the dashboard it mounts reads. */
   config: HttpConfig & DashboardDeps['config'];
   log: Logger;
-  templates: TemplateService;
+  /** Plan, rate limit, service and usage in one call: what every render route calls. */
+  render: RenderCommand;
   /** The templates the OpenAPI document and the playground describe (read at request time). */
   registry: TemplateRegistry;
+  /** The viewports GET /render/url accepts; status and warm-up for health. */
   screenshots: ScreenshotService;
   authenticator: Authenticator;
   limiter: RateLimiter;
@@ -56,10 +58,8 @@ export interface AppDeps {
   /** Accounts, keys, passwords and plans, for the dashboard. */
   accounts: AccountsModule;
   sessions: Sessions;
-  /** The Theme page's service, renderer and queue (see DashboardDeps). */
+  /** The Theme page's service (see DashboardDeps). */
   themes: DashboardDeps['themes'];
-  renderer: DashboardDeps['renderer'];
-  renderQueue: DashboardDeps['renderQueue'];
   metrics: Metrics;
   health: Health;
   /** The jobs API (null: not served, as in a one-card CLI run). */

@@ -11,13 +11,11 @@ import type { Plans } from '../auth/plans.js';
 import type { ServerSecrets } from '../auth/secret.js';
 import type { HttpConfig } from '../http/settings.js';
 import type { WorkQueue } from '../lib/work-queue.js';
-import type { RateLimiter } from '../ratelimit/limiter.js';
+import type { RenderCommand } from '../render/command.js';
 import type { ScreenshotService } from '../render/screenshot/types.js';
-import type { TemplateService } from '../render/template/service.js';
 import type { TemplateRegistry } from '../render/template/types.js';
 import type { StorageConfig } from '../storage/settings.js';
 import type { Store } from '../storage/store.js';
-import type { UsageRecorder } from '../usage/recorder.js';
 import type { JobEventSink } from './events.js';
 import { createPriorityGate, nodeLoad } from './gate.js';
 import { createResultLinks, type ResultLinks } from './links.js';
@@ -43,11 +41,12 @@ export interface JobsDeps {
   plans: Plans;
   secrets: ServerSecrets;
   registry: TemplateRegistry;
-  templates: TemplateService;
+  /** Its viewports (items are parsed with them) and its queue's load (items yield to requests). */
   screenshots: ScreenshotService;
+  /** The card render queue's load (items yield to requests). */
   renderQueue: WorkQueue;
-  limiter: RateLimiter;
-  usage: UsageRecorder;
+  /** The render command items go through, as `job` callers. */
+  render: RenderCommand;
   /** The webhooks area's sink; absent: no events (and a job naming a webhook is refused). */
   events?: JobEventSink;
   log: Logger;
@@ -72,7 +71,7 @@ export function createJobsArea(
     const handler = createItemHandler({
       store,
       queue,
-      renderer: createItemRenderer(deps),
+      renderer: createItemRenderer(deps.render),
       files,
       gate: createPriorityGate(nodeLoad(deps.renderQueue, deps.screenshots)),
       links,
