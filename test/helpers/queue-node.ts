@@ -22,7 +22,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const entry = `
 import { createJobQueue } from ${JSON.stringify(path.join(root, 'src/jobs/queue/open.ts'))};
 const cfg = JSON.parse(process.env.QUEUE_NODE_CONFIG);
-const queue = await createJobQueue(cfg.storage, { pollMs: 50 });
+const queue = await createJobQueue(cfg.storage, { pollMs: 50, superviseIntervalSeconds: 1 });
 await queue.createQueue(cfg.queue, cfg.policy);
 await queue.work(cfg.queue, { concurrency: 1, groupLimit: () => 10 }, (task) => {
   process.stdout.write('started ' + task.id + ' ' + task.attempt + '\\n');

@@ -10,6 +10,8 @@ export interface JobQueueDeps {
   onError?(err: unknown): void;
   /** Backstop poll for work added by another process (ms). */
   pollMs?: number;
+  /** pg-boss only: how often lost tasks (a dead node's) are looked for, in seconds (default 5). */
+  superviseIntervalSeconds?: number;
 }
 
 /**
@@ -32,7 +34,11 @@ export async function createJobQueue(
       ...deps,
     });
   }
-  return createSqliteQueue({ file: path.join(config.dataDir, QUEUE_FILE), ...deps });
+  return createSqliteQueue({
+    file: path.join(config.dataDir, QUEUE_FILE),
+    ...(deps.pollMs !== undefined ? { pollMs: deps.pollMs } : {}),
+    ...(deps.onError ? { onError: deps.onError } : {}),
+  });
 }
 
 /**
