@@ -31,6 +31,7 @@ import { registerJobRoutes } from './http/routes/jobs.js';
 import { registerMetricsRoute } from './http/routes/metrics.js';
 import { registerTemplateRoutes } from './http/routes/render-template.js';
 import { registerScreenshotRoutes } from './http/routes/render-url.js';
+import { registerWebhookRoutes } from './http/routes/webhooks.js';
 import type { HttpConfig } from './http/settings.js';
 import { readTrustProxy } from './http/trust-proxy.js';
 import type { Jobs } from './jobs/module.js';
@@ -41,6 +42,7 @@ import type { RenderCommand } from './render/command.js';
 import type { ScreenshotService } from './render/screenshot/service.js';
 import type { TemplateRegistry } from './render/template/types.js';
 import type { UsageRecorder } from './usage/recorder.js';
+import type { WebhookService } from './webhooks/service.js';
 
 export interface AppDeps {
   /** The server's settings, and what the dashboard it mounts reads. */
@@ -64,6 +66,8 @@ export interface AppDeps {
   health: Health;
   /** The jobs API (null: not served, as in a one-card CLI run). */
   jobs?: Jobs | null;
+  /** Webhook endpoints of the caller's account (/webhooks). */
+  webhooks: WebhookService;
   clock?: Clock;
   /** Time for a request's headers and body to arrive (default 30 s; tests shorten it). */
   requestTimeoutMs?: number;
@@ -149,6 +153,7 @@ export function createApp(deps: AppDeps): FastifyInstance {
   app.register(async (api) => {
     registerTemplateRoutes(api, deps);
     registerScreenshotRoutes(api, deps);
+    registerWebhookRoutes(api, deps);
     registerHealthRoutes(api, deps);
     registerMetricsRoute(api, { metrics: deps.metrics, token: deps.config.metricsToken });
     // In a plugin of its own: its CSV parser, body limit and 413 message stay its own.

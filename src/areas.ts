@@ -19,6 +19,8 @@ export const AREA_NAMES = [
   'templates',
   'screenshots',
   'render',
+  'queue',
+  'webhooks',
   'jobs',
 ] as const;
 
@@ -44,7 +46,9 @@ export const AREA_NEEDS = {
   templates: ['template files', 'artwork', 'cache'],
   screenshots: ['cache'],
   render: ['templates', 'screenshots', 'rate limiter', 'usage'],
-  jobs: ['accounts', 'render'],
+  queue: [],
+  webhooks: ['accounts', 'queue'],
+  jobs: ['accounts', 'render', 'queue', 'webhooks'],
 } as const satisfies Record<AreaName, readonly AreaName[]>;
 
 type Needs<A extends AreaName> = (typeof AREA_NEEDS)[A][number];

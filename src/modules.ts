@@ -15,6 +15,8 @@ import { createSessionsArea } from './dashboard/module.js';
 import type { Sessions } from './dashboard/sessions.js';
 import { createHealth, type Health } from './health/health.js';
 import { createJobsArea, type Jobs } from './jobs/module.js';
+import { createJobQueue } from './jobs/queue/open.js';
+import type { JobQueue } from './jobs/queue/types.js';
 import type { Clock } from './lib/clock.js';
 import { createCloser } from './lib/closer.js';
 import type { WorkQueue } from './lib/work-queue.js';
@@ -39,6 +41,8 @@ import type { ThemeService } from './themes/service.js';
 import { createUsageArea } from './usage/module.js';
 import type { UsageRecorder } from './usage/recorder.js';
 import { CARDSHOT_VERSION } from './version.js';
+import { createWebhooksArea } from './webhooks/module.js';
+import type { WebhookService } from './webhooks/service.js';
 
 /** Every stateful module the service runs, plus one `close()` that stops them in reverse order. */
 export interface ModuleSet {
@@ -79,7 +83,11 @@ export interface ModuleSet {
   screenshots: ScreenshotService;
   /** Plan → rate limit → service → usage in one call: HTTP routes, previews and job workers. */
   render: RenderCommand;
-  /** Jobs: their store, the queue, this node's item workers, result files and links. */
+  /** The queue of work outliving a request: pg-boss with DATABASE_URL, else SQLite in the data dir. */
+  queue: JobQueue;
+  /** Webhook endpoints, the jobs' event sink, and this node's delivery workers. */
+  webhooks: WebhookService;
+  /** Jobs: their store, this node's item workers, result files and links. */
   jobs: Jobs;
   close(): Promise<void>;
 }
@@ -99,6 +107,8 @@ interface Provides {
   templates: 'renderer' | 'renderQueue' | 'templates';
   screenshots: 'screenshots';
   render: 'render';
+  queue: 'queue';
+  webhooks: 'webhooks';
   jobs: 'jobs';
 }
 
@@ -127,6 +137,12 @@ export interface ModuleOptions<A extends AreaName> {
   templateEngine?: Renderer;
   /** scrypt's cost (log2 N) for dashboard passwords: a cheaper one for tests, refused elsewhere. */
   passwordCost?: number;
+  /** The webhook deliveries' URL guard (tests give one that admits their receivers). */
+  webhookGuard?: UrlGuard;
+  /** The delay after failed webhook attempt n (tests shorten the back-off). */
+  webhookBackoff?: (attempt: number) => number;
+  /** False: deliver no webhooks from this process. */
+  webhookWorkers?: boolean;
 }
 
 /**
@@ -160,7 +176,7 @@ export async function createModules<A extends AreaName = AreaName>(
   try {
     const core = await startCore(ctx);
     const rendering = await startRendering(ctx, core);
-    const jobs = await startJobs(ctx, core, rendering);
+    const { queue, webhooks, jobs } = await startWork(ctx, core, rendering);
     const { redis, notices, ...coreModules } = core;
     const { redisCache, flight, ...renderModules } = rendering;
     const set: Partial<ModuleSet> = {
@@ -170,6 +186,8 @@ export async function createModules<A extends AreaName = AreaName>(
       ...coreModules,
       ...renderModules,
       scale: redis && notices && flight ? { redis, redisCache: redisCache ?? null, notices, flight } : null,
+      queue,
+      webhooks,
       jobs,
       close: () => started.close(),
     };
@@ -337,27 +355,59 @@ async function startRendering(
   };
 }
 
-/** The jobs area over the render command (its workers render items through it). */
-async function startJobs(
-  { config, log, start, has }: StartContext,
+/**
+ * The queue, then the webhooks (endpoints, the event sink, delivery workers) and the jobs over
+ * the render command (item workers), which publish their events to the webhooks.
+ */
+async function startWork(
+  { config, log, opts, start, has }: StartContext,
   core: Awaited<ReturnType<typeof startCore>>,
   rendering: Awaited<ReturnType<typeof startRendering>>,
-): Promise<Jobs | undefined> {
-  if (!has('jobs')) return undefined;
-  const accounts = needed(core.accounts, 'accounts');
-  return start(
-    'jobs',
-    createJobsArea(config, {
-      store: accounts.store,
-      plans: accounts.plans,
-      secrets: accounts.secrets,
-      registry: needed(core.registry, 'template files'),
-      screenshots: needed(rendering.screenshots, 'screenshots'),
-      renderQueue: needed(rendering.renderQueue, 'templates'),
-      render: needed(rendering.render, 'render'),
-      log,
-    }),
-  );
+) {
+  const clock = opts.clock ? { clock: opts.clock } : {};
+  const queue = has('queue') ? await start('queue', openQueueArea(config, log)) : undefined;
+  const accounts = () => needed(core.accounts, 'accounts');
+  const webhooks = has('webhooks')
+    ? await start(
+        'webhooks',
+        createWebhooksArea(config, {
+          store: accounts().store,
+          secrets: accounts().secrets,
+          queue: needed(queue, 'queue'),
+          log,
+          ...clock,
+          ...(opts.webhookGuard ? { guard: opts.webhookGuard } : {}),
+          ...(opts.webhookBackoff ? { backoff: opts.webhookBackoff } : {}),
+          ...(opts.webhookWorkers === false ? { deliver: false } : {}),
+        }),
+      )
+    : undefined;
+  const jobs = has('jobs')
+    ? await start(
+        'jobs',
+        createJobsArea(config, {
+          store: accounts().store,
+          plans: accounts().plans,
+          secrets: accounts().secrets,
+          queue: needed(queue, 'queue'),
+          registry: needed(core.registry, 'template files'),
+          screenshots: needed(rendering.screenshots, 'screenshots'),
+          renderQueue: needed(rendering.renderQueue, 'templates'),
+          render: needed(rendering.render, 'render'),
+          ...(webhooks ? { events: webhooks } : {}),
+          log,
+        }),
+      )
+    : undefined;
+  return { queue, webhooks, jobs };
+}
+
+/** The queue as an area: closed after the areas that work on it (they start after it). */
+async function openQueueArea(config: Config, log: Logger): Promise<Area<JobQueue>> {
+  const queue = await createJobQueue(config, {
+    onError: (err) => log.warn({ err }, 'queue storage error (the workers carry on)'),
+  });
+  return { service: queue, close: () => queue.close() };
 }
 
 /** An area's service that `resolveAreas` guarantees; a clear error if the wiring ever breaks that. */

@@ -22,6 +22,7 @@ import { templateSettings } from './render/template/settings.js';
 import { storageSettings } from './storage/settings.js';
 import { themeSettings } from './themes/settings.js';
 import { usageSettings } from './usage/settings.js';
+import { webhookSettings } from './webhooks/settings.js';
 
 /** Every setting of every area, in the order of the README table. */
 export const settings = assembleSettings(
@@ -43,6 +44,7 @@ export const settings = assembleSettings(
   themeSettings,
   screenshotSettings,
   jobSettings,
+  webhookSettings,
 );
 
 export type Settings = typeof settings;

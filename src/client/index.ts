@@ -29,3 +29,4 @@ export {
 } from './options.js';
 export { canonicalRequest, encodeRfc3986 } from './signing.js';
 export type { CardshotTemplates } from './templates.generated.js';
+export { verifyWebhook, type WebhookEvent, WebhookVerificationError } from './webhooks.js';

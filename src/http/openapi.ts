@@ -67,6 +67,10 @@ export function registerOpenApi(
           name: 'Jobs',
           description: 'Batches of cards and screenshots rendered in the background (API key needed).',
         },
+        {
+          name: 'Webhooks',
+          description: 'Endpoints that receive signed events (Standard Webhooks); API key needed.',
+        },
         { name: 'Operations', description: 'Health, readiness, metrics and this document (no API key).' },
       ],
       components: { securitySchemes: SECURITY_SCHEMES as never },

@@ -2,6 +2,7 @@ import { type Kysely, Migrator, type Selectable, sql } from 'kysely';
 import { AppError } from '../errors.js';
 import { createDashboardStore } from './kysely-dashboard.js';
 import { createThemeStore } from './kysely-themes.js';
+import { createWebhookStore } from './kysely-webhooks.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Account, ApiKeyRecord, Store, UsageKind, UsageRow } from './store.js';
 import type { Tables } from './tables.js';
@@ -47,6 +48,7 @@ export function createKyselyStore(db: Kysely<Tables>, kind: Store['kind']): Stor
     db,
     ...createDashboardStore(db),
     ...createThemeStore(db),
+    ...createWebhookStore(db),
 
     async createAccount(a) {
       try {

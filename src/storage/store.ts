@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { WebhookStore } from '../webhooks/store.js';
 import type { Tables } from './tables.js';
 
 /**
@@ -129,7 +130,7 @@ export interface DashboardStore {
   purgeFormTokens(before: number): Promise<void>;
 }
 
-export interface Store extends DashboardStore, ThemeStore {
+export interface Store extends DashboardStore, ThemeStore, WebhookStore {
   readonly kind: 'sqlite' | 'postgres';
   /**
    * The open, migrated database, for areas that keep their own tables in it (jobs): they add
