@@ -38,8 +38,8 @@ import type { Jobs } from './jobs/module.js';
 import type { Clock } from './lib/clock.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
+import type { RenderCommand } from './render/command.js';
 import type { ScreenshotService } from './render/screenshot/service.js';
-import type { TemplateService } from './render/template/service.js';
 import type { TemplateRegistry } from './render/template/types.js';
 import type { UsageRecorder } from './usage/recorder.js';
 import type { WebhookService } from './webhooks/service.js';
@@ -48,9 +48,11 @@ export interface AppDeps {
   /** The server's settings, and what the dashboard it mounts reads. */
   config: HttpConfig & DashboardDeps['config'];
   log: Logger;
-  templates: TemplateService;
+  /** Plan, rate limit, service and usage in one call: what every render route calls. */
+  render: RenderCommand;
   /** The templates the OpenAPI document and the playground describe (read at request time). */
   registry: TemplateRegistry;
+  /** The viewports GET /render/url accepts; status and warm-up for health. */
   screenshots: ScreenshotService;
   authenticator: Authenticator;
   limiter: RateLimiter;
@@ -58,16 +60,14 @@ export interface AppDeps {
   /** Accounts, keys, passwords and plans, for the dashboard. */
   accounts: AccountsModule;
   sessions: Sessions;
-  /** The Theme page's service, renderer and queue (see DashboardDeps). */
+  /** The Theme page's service (see DashboardDeps). */
   themes: DashboardDeps['themes'];
-  renderer: DashboardDeps['renderer'];
-  renderQueue: DashboardDeps['renderQueue'];
   metrics: Metrics;
   health: Health;
-  /** Webhook endpoints of the caller's account (/webhooks). */
-  webhooks: WebhookService;
   /** The jobs API (null: not served, as in a one-card CLI run). */
   jobs?: Jobs | null;
+  /** Webhook endpoints of the caller's account (/webhooks). */
+  webhooks: WebhookService;
   clock?: Clock;
   /** Time for a request's headers and body to arrive (default 30 s; tests shorten it). */
   requestTimeoutMs?: number;

@@ -43,8 +43,8 @@ export const settings = assembleSettings(
   imageSettings,
   themeSettings,
   screenshotSettings,
-  webhookSettings,
   jobSettings,
+  webhookSettings,
 );
 
 export type Settings = typeof settings;

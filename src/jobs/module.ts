@@ -1,7 +1,7 @@
 /**
- * The jobs area (issue 28 §1, §3): the job store over the service's database, the queue beside
- * it (pg-boss with PostgreSQL, the SQLite queue in the data dir otherwise), this node's workers,
- * result files under the data dir, signed result links, and the retention sweep.
+ * The jobs area (issue 28 §1, §3): the job store over the service's database, this node's item
+ * workers on the shared queue (pg-boss with PostgreSQL, the SQLite queue in the data dir
+ * otherwise), result files under the data dir, signed result links, and the retention sweep.
  */
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -11,17 +11,15 @@ import type { Plans } from '../auth/plans.js';
 import type { ServerSecrets } from '../auth/secret.js';
 import type { HttpConfig } from '../http/settings.js';
 import type { WorkQueue } from '../lib/work-queue.js';
-import type { RateLimiter } from '../ratelimit/limiter.js';
+import type { RenderCommand } from '../render/command.js';
 import type { ScreenshotService } from '../render/screenshot/types.js';
-import type { TemplateService } from '../render/template/service.js';
 import type { TemplateRegistry } from '../render/template/types.js';
 import type { StorageConfig } from '../storage/settings.js';
 import type { Store } from '../storage/store.js';
-import type { UsageRecorder } from '../usage/recorder.js';
 import type { JobEventSink } from './events.js';
 import { createPriorityGate, nodeLoad } from './gate.js';
 import { createResultLinks, type ResultLinks } from './links.js';
-import { createJobQueue } from './queue/open.js';
+import type { JobQueue } from './queue/types.js';
 import { createItemRenderer } from './render.js';
 import { createResultFiles, type ResultFiles } from './results.js';
 import { createJobService, type JobService } from './service.js';
@@ -42,12 +40,15 @@ export interface JobsDeps {
   store: Store;
   plans: Plans;
   secrets: ServerSecrets;
+  /** The queue area's queue (closed by it, after this area). */
+  queue: JobQueue;
   registry: TemplateRegistry;
-  templates: TemplateService;
+  /** Its viewports (items are parsed with them) and its queue's load (items yield to requests). */
   screenshots: ScreenshotService;
+  /** The card render queue's load (items yield to requests). */
   renderQueue: WorkQueue;
-  limiter: RateLimiter;
-  usage: UsageRecorder;
+  /** The render command items go through, as `job` callers. */
+  render: RenderCommand;
   /** The webhooks area's sink; absent: no events (and a job naming a webhook is refused). */
   events?: JobEventSink;
   log: Logger;
@@ -63,8 +64,7 @@ export function createJobsArea(
     const store = createJobStore(deps.store.db);
     const files = createResultFiles(path.join(config.dataDir, 'jobs'));
     const links = createResultLinks(deps.secrets);
-    const queue = await createJobQueue(config, { onError: (err) => log.warn({ err }, 'job queue error') });
-    parts.add('job queue', () => queue.close());
+    const { queue } = deps;
     await queue.createQueue(ITEM_QUEUE, itemPolicy(config.jobsLeaseSeconds * 1000));
     const parsers = () => ({ registry: deps.registry, viewports: deps.screenshots.viewports });
     // Created before the service, which announces canceled jobs through it.
@@ -72,7 +72,7 @@ export function createJobsArea(
     const handler = createItemHandler({
       store,
       queue,
-      renderer: createItemRenderer(deps),
+      renderer: createItemRenderer(deps.render),
       files,
       gate: createPriorityGate(nodeLoad(deps.renderQueue, deps.screenshots)),
       links,

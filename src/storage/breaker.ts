@@ -51,6 +51,7 @@ const TIMED = new Set<keyof Store>([
   'countPendingMessages',
   'listMessages',
   'listAttempts',
+  'listOverdueMessages',
   'purgeMessages',
   'ping',
 ]);

@@ -142,6 +142,18 @@ export function createWebhookStore(db: Kysely<Tables>): WebhookStore {
       return rows.map(toMessage);
     },
 
+    async listOverdueMessages(before, limit) {
+      const rows = await db
+        .selectFrom('webhook_messages')
+        .selectAll()
+        .where('status', '=', 'pending')
+        .where('next_attempt_at', '<', before)
+        .orderBy('next_attempt_at')
+        .limit(limit)
+        .execute();
+      return rows.map(toMessage);
+    },
+
     async insertAttempt(a) {
       await db
         .insertInto('webhook_attempts')

@@ -58,6 +58,12 @@ export interface Deliveries {
   redeliver(message: MessageRecord): Promise<MessageRecord>;
   /** Makes the attempt a task stands for and schedules the next one if it failed. */
   run(task: Task<DeliveryTask>, signal: AbortSignal): Promise<void>;
+  /**
+   * Queues again the next attempt of pending messages overdue by more than `graceMs` (their
+   * task was lost: a failed add, a dead letter), and ends those past their retry window.
+   * Adding an attempt whose task still exists adds nothing (same key). How many it touched.
+   */
+  sweep(graceMs: number): Promise<number>;
 }
 
 export function createDeliveries(deps: DeliveriesDeps): Deliveries {
@@ -134,7 +140,10 @@ export function createDeliveries(deps: DeliveriesDeps): Deliveries {
         return failed;
       }
       await store.insertMessage(message);
-      await enqueue(message, 1, 0);
+      // A queue that cannot take it now: the sweeper queues it later (the message is stored).
+      await enqueue(message, 1, 0).catch((err: unknown) =>
+        log.warn({ err, message: message.id }, 'webhook delivery not queued yet; the sweeper will'),
+      );
       return message;
     },
 
@@ -158,8 +167,20 @@ export function createDeliveries(deps: DeliveriesDeps): Deliveries {
       const now = clock.now();
       const next = { ...m, status: 'pending' as const, seriesStartedAt: now, nextAttemptAt: now };
       await store.updateMessage(m.id, { status: 'pending', seriesStartedAt: now, nextAttemptAt: now });
-      await enqueue(next, m.attempts + 1, 0);
+      await enqueue(next, m.attempts + 1, 0).catch((err: unknown) =>
+        log.warn({ err, message: m.id }, 'webhook redelivery not queued yet; the sweeper will'),
+      );
       return next;
+    },
+
+    async sweep(graceMs) {
+      const now = clock.now();
+      const overdue = await store.listOverdueMessages(now - graceMs, 500);
+      for (const m of overdue) {
+        if (now > m.seriesStartedAt + config.retryMs) await finish(m, 'failed', m.attempts);
+        else await enqueue(m, m.attempts + 1, 0);
+      }
+      return overdue.length;
     },
 
     async run(task, signal) {
@@ -171,11 +192,22 @@ export function createDeliveries(deps: DeliveriesDeps): Deliveries {
       if (!endpoint || endpoint.disabledAt !== null) return finish(m, 'failed', m.attempts);
       signal.throwIfAborted();
       const now = clock.now();
+      let secrets: string[];
+      try {
+        secrets = signingSecrets(endpoint, now);
+      } catch (err) {
+        // Sealed under another server secret: no attempt could ever be signed, so none is made.
+        log.error(
+          { err, endpoint: endpoint.id },
+          'webhook secret cannot be opened (was CARDSHOT_SECRET changed?)',
+        );
+        return finish(m, 'failed', m.attempts);
+      }
       const outcome = await attemptDelivery(deps.poster, {
         url: endpoint.url,
         id: m.id,
         body: m.body,
-        secrets: signingSecrets(endpoint, now),
+        secrets,
         now,
         timeoutMs: config.timeoutMs,
       });

@@ -22,6 +22,9 @@ import type { WebhookConfig } from './settings.js';
 import type { WebhookStore } from './store.js';
 
 const HOUR_MS = 60 * 60_000;
+/** How often, and past how long overdue, a pending delivery's lost task is queued again. */
+const SWEEP_EVERY_MS = 5 * 60_000;
+const SWEEP_GRACE_MS = 10 * 60_000;
 
 /** Creates the service and starts this node's delivery workers. */
 export function createWebhooksArea(
@@ -82,6 +85,17 @@ export function createWebhooksArea(
     const timer = setInterval(() => void purge(), HOUR_MS);
     timer.unref();
     parts.add('webhook log purge', async () => clearInterval(timer));
+
+    if (deps.deliver !== false) {
+      // Every node sweeps; two sweeping together add each attempt once (the task key).
+      const sweep = () =>
+        deliveries
+          .sweep(SWEEP_GRACE_MS)
+          .catch((err) => log.warn({ err }, 'could not sweep overdue webhook deliveries'));
+      const sweeper = setInterval(() => void sweep(), SWEEP_EVERY_MS);
+      sweeper.unref();
+      parts.add('webhook sweeper', async () => clearInterval(sweeper));
+    }
 
     return {
       service: createWebhookService({

@@ -99,6 +99,12 @@ export interface WebhookStore {
     opts: { limit: number; before?: { createdAt: number; id: string } },
   ): Promise<MessageRecord[]>;
 
+  /**
+   * Pending messages (any account) whose next attempt was due before `before`, oldest first:
+   * what the sweeper queues again in case their task was lost.
+   */
+  listOverdueMessages(before: number, limit: number): Promise<MessageRecord[]>;
+
   insertAttempt(attempt: AttemptRecord): Promise<void>;
   /** The attempts of these messages, in attempt order. */
   listAttempts(messageIds: readonly string[]): Promise<AttemptRecord[]>;

@@ -56,6 +56,11 @@ export const webhooks = {
       .columns(['account_id', 'status'])
       .execute();
     await db.schema
+      .createIndex('webhook_messages_due')
+      .on('webhook_messages')
+      .columns(['status', 'next_attempt_at'])
+      .execute();
+    await db.schema
       .createIndex('webhook_messages_created_at')
       .on('webhook_messages')
       .column('created_at')
