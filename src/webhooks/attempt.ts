@@ -30,10 +30,24 @@ export interface AttemptOutcome {
  */
 export async function attemptDelivery(
   poster: GuardedPoster,
-  a: { url: string; id: string; body: string; secrets: readonly string[]; now: number; timeoutMs: number },
+  a: {
+    url: string;
+    id: string;
+    body: string;
+    secrets: readonly string[];
+    now: number;
+    timeoutMs: number;
+    /** Aborts the attempt (the node is stopping); it then rejects with the signal's reason. */
+    signal?: AbortSignal;
+  },
 ): Promise<AttemptOutcome> {
   const headers = signedHeaders(a.secrets, a.id, Math.floor(a.now / 1000), a.body);
-  const res = await poster.post(a.url, a.body, { headers, timeoutMs: a.timeoutMs, maxBytes: READ_BYTES });
+  const res = await poster.post(a.url, a.body, {
+    headers,
+    timeoutMs: a.timeoutMs,
+    maxBytes: READ_BYTES,
+    ...(a.signal ? { signal: a.signal } : {}),
+  });
   return classify(res, a.now, a.timeoutMs);
 }
 

@@ -210,6 +210,7 @@ export function createDeliveries(deps: DeliveriesDeps): Deliveries {
         secrets,
         now,
         timeoutMs: config.timeoutMs,
+        signal,
       });
       if (outcome.detail)
         log.info(
