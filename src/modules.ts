@@ -201,6 +201,7 @@ export async function createModules(
         ...(opts.webhookGuard ? { guard: opts.webhookGuard } : {}),
         ...(opts.webhookBackoff ? { backoff: opts.webhookBackoff } : {}),
         ...(opts.webhookWorkers === false ? { deliver: false } : {}),
+        onAttempt: (outcome, seconds) => metrics.observeWebhookAttempt(outcome, seconds),
       }),
     );
 
