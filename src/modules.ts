@@ -360,7 +360,7 @@ async function startRendering(
  * the render command (item workers), which publish their events to the webhooks.
  */
 async function startWork(
-  { config, log, opts, start, has }: StartContext,
+  { config, log, opts, start, has, metrics }: StartContext,
   core: Awaited<ReturnType<typeof startCore>>,
   rendering: Awaited<ReturnType<typeof startRendering>>,
 ) {
@@ -379,6 +379,7 @@ async function startWork(
           ...(opts.webhookGuard ? { guard: opts.webhookGuard } : {}),
           ...(opts.webhookBackoff ? { backoff: opts.webhookBackoff } : {}),
           ...(opts.webhookWorkers === false ? { deliver: false } : {}),
+          onAttempt: (outcome, seconds) => metrics.observeWebhookAttempt(outcome, seconds),
         }),
       )
     : undefined;
