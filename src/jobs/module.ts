@@ -62,7 +62,7 @@ export function createJobsArea(
   return startArea(deps.log, async (parts) => {
     const log = deps.log.child({ area: 'jobs' });
     const store = createJobStore(deps.store.db);
-    const files = createResultFiles(path.join(config.dataDir, 'jobs'));
+    const files = createResultFiles(config.jobsResultsDir || path.join(config.dataDir, 'jobs'));
     const links = createResultLinks(deps.secrets);
     const { queue } = deps;
     await queue.createQueue(ITEM_QUEUE, itemPolicy(config.jobsLeaseSeconds * 1000));

@@ -10,13 +10,20 @@ export const jobSettings = {
     description:
       "Job items this node renders at once (0: this node takes none, it only accepts jobs). Items yield to synchronous requests: one enters a render queue only when no request waits there. An account's items across every node are capped by its plan's jobs.concurrency.",
   },
+  jobsResultsDir: {
+    kind: 'string',
+    default: '',
+    defaultDoc: 'CARDSHOT_DATA_DIR/jobs',
+    description:
+      "Directory of job results (one file per finished item, kept for the plan's retention). Every node that serves or runs jobs must see the same directory (a shared volume) when there are several.",
+  },
   jobsMaxBytesPerAccount: {
     kind: 'int',
     default: 5 * 1024 * 1024 * 1024,
     min: 1024 * 1024,
     max: 1024 * 1024 * 1024 * 1024,
     description:
-      'Bytes of job results one account may keep under CARDSHOT_DATA_DIR/jobs (until retention deletes them); an item past it fails with a message saying so.',
+      'Bytes of job results one account may keep under CARDSHOT_JOBS_RESULTS_DIR (until retention deletes them); an item past it fails with a message saying so.',
   },
   jobsLeaseSeconds: {
     kind: 'int',
