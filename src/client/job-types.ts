@@ -115,7 +115,7 @@ export interface WaitOptions {
   onProgress?: (job: Job) => void;
 }
 
-/** Where `jobs.download` writes: a file path (Node), a web WritableStream, or a Node writable. */
+/** Where `jobs.download` writes: a file path (Node), a web WritableStream, or a Node writable (ended when done). */
 export type DownloadTarget =
   | string
   | WritableStream<Uint8Array>
