@@ -26,15 +26,9 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: { webhooks: We
   const w = deps.webhooks;
   for (const schema of WEBHOOK_SCHEMAS) app.addSchema(schema);
 
-  /** The caller's account, once its request is counted; a signed URL manages nothing. */
-  const admit = async (req: FastifyRequest, reply: FastifyReply): Promise<string> => {
-    if (req.auth?.via === 'signature') {
-      throw new AppError('unauthorized', 'Missing or invalid API key', {
-        detail: 'a signed URL was used on a webhook route; they are for images only',
-      });
-    }
-    return (await app.access.admit(req, reply, () => {})).accountId;
-  };
+  /** The caller's account, once its request is counted (access.ts refused signed URLs already). */
+  const admit = async (req: FastifyRequest, reply: FastifyReply): Promise<string> =>
+    (await app.access.admit(req, reply, () => {})).accountId;
   const params = (req: FastifyRequest) => req.params as Params;
 
   app.post('/webhooks', documentOnly(createWebhookSchema), async (req, reply) => {
