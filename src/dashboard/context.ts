@@ -4,10 +4,9 @@ import type { AccountsModule } from '../accounts/open.js';
 import { configuredOrigin, originFor } from '../accounts/origin.js';
 import type { HttpConfig } from '../http/settings.js';
 import type { Clock } from '../lib/clock.js';
-import type { WorkQueue } from '../lib/work-queue.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
+import type { RenderCommand } from '../render/command.js';
 import type { ScreenshotConfig } from '../render/screenshot/settings.js';
-import type { TemplateRenderer } from '../render/template/renderer.js';
 import type { TemplateRegistry } from '../render/template/types.js';
 import type { StorageConfig } from '../storage/settings.js';
 import type { ThemeService } from '../themes/service.js';
@@ -61,10 +60,10 @@ export interface DashboardDeps {
   sessions: Sessions;
   limiter: RateLimiter;
   usage: UsageRecorder;
-  /** The Theme page: the account's theme, and the renderer and queue its preview draws with. */
+  /** The Theme page: the account's theme. */
   themes: ThemeService;
-  renderer: TemplateRenderer;
-  renderQueue: WorkQueue;
+  /** What the Theme page's preview draws with (a `none` caller: its bound is its own). */
+  render: Pick<RenderCommand, 'card'>;
   clock?: Clock;
 }
 

@@ -8,6 +8,7 @@ import { CARDSHOT_VERSION, packageRoot } from '../version.js';
 import { finishOpenApiDocument } from './openapi-finish.js';
 import { createTemplateDocs } from './openapi-templates.js';
 import { ErrorBody, SECURITY_SCHEMES } from './schemas/common.js';
+import { Job } from './schemas/jobs.js';
 import type { HttpConfig } from './settings.js';
 
 /**
@@ -49,6 +50,7 @@ export function registerOpenApi(
   const templateDocs = createTemplateDocs(registry);
   app.addHook('onClose', async () => templateDocs.close());
   app.addSchema(ErrorBody);
+  app.addSchema(Job);
   app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
@@ -61,6 +63,10 @@ export function registerOpenApi(
       servers: [{ url: config.publicUrl !== '' ? config.publicUrl.replace(/\/+$/, '') : '/' }],
       tags: [
         { name: 'Render', description: 'PNG cards and screenshots (API key needed).' },
+        {
+          name: 'Jobs',
+          description: 'Batches of cards and screenshots rendered in the background (API key needed).',
+        },
         {
           name: 'Webhooks',
           description: 'Endpoints that receive signed events (Standard Webhooks); API key needed.',

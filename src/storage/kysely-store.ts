@@ -45,6 +45,7 @@ export function createKyselyStore(db: Kysely<Tables>, kind: Store['kind']): Stor
 
   return {
     kind,
+    db,
     ...createDashboardStore(db),
     ...createThemeStore(db),
     ...createWebhookStore(db),
@@ -262,7 +263,7 @@ function fromKey(k: ApiKeyRecord): Tables['api_keys'] {
 }
 
 /** SQLite's SQLITE_CONSTRAINT_UNIQUE or PostgreSQL's 23505. */
-function isUniqueViolation(err: unknown): boolean {
+export function isUniqueViolation(err: unknown): boolean {
   const code = (err as { code?: string }).code;
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
 }
@@ -273,7 +274,7 @@ function isUniqueViolation(err: unknown): boolean {
  * disk) and some I/O errors, so the ROLLBACK that follows answers "cannot rollback - no
  * transaction is active", which used to be all the log said about a full disk.
  */
-async function transact<T>(db: Kysely<Tables>, fn: (tx: Kysely<Tables>) => Promise<T>): Promise<T> {
+export async function transact<DB, T>(db: Kysely<DB>, fn: (tx: Kysely<DB>) => Promise<T>): Promise<T> {
   return db.connection().execute(async (conn) => {
     await sql`begin`.execute(conn);
     let result: T;

@@ -1,13 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { AuthContext } from '../../auth/authenticate.js';
-import { assertScreenshotAllowed } from '../../auth/plans.js';
 import { FRESH_SIGNED_MAX_SECONDS, FRESH_SIGNED_REFUSED } from '../../auth/signing.js';
 import { AppError } from '../../errors.js';
-import { CONTENT_TYPES } from '../../render/format.js';
-import { optionsInUse } from '../../render/screenshot/options.js';
+import type { RenderCommand } from '../../render/command.js';
 import { parseScreenshotRequest, type ScreenshotRequest } from '../../render/screenshot/request.js';
-import type { ScreenshotService, ShotResult } from '../../render/screenshot/service.js';
-import type { UsageRecorder } from '../../usage/recorder.js';
+import type { ShotResult } from '../../render/screenshot/types.js';
+import type { Viewport } from '../../render/screenshot/viewports.js';
 import { pngCacheControl } from '../cache-control.js';
 import { renderHandler } from '../render-pipeline.js';
 import { documentOnly } from '../schemas/common.js';
@@ -20,28 +18,18 @@ import { renderUrl } from '../schemas/render-url.js';
  */
 export function registerScreenshotRoutes(
   app: FastifyInstance,
-  deps: { screenshots: ScreenshotService; usage: UsageRecorder },
+  deps: { render: RenderCommand; screenshots: { readonly viewports: ReadonlyMap<string, Viewport> } },
 ): void {
   app.get(
     '/render/url',
     documentOnly(renderUrl),
-    renderHandler(app, deps.usage, {
+    renderHandler(app, {
       parse: (req) => {
         const parsed = parseScreenshotRequest(req.query, deps.screenshots.viewports);
         refuseLongFresh(parsed, req.auth);
         return parsed;
       },
-      allow: (plan, parsed) =>
-        assertScreenshotAllowed(plan, parsed.viewport.name, optionsInUse(parsed.options)),
-      // The account scopes the cache and takes the capture from its share of the browser.
-      resolve: async (parsed, opts, auth) => {
-        const result = await deps.screenshots.resolve(parsed, {
-          ...opts,
-          owner: { accountId: auth.accountId, plan: auth.plan },
-        });
-        return { ...result, contentType: CONTENT_TYPES[result.format] };
-      },
-      usage: 'screenshot',
+      render: (parsed, caller, opts) => deps.render.screenshot(parsed, caller, opts),
       cacheControl: (result, auth) => pngCacheControl(auth, result.maxAge, { age: result.age }),
       headers: shotHeaders,
     }),

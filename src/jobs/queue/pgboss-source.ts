@@ -5,7 +5,7 @@ import {
   advanceClockSql,
   type DeadEnvelope,
   type Envelope,
-  groupsSql,
+  lockAndGroupsSql,
   pruneGroupsSql,
 } from './pgboss-sql.js';
 import type { QueuePolicy, Task } from './types.js';
@@ -82,27 +82,31 @@ export function pgBossSource<D>(
   return {
     async claim(max, groupLimit) {
       const jobs = await inTransaction(async (db) => {
-        await db.executeSql('SELECT pg_advisory_xact_lock(hashtext($1))', [lockKey]);
         if (Date.now() - lastPrune > PRUNE_MS) {
           lastPrune = Date.now();
           await db.executeSql(pruneGroupsSql(schema), [queue]);
         }
-        const { rows } = await db.executeSql(groupsSql(schema), [queue]);
+        // One round trip: the lock, then the groups (held for the fetch alone, a few ms).
+        const { rows } = await db.executeSql(lockAndGroupsSql(schema), [lockKey, queue]);
         const tiers: Record<string, number> = {};
-        for (const r of rows as Array<{ grp: string }>) tiers[r.grp] = Math.max(0, groupLimit(r.grp));
+        for (const grp of (rows[0]?.groups ?? []) as string[]) tiers[grp] = Math.max(0, groupLimit(grp));
         // A group missing from the tiers (added after the read above) waits for the next fetch.
-        const fetched = (await boss.fetch(queue, {
+        return (await boss.fetch(queue, {
           batchSize: max,
           includeMetadata: true,
           groupConcurrency: { default: 0, tiers },
           db,
         })) as JobWithMetadata<Envelope<D>>[];
-        if (fetched.length > 0) {
-          const reached = Math.max(...fetched.map((j) => -j.priority));
-          await db.executeSql(advanceClockSql(schema), [queue, reached]);
-        }
-        return fetched;
       });
+      if (jobs.length > 0) {
+        // After the commit, not under the lock: the clock only moves forward (greatest), and an
+        // add that reads it a moment early numbers its tasks a turn early at worst.
+        const reached = Math.max(...jobs.map((j) => -j.priority));
+        boss
+          .getDb()
+          .executeSql(advanceClockSql(schema), [queue, reached])
+          .catch(() => {});
+      }
       return jobs.map((job) => {
         const env = job.data;
         const task: Task<D> = {

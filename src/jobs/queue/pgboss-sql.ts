@@ -72,9 +72,13 @@ export function advanceClockSql(schema: string): string {
     ON CONFLICT (queue) DO UPDATE SET seq = greatest(c.seq, excluded.seq)`;
 }
 
-/** The groups of `queue` that still have tasks, for the per-group caps of a fetch. */
-export function groupsSql(schema: string): string {
-  return `SELECT grp FROM "${schema}".cardshot_queue_groups WHERE queue = $1`;
+/**
+ * Takes the queue's fetch lock (until the transaction ends), and lists the groups of `queue`
+ * that still have tasks, for the per-group caps of the fetch that follows.
+ */
+export function lockAndGroupsSql(schema: string): string {
+  return `SELECT pg_advisory_xact_lock(hashtext($1)) AS locked,
+    (SELECT coalesce(array_agg(grp), '{}') FROM "${schema}".cardshot_queue_groups WHERE queue = $2) AS groups`;
 }
 
 /** Forgets groups with no task left (their numbers restart from the clock when they come back). */

@@ -59,10 +59,35 @@ export function reclaimLost(st: Statements, queue: string, now: number): void {
   st.reclaim.run(now, queue, now);
 }
 
-export type Statements = ReturnType<typeof statements>;
+type StatementName =
+  | 'createQueue'
+  | 'policy'
+  | 'insert'
+  | 'addGroup'
+  | 'waitingGroups'
+  | 'runningOf'
+  | 'nextOf'
+  | 'take'
+  | 'served'
+  | 'complete'
+  | 'mine'
+  | 'retry'
+  | 'release'
+  | 'renew'
+  | 'bury'
+  | 'remove'
+  | 'buryLost'
+  | 'removeLost'
+  | 'reclaim'
+  | 'pruneGroups'
+  | 'nextDue'
+  | 'counts'
+  | 'dead';
+
+export type Statements = Record<StatementName, Database.Statement>;
 
 /** The queue's prepared statements. */
-export function statements(db: Database.Database) {
+export function statements(db: Database.Database): Statements {
   const q = (sql: string) => db.prepare(sql);
   // Runs that neither completed nor failed were lost with their node (release gives its run back).
   const lostRun = `state = 'running' AND queue = ? AND lease_until < ? AND attempt - failures > ${LOST_RUNS_ALLOWED}`;
@@ -86,7 +111,9 @@ export function statements(db: Database.Database) {
     ),
     runningOf: q("SELECT count(*) AS n FROM queue_tasks WHERE queue = ? AND grp = ? AND state = 'running'"),
     nextOf: q(
-      `SELECT id, grp, data, attempt FROM queue_tasks
+      // INDEXED BY: the planner picked queue_tasks_due and sorted the group's whole backlog
+      // (3.6 ms a claim behind 10,000 tasks); walking the take index in id order stops at the first due.
+      `SELECT id, grp, data, attempt FROM queue_tasks INDEXED BY queue_tasks_take
        WHERE queue = ? AND grp = ? AND state = 'waiting' AND run_after <= ? ORDER BY id LIMIT 1`,
     ),
     take: q(

@@ -98,6 +98,19 @@ export function startWorker<D>(
     dueTimer.unref();
   };
 
+  /** Claims for the free slots and starts what came; false when there was nothing to take. */
+  const claimSome = async (): Promise<boolean> => {
+    const tasks = await source.claim(opts.concurrency - running.size, opts.groupLimit);
+    // Stopped during the claim: hand the tasks back rather than start work on a leaving node.
+    if (stopping) {
+      for (const task of tasks) await settle(() => source.release(task));
+      return false;
+    }
+    for (const task of tasks) run(task);
+    if (tasks.length === 0) await armDue();
+    return tasks.length > 0;
+  };
+
   const fill = async (): Promise<void> => {
     // One claim at a time per worker; a wake during a claim makes it look once more.
     if (filling) {
@@ -108,14 +121,7 @@ export function startWorker<D>(
     try {
       do {
         again = false;
-        while (!stopping && running.size < opts.concurrency) {
-          const tasks = await source.claim(opts.concurrency - running.size, opts.groupLimit);
-          for (const task of tasks) run(task);
-          if (tasks.length === 0) {
-            await armDue();
-            break;
-          }
-        }
+        while (!stopping && running.size < opts.concurrency && (await claimSome())) {}
       } while (again && !stopping);
     } catch (err) {
       // The database is away: the poll below tries again.

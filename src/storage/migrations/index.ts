@@ -3,6 +3,7 @@ import { initial } from './001-initial.js';
 import { dashboard } from './002-dashboard.js';
 import { keyRotation } from './003-key-rotation.js';
 import { themes } from './004-themes.js';
+import { jobs } from './005-jobs.js';
 import { webhooks } from './006-webhooks.js';
 
 /**
@@ -14,7 +15,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '002-dashboard': dashboard,
   '003-key-rotation': keyRotation,
   '004-themes': themes,
-  // 005-jobs comes from the jobs area.
+  '005-jobs': jobs,
   '006-webhooks': webhooks,
 };
 
