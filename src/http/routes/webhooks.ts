@@ -17,6 +17,9 @@ import {
 
 type Params = { id: string; deliveryId?: string };
 
+/** Action routes read no body: an empty one with a JSON Content-Type is accepted (json-body.ts). */
+const BODYLESS = { bodyless: true };
+
 /**
  * The webhook endpoints of the caller's account (issue 28 §2). Authenticated like /render/
  * (access.ts protects the path), counted against the account's rate limit, and answered with
@@ -46,21 +49,33 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: { webhooks: We
     return w.get(await admit(req, reply), params(req).id);
   });
 
-  app.delete('/webhooks/:id', documentOnly(deleteWebhookSchema), async (req, reply) => {
-    await w.remove(await admit(req, reply), params(req).id);
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/webhooks/:id',
+    { ...documentOnly(deleteWebhookSchema), config: BODYLESS },
+    async (req, reply) => {
+      await w.remove(await admit(req, reply), params(req).id);
+      return reply.code(204).send();
+    },
+  );
 
-  app.post('/webhooks/:id/rotate', documentOnly(rotateWebhookSchema), async (req, reply) => {
-    const rotated = await w.rotate(await admit(req, reply), params(req).id);
-    reply.header('Cache-Control', 'no-store');
-    return rotated;
-  });
+  app.post(
+    '/webhooks/:id/rotate',
+    { ...documentOnly(rotateWebhookSchema), config: BODYLESS },
+    async (req, reply) => {
+      const rotated = await w.rotate(await admit(req, reply), params(req).id);
+      reply.header('Cache-Control', 'no-store');
+      return rotated;
+    },
+  );
 
-  app.post('/webhooks/:id/test', documentOnly(testWebhookSchema), async (req, reply) => {
-    const sent = await w.test(await admit(req, reply), params(req).id);
-    return reply.code(202).send(sent);
-  });
+  app.post(
+    '/webhooks/:id/test',
+    { ...documentOnly(testWebhookSchema), config: BODYLESS },
+    async (req, reply) => {
+      const sent = await w.test(await admit(req, reply), params(req).id);
+      return reply.code(202).send(sent);
+    },
+  );
 
   app.get('/webhooks/:id/deliveries', documentOnly(listDeliveriesSchema), async (req, reply) => {
     const { cursor, limit } = pageQuery(req.query);
@@ -73,7 +88,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: { webhooks: We
 
   app.post(
     '/webhooks/:id/deliveries/:deliveryId/redeliver',
-    documentOnly(redeliverSchema),
+    { ...documentOnly(redeliverSchema), config: BODYLESS },
     async (req, reply) => {
       const p = params(req);
       const sent = await w.redeliver(await admit(req, reply), p.id, p.deliveryId ?? '');
