@@ -360,7 +360,7 @@ async function startRendering(
  * the render command (item workers), which publish their events to the webhooks.
  */
 async function startWork(
-  { config, log, opts, start, has, metrics }: StartContext,
+  { config, log, opts, metrics, start, has }: StartContext,
   core: Awaited<ReturnType<typeof startCore>>,
   rendering: Awaited<ReturnType<typeof startRendering>>,
 ) {
