@@ -2,7 +2,6 @@ import { failureLine } from './admin.js';
 import { runAccounts } from './commands/accounts.js';
 import { runConfig } from './commands/config.js';
 import { runDoctorCommand } from './commands/doctor.js';
-import { runJobs } from './commands/jobs.js';
 import { runKeys } from './commands/keys.js';
 import { runRender } from './commands/render.js';
 import { runShot } from './commands/shot.js';
@@ -10,7 +9,6 @@ import { runSign } from './commands/sign.js';
 import { runTemplates } from './commands/templates.js';
 import { runTheme } from './commands/theme.js';
 import { runUsage } from './commands/usage.js';
-import { runWebhooks } from './commands/webhooks.js';
 
 /** Each verb's one-line help; the first word is the command. */
 const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<number> }> = {
@@ -28,11 +26,11 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<
   },
   jobs: {
     help: 'jobs submit FILE.csv|FILE.json [--wait] [--out-dir DIR] | get|cancel|results ID | list   background batches through a running server',
-    run: (argv) => runJobs(argv),
+    run: async (argv) => (await import('./commands/jobs.js')).runJobs(argv),
   },
   webhooks: {
     help: 'webhooks add URL [--events …] | list | rotate ID | test ID | remove ID | deliveries ID   signed job events',
-    run: (argv) => runWebhooks(argv),
+    run: async (argv) => (await import('./commands/webhooks.js')).runWebhooks(argv),
   },
   accounts: {
     help: 'accounts create --name … --email … --plan … | list | set-plan <id|email> <plan> | invite <id|email> | set-password <id|email>   [--json]',
