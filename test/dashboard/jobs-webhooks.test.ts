@@ -99,6 +99,20 @@ describe('Jobs pages', () => {
     expect(res.body).not.toMatch(/<th scope="row" class="num"><span class="phone-only">Item <\/span>0<\/th>/);
   }, 30_000);
 
+  it('pages the items 25 at a time, keeping the filter', async () => {
+    const many = await finishedJob(
+      Array.from({ length: 27 }, (_, i) => ({ template: 'blog', title: `p${i}` })),
+    );
+    const first = await c.get(`/dashboard/jobs/${many}?status=succeeded`);
+    expect(first.body.match(/<th scope="row" class="num">/g)).toHaveLength(25);
+    const next = /<a class="button small" href="([^"]+)">Next items<\/a>/.exec(first.body)?.[1];
+    expect(next).toBe(`/dashboard/jobs/${many}?status=succeeded&amp;after=24`);
+    const second = await c.get(next!.replaceAll('&amp;', '&'));
+    expect(second.body.match(/<th scope="row" class="num">/g)).toHaveLength(2);
+    expect(second.body).toContain('<span class="phone-only">Item </span>26</th>');
+    expect(second.body).not.toContain('Next items');
+  }, 30_000);
+
   it('cancels a running job after a confirmation, with the CSRF token', async () => {
     const many = Array.from({ length: 80 }, (_, i) => ({ template: 'blog', title: `c${i}` }));
     const sub = await t.inject({ method: 'POST', url: '/jobs', payload: { items: many } });
