@@ -1,9 +1,9 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runJobs } from '../../src/cli/commands/jobs.js';
-import type { ShotIo } from '../../src/cli/shot/io.js';
+import { type ShotIo, sizeText } from '../../src/cli/shot/io.js';
 import { Cardshot } from '../../src/client/cardshot.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { pngSize } from '../helpers/png.js';
@@ -81,6 +81,22 @@ describe('cardshot jobs submit', () => {
     const saved = await readFile(path.join(out, '2.png'));
     expect(pngSize(saved)).toEqual({ width: 1200, height: 630 });
     expect(Buffer.compare(saved, Buffer.from(sync.image!))).toBe(0);
+  }, 60_000);
+
+  it('reports the bytes of every image it saved, downloads running at once included', async () => {
+    const file = path.join(dir, 'twelve.json');
+    await writeFile(
+      file,
+      JSON.stringify(Array.from({ length: 12 }, (_, i) => ({ template: 'saas', title: `Size ${i}` }))),
+    );
+    const out = path.join(dir, 'twelve');
+    const r = await jobs(['submit', file, '--out-dir', out]);
+    expect(r.code, r.stderr).toBe(0);
+    const names = (await readdir(out)).sort();
+    expect(names).toEqual(Array.from({ length: 12 }, (_, i) => `${String(i).padStart(2, '0')}.png`));
+    let total = 0;
+    for (const n of names) total += (await stat(path.join(out, n))).size;
+    expect(r.stdout).toContain(`Wrote 12 images (${sizeText(total)}) into ${out}/\n`);
   }, 60_000);
 
   it('draws a bar on a terminal, and --zip saves one zip of every image', async () => {

@@ -38,7 +38,10 @@ export async function saveResults(
       const item = items[next++]!;
       const ext = FILE_EXTENSION[formatOf(item.result?.contentType ?? null).format];
       const file = path.join(opts.dir, `${String(item.index).padStart(width, '0')}.${ext}`);
-      bytes += (await client.jobs.download(job.id, file, { index: item.index })).bytes;
+      // Awaited first: `bytes += await …` would read `bytes` before the wait and lose the sums
+      // of the downloads that finished meanwhile.
+      const got = await client.jobs.download(job.id, file, { index: item.index });
+      bytes += got.bytes;
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL, items.length) }, worker));
