@@ -43,6 +43,8 @@ export const DISK_FULL = 'could not store the result: the disk holding the resul
 /** Result files under `dir` (CARDSHOT_DATA_DIR/jobs). */
 export function createResultFiles(dir: string): ResultFiles {
   const safe = (s: string) => s.replace(/[^A-Za-z0-9_-]/g, '_');
+  // Directories made by this process (a job's 10,000 items need one mkdir, not 10,000).
+  const made = new Set<string>();
   return {
     async write(p, body) {
       const rel = path.join(
@@ -53,8 +55,17 @@ export function createResultFiles(dir: string): ResultFiles {
       const full = path.join(dir, rel);
       const tmp = `${full}.${randomBytes(4).toString('hex')}.tmp`;
       try {
-        await mkdir(path.dirname(full), { recursive: true, mode: 0o700 });
-        await writeFile(tmp, body, { mode: 0o600 });
+        const parent = path.dirname(full);
+        if (!made.has(parent)) {
+          await mkdir(parent, { recursive: true, mode: 0o700 });
+          made.add(parent);
+        }
+        await writeFile(tmp, body, { mode: 0o600 }).catch(async (err: NodeJS.ErrnoException) => {
+          // Removed meanwhile (another node's retention sweep of a job deleted and resubmitted?): once more.
+          if (err.code !== 'ENOENT') throw err;
+          await mkdir(parent, { recursive: true, mode: 0o700 });
+          await writeFile(tmp, body, { mode: 0o600 });
+        });
         await rename(tmp, full);
         return rel;
       } catch (err) {
@@ -73,7 +84,9 @@ export function createResultFiles(dir: string): ResultFiles {
       await rm(path.join(dir, file), { force: true });
     },
     async removeJob(accountId, jobId) {
-      await rm(path.join(dir, safe(accountId), safe(jobId)), { recursive: true, force: true });
+      const jobDir = path.join(dir, safe(accountId), safe(jobId));
+      made.delete(jobDir);
+      await rm(jobDir, { recursive: true, force: true });
     },
   };
 }

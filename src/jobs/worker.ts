@@ -70,9 +70,19 @@ export function createItemHandler(deps: WorkerDeps) {
   };
 
   /** Stores the outcome (once), then announces the item and, if it was the last, the job. */
-  const settle = async (job: JobRecord, index: number, outcome: ItemOutcome) => {
-    if (!(await store.finishItem(job.id, index, outcome, now()))) return false;
-    const item = await store.getItem(job.id, index);
+  const settle = async (job: JobRecord, index: number, outcome: ItemOutcome, claimed?: ItemRecord) => {
+    const at = now();
+    if (!(await store.finishItem(job.id, index, outcome, at))) return false;
+    // The item as stored, without reading it back (the claim read it).
+    const item: ItemRecord | undefined = claimed
+      ? {
+          ...claimed,
+          status: outcome.status,
+          error: outcome.status === 'failed' ? outcome.error : null,
+          result: outcome.status === 'succeeded' ? outcome.result : null,
+          completedAt: at,
+        }
+      : await store.getItem(job.id, index);
     if (item) await announceItem(job, item);
     const ended = await store.finishJobIfDone(job.id, now());
     if (ended) await announceJob(ended);
@@ -106,12 +116,28 @@ export function createItemHandler(deps: WorkerDeps) {
     ]);
   };
 
+  // A job's items run back to back: its record (what an item reads of it never changes) and its
+  // account's plan are read once every few seconds, not once per item. A plan change applies
+  // within CACHE_MS; a cancel is seen by the claim, which reads the item itself.
+  const jobs = recentlyRead((id: string) => store.getJob(id));
+  const plans = recentlyRead(async (accountId: string) => {
+    const account = await deps.getAccount(accountId);
+    return account && deps.plans.get(account.plan);
+  });
+  const started = new Set<string>();
+  /** queued → running, once per job and process. */
+  const markStarted = async (job: JobRecord) => {
+    if (job.status !== 'queued' || started.has(job.id)) return;
+    if (started.size > 10_000) started.clear();
+    started.add(job.id);
+    await store.startJob(job.id, now());
+  };
+
   async function handle(task: Task<ItemTask>, signal: AbortSignal): Promise<void> {
     const { job: jobId, index } = task.data;
-    const job = await store.getJob(jobId);
+    const job = await jobs(jobId);
     if (!job) return; // deleted (retention, or its account)
-    const account = await deps.getAccount(job.accountId);
-    const plan = account && deps.plans.get(account.plan);
+    const plan = await plans(job.accountId);
     if (!plan) {
       await settle(job, index, { status: 'failed', error: 'the account or its plan no longer exists' });
       return;
@@ -119,7 +145,7 @@ export function createItemHandler(deps: WorkerDeps) {
     deps.noteLimit(job.accountId, plan.jobs.concurrency);
     const item = await store.claimItem(jobId, index, now());
     if (!item) return; // ended already, or canceled
-    if (job.status === 'queued') await store.startJob(jobId, now());
+    await markStarted(job);
 
     let parsed: ReturnType<typeof parseStoredItem>;
     try {
@@ -127,21 +153,23 @@ export function createItemHandler(deps: WorkerDeps) {
     } catch (err) {
       // A template removed since the submission: the item fails as the route would refuse it.
       if (!isAppError(err)) throw err;
-      await settle(job, index, { status: 'failed', error: err.message });
+      await settle(job, index, { status: 'failed', error: err.message }, item);
       return;
     }
-    await deps.gate.turn(item.kind, signal);
+    const release = await deps.gate.turn(item.kind, signal);
     let rendered: Awaited<ReturnType<ItemRenderer['render']>>;
     try {
       rendered = await deps.renderer.render(parsed, { accountId: job.accountId, plan }, signal);
     } catch (err) {
+      release();
       if (isAppError(err, 'rate_limited')) return defer(task, item, err.retryAfter ?? 1);
       const transient = !isAppError(err) || isAppError(err, 'unavailable', 'internal', 'client_closed');
       // Retried by the queue while it may; the last attempt's failure is the item's.
       if (transient && task.attempt <= ITEM_RETRY_LIMIT) throw err;
-      await settle(job, index, { status: 'failed', error: failureMessage(err) });
+      await settle(job, index, { status: 'failed', error: failureMessage(err) }, item);
       return;
     }
+    release();
     await keep(job, item, rendered);
   }
 
@@ -151,13 +179,18 @@ export function createItemHandler(deps: WorkerDeps) {
     item: ItemRecord,
     rendered: Awaited<ReturnType<ItemRenderer['render']>>,
   ): Promise<void> {
-    const used = await deps.store.bytesOf(job.accountId);
+    const used = await bytes.of(job.accountId);
     if (used + rendered.body.length > deps.maxBytesPerAccount) {
       const gib = (deps.maxBytesPerAccount / 1024 ** 3).toFixed(1);
-      await settle(job, item.index, {
-        status: 'failed',
-        error: `could not store the result: your account's job results hold ${gib} GiB already; delete finished jobs or wait for their retention to end`,
-      });
+      await settle(
+        job,
+        item.index,
+        {
+          status: 'failed',
+          error: `could not store the result: your account's job results hold ${gib} GiB already; delete finished jobs or wait for their retention to end`,
+        },
+        item,
+      );
       return;
     }
     let file: string;
@@ -175,14 +208,17 @@ export function createItemHandler(deps: WorkerDeps) {
     } catch (err) {
       if (!isAppError(err)) throw err;
       log.error({ err, job: job.id, index: item.index }, 'job result not written');
-      await settle(job, item.index, { status: 'failed', error: err.message });
+      await settle(job, item.index, { status: 'failed', error: err.message }, item);
       return;
     }
     const { body: _body, ...facts } = rendered;
-    const kept = await settle(job, item.index, {
-      status: 'succeeded',
-      result: { file, bytes: rendered.body.length, ...facts },
-    });
+    const kept = await settle(
+      job,
+      item.index,
+      { status: 'succeeded', result: { file, bytes: rendered.body.length, ...facts } },
+      item,
+    );
+    if (kept) bytes.add(job.accountId, rendered.body.length);
     if (!kept) {
       // Another run stored this item first: its file stays, this one goes (unless it is the same file).
       const first = await deps.store.getItem(job.id, item.index);
@@ -190,8 +226,43 @@ export function createItemHandler(deps: WorkerDeps) {
     }
   }
 
+  /** An account's stored bytes: read every CACHE_MS, raised locally by each result in between. */
+  const bytes = (() => {
+    const known = new Map<string, { bytes: number; at: number }>();
+    return {
+      async of(accountId: string) {
+        const k = known.get(accountId);
+        if (k && now() - k.at < CACHE_MS) return k.bytes;
+        const fresh = { bytes: await store.bytesOf(accountId), at: now() };
+        if (known.size > 10_000) known.clear();
+        known.set(accountId, fresh);
+        return fresh.bytes;
+      },
+      add(accountId: string, n: number) {
+        const k = known.get(accountId);
+        if (k) k.bytes += n;
+      },
+    };
+  })();
+
+  /** `read(key)`, remembered for CACHE_MS (a bounded map: cleared past 10,000 keys). */
+  function recentlyRead<T>(read: (key: string) => Promise<T>): (key: string) => Promise<T> {
+    const seen = new Map<string, { value: T; at: number }>();
+    return async (key) => {
+      const hit = seen.get(key);
+      if (hit && now() - hit.at < CACHE_MS) return hit.value;
+      const value = await read(key);
+      if (seen.size > 10_000) seen.clear();
+      seen.set(key, { value, at: now() });
+      return value;
+    };
+  }
+
   return { handle, announceJob };
 }
+
+/** How long a job record, a plan and an account's byte count are reused. */
+const CACHE_MS = 3000;
 
 /** An item's error in the synchronous route's words; never an internal detail. */
 function failureMessage(err: unknown): string {

@@ -166,19 +166,14 @@ export function createJobStore(base: Kysely<Tables>): JobStore {
     },
 
     async claimItem(jobId, index, now) {
-      const result = await db
+      // RETURNING (SQLite ≥ 3.35, PostgreSQL): one statement claims and reads the item.
+      const row = await db
         .updateTable('job_items')
         .set((eb) => ({ status: 'running', attempts: eb('attempts', '+', 1), started_at: now }))
         .where('job_id', '=', jobId)
         .where('idx', '=', index)
         .where('status', 'in', LIVE_ITEM)
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) === 0) return undefined;
-      const row = await db
-        .selectFrom('job_items')
-        .selectAll()
-        .where('job_id', '=', jobId)
-        .where('idx', '=', index)
+        .returningAll()
         .executeTakeFirst();
       return row && toItem(row);
     },
