@@ -105,9 +105,12 @@ const syncCards = async (n: number, c: number, tag: string) => {
 };
 const shot = async () => {
   const t0 = performance.now();
-  const res = await fetch(`${base}/render/url?url=${encodeURIComponent(new URL(`/?n=${++uniq}`, site.url).href)}`, {
-    headers: { 'x-api-key': keyC },
-  });
+  const res = await fetch(
+    `${base}/render/url?url=${encodeURIComponent(new URL(`/?n=${++uniq}`, site.url).href)}`,
+    {
+      headers: { 'x-api-key': keyC },
+    },
+  );
   await res.arrayBuffer();
   if (res.status !== 200) throw new Error(`shot ${res.status}`);
   return performance.now() - t0;
