@@ -28,11 +28,14 @@ import { registerOpenApi } from './http/openapi.js';
 import { parseQueryString } from './http/query.js';
 import { requestIdFor } from './http/request-id.js';
 import { registerHealthRoutes } from './http/routes/health.js';
+import { registerJobRoutes } from './http/routes/jobs.js';
 import { registerMetricsRoute } from './http/routes/metrics.js';
 import { registerTemplateRoutes } from './http/routes/render-template.js';
 import { registerScreenshotRoutes } from './http/routes/render-url.js';
+import { registerWebhookRoutes } from './http/routes/webhooks.js';
 import type { HttpConfig } from './http/settings.js';
 import { readTrustProxy } from './http/trust-proxy.js';
+import type { Jobs } from './jobs/module.js';
 import type { Clock } from './lib/clock.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
@@ -40,6 +43,7 @@ import type { RenderCommand } from './render/command.js';
 import type { ScreenshotService } from './render/screenshot/service/service.js';
 import type { TemplateRegistry } from './render/template/types.js';
 import type { UsageRecorder } from './usage/recorder.js';
+import type { WebhookService } from './webhooks/service.js';
 
 export interface AppDeps {
   /** The server's settings, and what the dashboard it mounts reads. */
@@ -61,6 +65,10 @@ export interface AppDeps {
   themes: DashboardDeps['themes'];
   metrics: Metrics;
   health: Health;
+  /** The jobs API (null: not served, as in a one-card CLI run). */
+  jobs?: Jobs | null;
+  /** Webhook endpoints of the caller's account (/webhooks). */
+  webhooks: WebhookService;
   clock?: Clock;
   /** Time for a request's headers and body to arrive (default 30 s; tests shorten it). */
   requestTimeoutMs?: number;
@@ -162,8 +170,12 @@ export function createApp(deps: AppDeps): FastifyInstance {
   app.register(async (api) => {
     registerTemplateRoutes(api, deps);
     registerScreenshotRoutes(api, deps);
+    registerWebhookRoutes(api, deps);
     registerHealthRoutes(api, deps);
     registerMetricsRoute(api, { metrics: deps.metrics, token: deps.config.metricsToken });
+    // In a plugin of its own: its CSV parser, body limit and 413 message stay its own.
+    const jobs = deps.jobs;
+    if (jobs) api.register(async (scope) => registerJobRoutes(scope, { ...deps, jobs }));
   });
   registerDashboard(app, deps);
   return app;

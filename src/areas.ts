@@ -20,6 +20,9 @@ export const AREA_NAMES = [
   'templates',
   'screenshots',
   'render',
+  'queue',
+  'webhooks',
+  'jobs',
 ] as const;
 
 export type AreaName = (typeof AREA_NAMES)[number];
@@ -44,6 +47,9 @@ export const AREA_NEEDS = {
   templates: ['template files', 'artwork', 'cache'],
   screenshots: ['cache'],
   render: ['templates', 'screenshots', 'rate limiter', 'usage'],
+  queue: [],
+  webhooks: ['accounts', 'queue'],
+  jobs: ['accounts', 'render', 'queue', 'webhooks'],
 } as const satisfies Record<AreaName, readonly AreaName[]>;
 
 type Needs<A extends AreaName> = (typeof AREA_NEEDS)[A][number];
@@ -92,6 +98,9 @@ const MODULE_AREAS: Readonly<Record<keyof ModuleSet, AreaName | null>> = {
   templates: 'templates',
   screenshots: 'screenshots',
   render: 'render',
+  queue: 'queue',
+  webhooks: 'webhooks',
+  jobs: 'jobs',
 };
 
 /**

@@ -9,11 +9,14 @@ import type { RedisPngCache } from './cache/redis.js';
 import type { SharedFlight } from './cache/shared-flight.js';
 import type { Sessions } from './dashboard/sessions.js';
 import { createHealth, type Health } from './health/health.js';
+import type { Jobs } from './jobs/module.js';
+import type { JobQueue } from './jobs/queue/types.js';
 import type { Clock } from './lib/clock.js';
 import { createCloser } from './lib/closer.js';
 import type { WorkQueue } from './lib/work-queue.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
 import { type StartContext, type Starter, startCore, startRendering } from './modules-wiring.js';
+import { startWork } from './modules-work.js';
 import type { UrlGuard } from './net/url-guard.js';
 import type { AreaLimiter } from './ratelimit/module.js';
 import type { RedisModule } from './redis/open.js';
@@ -27,6 +30,7 @@ import type { Config } from './settings.js';
 import type { ThemeService } from './themes/service.js';
 import type { UsageRecorder } from './usage/recorder.js';
 import { CARDSHOT_VERSION } from './version.js';
+import type { WebhookService } from './webhooks/service.js';
 
 /** Every stateful module the service runs, plus one `close()` that stops them in reverse order. */
 export interface ModuleSet {
@@ -67,6 +71,12 @@ export interface ModuleSet {
   screenshots: ScreenshotService;
   /** Plan → rate limit → service → usage in one call: HTTP routes, previews and job workers. */
   render: RenderCommand;
+  /** The queue of work outliving a request: pg-boss with DATABASE_URL, else SQLite in the data dir. */
+  queue: JobQueue;
+  /** Webhook endpoints, the jobs' event sink, and this node's delivery workers. */
+  webhooks: WebhookService;
+  /** Jobs: their store, this node's item workers, result files and links. */
+  jobs: Jobs;
   close(): Promise<void>;
 }
 
@@ -85,6 +95,9 @@ interface Provides {
   templates: 'renderer' | 'renderQueue' | 'templates';
   screenshots: 'screenshots';
   render: 'render';
+  queue: 'queue';
+  webhooks: 'webhooks';
+  jobs: 'jobs';
 }
 
 /**
@@ -112,6 +125,12 @@ export interface ModuleOptions<A extends AreaName> {
   templateEngine?: Renderer;
   /** scrypt's cost (log2 N) for dashboard passwords: a cheaper one for tests, refused elsewhere. */
   passwordCost?: number;
+  /** The webhook deliveries' URL guard (tests give one that admits their receivers). */
+  webhookGuard?: UrlGuard;
+  /** The delay after failed webhook attempt n (tests shorten the back-off). */
+  webhookBackoff?: (attempt: number) => number;
+  /** False: deliver no webhooks from this process. */
+  webhookWorkers?: boolean;
 }
 
 /**
@@ -147,6 +166,7 @@ export async function createModules<A extends AreaName = AreaName>(
   try {
     const core = await startCore(ctx);
     const rendering = await startRendering(ctx, core);
+    const { queue, webhooks, jobs } = await startWork(ctx, core, rendering);
     const { redis, notices, ...coreModules } = core;
     const { redisCache, flight, ...renderModules } = rendering;
     const set: Partial<ModuleSet> = {
@@ -156,6 +176,9 @@ export async function createModules<A extends AreaName = AreaName>(
       ...coreModules,
       ...renderModules,
       scale: redis && notices && flight ? { redis, redisCache: redisCache ?? null, notices, flight } : null,
+      queue,
+      webhooks,
+      jobs,
       close: () => started.close(),
     };
     return guardMissing(set, areas) as Modules<A>;

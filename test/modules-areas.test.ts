@@ -94,6 +94,7 @@ describe('createModules with a subset of areas', () => {
           ...pro,
           rateLimit: { requests: 1, windowSeconds: 1 },
           signedRateLimit: { requests: 1, windowSeconds: 1 },
+          jobs: { maxItems: 1, concurrency: 1, maxWaiting: 1, retentionDays: 1 },
         },
         limit: 'none',
       },

@@ -18,6 +18,14 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<
     help: 'shot <url> [--full-page --selector … --format webp …] -o page.webp\n  shot --batch urls.txt -o shots/ [--concurrency N]   screenshots through a running server',
     run: async (argv) => (await import('./commands/shot.js')).runShot(argv),
   },
+  jobs: {
+    help: 'jobs submit FILE.csv|FILE.json [--wait] [--out-dir DIR] | get|cancel|results ID | list   background batches through a running server',
+    run: async (argv) => (await import('./commands/jobs.js')).runJobs(argv),
+  },
+  webhooks: {
+    help: 'webhooks add URL [--events …] | list | rotate ID | test ID | remove ID | deliveries ID   signed job events',
+    run: async (argv) => (await import('./commands/webhooks.js')).runWebhooks(argv),
+  },
   accounts: {
     help: 'accounts create --name … --email … --plan … | list | set-plan <id|email> <plan> | invite <id|email> | set-password <id|email>   [--json]',
     run: async (argv) => (await import('./commands/accounts.js')).runAccounts(argv),

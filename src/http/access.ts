@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Logger } from 'pino';
 import { AUTH_QUERY_PARAMS, type AuthContext, type Authenticator } from '../auth/authenticate.js';
+import type { Plan } from '../auth/plans.js';
 import { AppError } from '../errors.js';
 import { type Clock, systemClock } from '../lib/clock.js';
-import { type Budget, budgetOf } from '../ratelimit/budgets.js';
+import { type Budget, budgetOf, RATE_LIMITED } from '../ratelimit/budgets.js';
 import type { RateDecision, RateLimiter } from '../ratelimit/limiter.js';
 import type { BudgetState, RenderCaller } from '../render/command.js';
 import type { UsageRecorder } from '../usage/recorder.js';
@@ -32,10 +33,20 @@ export interface AccessControl {
     req: FastifyRequest,
     reply: FastifyReply,
   ): { auth: AuthContext; caller: RenderCaller; onBudget: (state: BudgetState) => void };
+  /**
+   * For protected routes that render nothing (the webhook endpoints): runs `check` on the plan
+   * (403), then counts the request against its budget (429), setting the rate-limit headers.
+   */
+  admit(req: FastifyRequest, reply: FastifyReply, check: (plan: Plan) => void): Promise<AuthContext>;
 }
 
-/** Every route under /render/ is protected, whoever registers it and whenever. */
+/** Every route under /render/ and /webhooks is protected, whoever registers it and whenever. */
 export function isProtectedRoute(url: string): boolean {
+  return url.startsWith('/render/') || url === '/webhooks' || url.startsWith('/webhooks/');
+}
+
+/** Routes a signed URL may authenticate: the images, never the management routes. */
+export function acceptsSignedUrls(url: string): boolean {
   return url.startsWith('/render/');
 }
 
@@ -89,12 +100,20 @@ export function installAccessControl(
     // to a caller without the key. Signed and api_key URLs differ per key, so the URL suffices.
     reply.header('Vary', 'x-api-key');
     const query = (req.query ?? {}) as Record<string, unknown>;
-    req.auth = await deps.authenticator.authenticate({
+    const auth = await deps.authenticator.authenticate({
       method: req.method,
       path: req.url.split('?', 1)[0] ?? '/',
       headers: req.headers,
       query,
     });
+    // Signed URLs are for publishing images; one leaked from a page must not read or change
+    // an account's settings (its webhooks), so elsewhere it is no credential at all.
+    if (auth.via === 'signature' && !acceptsSignedUrls(req.routeOptions.url ?? '')) {
+      throw new AppError('unauthorized', 'Missing or invalid API key', {
+        detail: `a signed URL was used on ${req.routeOptions.url}, which takes an API key only`,
+      });
+    }
+    req.auth = auth;
     // Credentials are consumed here; handlers validate the rest of the query without them.
     for (const p of AUTH_QUERY_PARAMS) delete query[p];
   };
@@ -139,6 +158,24 @@ export function installAccessControl(
           setHeaders(reply, policy, decision);
         },
       };
+    },
+    async admit(req, reply, check) {
+      const auth = req.auth;
+      if (!auth)
+        throw new AppError('internal', 'Internal server error', { detail: 'admit() on an open route' });
+      check(auth.plan);
+      const b = budgetOfAuth(auth);
+      const d = await deps.limiter.consume(b.key, b.limit, b.windowMs);
+      req.rateCounted = true;
+      setHeaders(reply, b.name, d);
+      if (!d.allowed) {
+        deps.usage.record(auth.accountId, 'rate_limited');
+        throw new AppError('rate_limited', RATE_LIMITED, {
+          retryAfter: d.resetMs / 1000,
+          detail: `account ${auth.accountId}, plan ${auth.plan.name}, budget ${b.key}`,
+        });
+      }
+      return auth;
     },
   } satisfies AccessControl);
 }

@@ -53,6 +53,9 @@ async function pipelineApp(
       req.auth = auth;
       return { auth, caller: { ...auth, limit: 'key' }, onBudget: () => trace.steps.push('headers') };
     },
+    admit: async () => {
+      throw new Error('render routes count through the render command, never admit()');
+    },
   });
   app.addHook('onResponse', async (req) => {
     trace.timings.push(req.timings);

@@ -105,6 +105,7 @@ const OPERATOR_PLAN: Plan = {
   screenshots: false,
   rateLimit: { requests: 1, windowSeconds: 1 },
   signedRateLimit: { requests: 1, windowSeconds: 1 },
+  jobs: { maxItems: 1, concurrency: 1, maxWaiting: 1, retentionDays: 1 },
 };
 
 /** Who a card is drawn for without --account: no account's theme, a cache scope of its own. */
