@@ -20,6 +20,7 @@ const TIMING = [
   'test/ops/event-loop.test.ts',
   'test/render/template/layout-stall.test.ts',
   'test/render/image/hostile-images-load.test.ts',
+  'test/ops/node-version.test.ts',
 ];
 const timingPhase = process.env.CARDSHOT_TEST_PHASE === 'timing';
 

@@ -130,20 +130,31 @@ export function ensurePinnedNode(root, version, say) {
   say(`fetching Node.js ${version} from the npm registry (${spec}, about 50 MB, once)…`);
   const work = mkdtempSync(path.join(runtime, `.partial-${process.pid}-`));
   try {
-    const npm = (args) =>
-      execFileSync('npm', args, { cwd: work, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-    let claimed;
-    try {
-      claimed = JSON.parse(npm(['view', spec, 'dist', '--json']))?.integrity;
-    } catch (err) {
-      throw new Error(
-        `could not read ${spec}'s metadata from the npm registry (${err.message.split('\n')[0]})`,
-      );
-    }
+    // npm's own registry, proxy and CA settings apply; its complaint (EINTEGRITY, E404, a
+    // network error) ends up in the set-up's one failure line.
+    const npm = (args, what) => {
+      try {
+        return execFileSync('npm', args, { cwd: work, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      } catch (err) {
+        const lines = String(err.stderr ?? '')
+          .split('\n')
+          .filter((l) => /^npm (error|ERR!)/.test(l));
+        const why = lines
+          .map((l) => l.replace(/^npm (error|ERR!) ?/, ''))
+          .filter(Boolean)
+          .slice(0, 2)
+          .join(' ');
+        throw new Error(`${what} failed (${why || err.message.split('\n')[0]})`);
+      }
+    };
+    const meta = JSON.parse(
+      npm(['view', spec, 'dist', '--json'], `reading ${spec}'s metadata from the npm registry`),
+    );
+    const claimed = meta?.integrity;
     if (typeof claimed !== 'string' || !claimed.startsWith('sha512-')) {
       throw new Error(`the npm registry states no sha512 integrity for ${spec}`);
     }
-    const packed = JSON.parse(npm(['pack', spec, '--json', '--silent']));
+    const packed = JSON.parse(npm(['pack', spec, '--json'], `downloading ${spec} from the npm registry`));
     const tarball = path.join(work, packed[0].filename);
     const actual = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
     if (actual !== claimed) {
