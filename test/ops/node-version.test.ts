@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { killGroup, liveGroupMembers } from '../../src/render/screenshot/processes.js';
+import { unsupportedNode } from '../../src/version.js';
 import { cleanEnv, runNode } from '../helpers/node-process.js';
 
 // Node 20 is past end of life: `npm start`, `npm test` and `npx cardshot` run Cardshot on Node
@@ -39,6 +40,47 @@ describe('the Node that runs Cardshot', () => {
     expect(pinnedVersion(root)).toMatch(/^24\.\d+\.\d+$/);
     expect(pkg.devDependencies['@types/node']).toMatch(/^24\.\d+\.\d+$/);
   });
+
+  it('is refused, in one line, by the server and the CLI when older than engines', () => {
+    const line =
+      'Node.js 22.12 or newer is required (this is 20.20.2); `npm start` and `npx cardshot` run on the Node their set-up chose, node_modules/.bin/node';
+    expect(unsupportedNode('20.20.2')).toBe(line);
+    expect(unsupportedNode('22.11.0')).toMatch(/^Node\.js 22\.12 or newer is required \(this is 22\.11\.0\)/);
+    expect(unsupportedNode('22.12.0')).toBeUndefined();
+    expect(unsupportedNode('24.21.0')).toBeUndefined();
+    expect(unsupportedNode()).toBeUndefined();
+  });
+
+  it.runIf(machineIsOld && machine)(
+    'the machine’s older Node running the built server or CLI by hand gets that line, not a NODE_MODULE_VERSION error',
+    async () => {
+      const dataDir = await mkdtemp(path.join(os.tmpdir(), 'cardshot-node-version-old-'));
+      dirs.push(dataDir);
+      const env = cleanEnv({ PATH: userPath, CARDSHOT_DATA_DIR: dataDir, PORT: '0' });
+      const run = (file: string, args: string[]) =>
+        new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+          const c = spawn(machine!.path, [path.join(root, file), ...args], { cwd: dataDir, env });
+          let stdout = '';
+          let stderr = '';
+          c.stdout.on('data', (d) => {
+            stdout += d;
+          });
+          c.stderr.on('data', (d) => {
+            stderr += d;
+          });
+          c.on('close', (code) => resolve({ code, stdout, stderr }));
+        });
+      const line = `cardshot: ${unsupportedNode(machine!.version)}\n`;
+      // 78 (EX_CONFIG): a supervisor's restart cannot help until the unit names another Node.
+      expect(await run('dist/src/main.js', [])).toEqual({ code: 78, stdout: '', stderr: line });
+      expect(await run('dist/src/cli/index.js', ['accounts', 'list'])).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: line,
+      });
+    },
+    60_000,
+  );
 
   it('runs these tests', () => {
     expect(major(process.versions.node)).toBeGreaterThanOrEqual(22);
