@@ -41,6 +41,24 @@ describe('the Node that runs Cardshot', () => {
     expect(pkg.devDependencies['@types/node']).toMatch(/^24\.\d+\.\d+$/);
   });
 
+  it('runs every npm script that starts node (bench:*, golden, start) only after the set-up linked it', () => {
+    const scripts: Record<string, string> = JSON.parse(
+      readFileSync(path.join(root, 'package.json'), 'utf8'),
+    ).scripts;
+    const withNode = Object.entries(scripts).filter(([, cmd]) => /(^|&& |\s)node /.test(cmd));
+    expect(withNode.map(([name]) => name)).toEqual(
+      expect.arrayContaining(['start', 'golden', 'bench:template']),
+    );
+    for (const [name, cmd] of withNode) {
+      // Called through its shebang, not as `node scripts/setup.mjs`: the script's shell remembers
+      // where it first found `node`, and on a fresh clone that is before the link exists.
+      expect({ name, cmd }).toEqual({
+        name,
+        cmd: expect.stringMatching(/^scripts\/setup\.mjs( --\w+)? && /),
+      });
+    }
+  });
+
   it('is refused, in one line, by the server and the CLI when older than engines', () => {
     const line =
       'Node.js 22.12 or newer is required (this is 20.20.2); `npm start` and `npx cardshot` run on the Node their set-up chose, node_modules/.bin/node';
