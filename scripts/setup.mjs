@@ -363,7 +363,7 @@ function ensureNodeLink(node) {
   if (node.pinned) {
     removeOtherPinned(root, node.dir);
     say(
-      `Cardshot runs on Node.js ${node.version} from ${path.relative(root, node.dir)}/ (${node.older ? `this machine's is ${node.older}` : 'no node on PATH'}, older than package.json's engines)`,
+      `Cardshot runs on Node.js ${node.version} from ${path.relative(root, node.dir)}/ (${node.older ? `this machine's is ${node.older}, older than package.json's engines` : 'this machine has no node on PATH'})`,
     );
   } else {
     say(`Cardshot runs on this machine's Node.js ${node.version} (${node.path})`);
