@@ -170,7 +170,12 @@ export function ensurePinnedNode(root, version, say) {
         `the Node.js from ${spec} does not run here (${got.error?.message ?? got.stderr?.trim() ?? got.stdout})`,
       );
     }
-    renameSync(path.join(unpacked, 'package'), dir);
+    try {
+      renameSync(path.join(unpacked, 'package'), dir);
+    } catch (err) {
+      // Another set-up (an `npx cardshot` beside `npm start`) got there first: its copy is whole.
+      if (!existsSync(bin)) throw err;
+    }
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
