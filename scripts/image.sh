@@ -253,6 +253,7 @@ test_image() {
   expect "GET /healthz" 200 "$(http "http://127.0.0.1:$port/healthz")"
   expect "GET /readyz" 200 "$(http "http://127.0.0.1:$port/readyz" "$OUT/readyz.json")"
   expect "service user in the container" 10001 "$(podman exec "$name" id -u)"
+  expect "Node.js in the container (.node-version)" "v$NODE_VERSION" "$(podman exec "$name" node --version)"
 
   key=$(podman exec "$name" cat /data/first-run.txt | awk '/API key:/ { print $3 }')
   expect "first-run key in /data/first-run.txt" yes "$([[ $key == *_* ]] && echo yes || echo no)"
