@@ -38,7 +38,7 @@ export function pinnedVersion(root) {
   return v;
 }
 
-/** [major, minor] that package.json's `engines.node` (">=22.12") asks for. */
+/** [major, minor] that package.json's `engines.node` (">=22.14") asks for. */
 export function minimumVersion(root) {
   const range = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).engines?.node ?? '';
   const m = /^>=\s*(\d+)(?:\.(\d+))?/.exec(range);
@@ -194,7 +194,7 @@ export function removeOtherPinned(root, keepDir) {
 
 /**
  * The Node that runs Cardshot here: { path, version, pinned, dir? }. The machine's when it is
- * new enough (a machine with Node 22.12 or 24 uses its own), else the pinned one.
+ * new enough (a machine with Node 22.14 or 24 uses its own), else the pinned one.
  */
 export function chooseNode(root, say) {
   const own = machineNode(root);

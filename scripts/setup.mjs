@@ -51,9 +51,9 @@ function checkNode() {
 
 /**
  * What a complete install leaves behind: every package the lockfile's package.json names (the
- * build's TypeScript included) and better-sqlite3's compiled binding. npm can exit 0 without
- * installing anything (it printed "Exit handler never called!" after failed registry fetches),
- * so its exit code alone never marks the install done.
+ * build's TypeScript included). npm can exit 0 without installing anything (it printed "Exit
+ * handler never called!" after failed registry fetches), so its exit code alone never marks the
+ * install done; after an install, better-sqlite3 must also load (ensureDependencies).
  */
 function missingFromInstall() {
   const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -61,7 +61,6 @@ function missingFromInstall() {
   const expected = [
     ...names.map((n) => path.join('node_modules', n, 'package.json')),
     path.join('node_modules', 'typescript', 'bin', 'tsc'),
-    path.join('node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'),
   ];
   return expected.filter((f) => !existsSync(path.join(root, f)));
 }
@@ -80,13 +79,13 @@ function ensureDependencies(node) {
   // No stamp while installing: an install cut short (or failed) must not look done next time.
   rmSync(stamp, { force: true });
   say(`installing dependencies from package-lock.json for Node.js ${node.version} (npm ci)…`);
-  // better-sqlite3 compiles its bundled SQLite against the headers of the Node that will load it
-  // (about a minute, once) rather than downloading a prebuilt binary at install time.
   // `--include=dev`: the build needs TypeScript, and under NODE_ENV=production npm ci would leave
   // devDependencies out. With the pinned Node, its folder goes first on PATH, so npm itself and
-  // every install script (node-gyp) run on it, and node-gyp takes its headers from there
-  // (npm_config_nodedir) instead of downloading them.
-  const env = { npm_config_build_from_source: 'better-sqlite3' };
+  // every install script run on it, and a native build (node-gyp) would take that Node's headers
+  // (npm_config_nodedir) instead of downloading them. The native modules (better-sqlite3 13,
+  // sharp, takumi) are Node-API binaries that come inside their npm packages, sha512-checked
+  // against the lockfile: nothing is compiled, and they load on any Node with Node-API 10.
+  const env = {};
   if (node.pinned) {
     env.PATH = `${path.dirname(node.path)}${path.delimiter}${process.env.PATH ?? ''}`;
     env.npm_config_nodedir = node.dir;
@@ -98,7 +97,8 @@ function ensureDependencies(node) {
       `npm ci did not install everything (missing ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? `, and ${missing.length - 3} more` : ''}); check the npm registry is reachable and run it again`,
     );
   }
-  // The one module built for a Node ABI: it must load under the Node that runs Cardshot.
+  // The database driver must load under the Node that runs Cardshot (a Node without Node-API 10,
+  // or a binary for another platform, fails here rather than at the first start).
   const load = spawnSync(node.path, ['-e', "new (require('better-sqlite3'))(':memory:').close()"], {
     cwd: root,
     encoding: 'utf8',

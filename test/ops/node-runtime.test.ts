@@ -121,11 +121,10 @@ async function project(): Promise<string> {
   await writeFile(path.join(dir, 'machine', 'node'), fakeNode('20.20.2'), { mode: 0o755 });
   const ci = [
     `echo "$* | $(node --version) | $npm_config_nodedir" >> "${dir}/npm-calls"`,
-    'mkdir -p node_modules/typescript/bin node_modules/better-sqlite3/build/Release',
+    'mkdir -p node_modules/typescript/bin node_modules/better-sqlite3',
     `echo "require('fs').mkdirSync('dist/src',{recursive:true});require('fs').writeFileSync('dist/src/main.js','')" > node_modules/typescript/bin/tsc`,
     "echo 'module.exports = class { close() {} };' > node_modules/better-sqlite3/index.js",
     `echo '{"name":"better-sqlite3","main":"index.js"}' > node_modules/better-sqlite3/package.json`,
-    'touch node_modules/better-sqlite3/build/Release/better_sqlite3.node',
   ].join('\n');
   await writeFile(
     path.join(dir, 'machine', 'npm'),

@@ -10,7 +10,7 @@ import { unsupportedNode } from '../../src/version.js';
 import { cleanEnv, runNode } from '../helpers/node-process.js';
 
 // Node 20 is past end of life: `npm start`, `npm test` and `npx cardshot` run Cardshot on Node
-// 22.12 or newer, the pinned Node 24 of .node-version (fetched into .runtime/ by the set-up) where
+// 22.14 or newer, the pinned Node 24 of .node-version (fetched into .runtime/ by the set-up) where
 // the machine's is older. On the machines this project is developed on the system's Node is 20,
 // so this checks the pinned one is what runs.
 const root = path.resolve(import.meta.dirname, '../..');
@@ -34,9 +34,9 @@ afterAll(async () => {
 const major = (v: string) => Number(v.split('.')[0]);
 
 describe('the Node that runs Cardshot', () => {
-  it('package.json asks for Node 22.12 or newer and pins a Node 24 for machines with less', () => {
+  it('package.json asks for Node 22.14 or newer and pins a Node 24 for machines with less', () => {
     const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
-    expect(pkg.engines.node).toBe('>=22.12');
+    expect(pkg.engines.node).toBe('>=22.14');
     expect(pinnedVersion(root)).toMatch(/^24\.\d+\.\d+$/);
     expect(pkg.devDependencies['@types/node']).toMatch(/^24\.\d+\.\d+$/);
   });
@@ -61,10 +61,13 @@ describe('the Node that runs Cardshot', () => {
 
   it('is refused, in one line, by the server and the CLI when older than engines', () => {
     const line =
-      'Node.js 22.12 or newer is required (this is 20.20.2); `npm start` and `npx cardshot` run on the Node their set-up chose, node_modules/.bin/node';
+      'Node.js 22.14 or newer is required (this is 20.20.2); `npm start` and `npx cardshot` run on the Node their set-up chose, node_modules/.bin/node';
     expect(unsupportedNode('20.20.2')).toBe(line);
-    expect(unsupportedNode('22.11.0')).toMatch(/^Node\.js 22\.12 or newer is required \(this is 22\.11\.0\)/);
-    expect(unsupportedNode('22.12.0')).toBeUndefined();
+    // better-sqlite3 13 asks for Node-API 10, which Node 22.14 was the first 22.x to have: on
+    // 22.12 (pg-boss's floor) opening a database segfaulted.
+    expect(unsupportedNode('22.12.0')).toMatch(/^Node\.js 22\.14 or newer is required \(this is 22\.12\.0\)/);
+    expect(unsupportedNode('22.14.0')).toBeUndefined();
+    expect(unsupportedNode('23.0.0')).toBeUndefined();
     expect(unsupportedNode('24.21.0')).toBeUndefined();
     expect(unsupportedNode()).toBeUndefined();
   });
@@ -177,8 +180,8 @@ describe('the Node that runs Cardshot', () => {
     async () => {
       const dataDir = await mkdtemp(path.join(os.tmpdir(), 'cardshot-node-version-cli-'));
       dirs.push(dataDir);
-      // Without running it again under the chosen Node, the machine's Node cannot load
-      // better-sqlite3 (built for another NODE_MODULE_VERSION) and this fails.
+      // Without running it again under the chosen Node, the machine's Node would refuse to run
+      // the CLI (older than engines) and this fails.
       const res = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
         const c = spawn(machine!.path, [path.join(root, 'bin/cardshot.js'), 'accounts', 'list', '--json'], {
           cwd: dataDir,

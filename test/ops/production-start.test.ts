@@ -11,8 +11,7 @@ import { cleanEnv } from '../helpers/node-process.js';
 // docs/deploy.md's production start, `NODE_ENV=production HOST=127.0.0.1 PORT=3000 npm start`, on
 // a fresh clone of this commit (HEAD: uncommitted changes are not in it), twice. It used to fail:
 // npm ci left TypeScript out under NODE_ENV=production, and its stamp made every later start fail
-// the same way. The first start is a real `npm ci` (better-sqlite3 compiled from source): a few
-// minutes on 2 cores, once. Where the machine's Node is older than engines (Node 20 here), that
+// the same way. The first start is a real `npm ci`: a few minutes on 2 cores, once. Where the machine's Node is older than engines (Node 20 here), that
 // first start also brings the pinned Node into the clone's .runtime/, and the server runs on it.
 const root = path.resolve(import.meta.dirname, '../..');
 const { machineNode, minimumVersion, pinnedVersion, satisfies } = await import(
