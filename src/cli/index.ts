@@ -1,3 +1,4 @@
+import { unsupportedNode } from '../version.js';
 import { failureLine } from './admin.js';
 
 /**
@@ -89,8 +90,12 @@ export async function runCli(argv: string[]): Promise<number> {
 /** Commands whose subcommands (`create`, `set`, …) share the command's one help text. */
 const HELP_AT_COMMAND = new Set(['accounts', 'keys', 'theme']);
 
+const oldNode = unsupportedNode();
 try {
-  process.exitCode = await runCli(process.argv.slice(2));
+  if (oldNode) {
+    process.stderr.write(`cardshot: ${oldNode}\n`);
+    process.exitCode = 1;
+  } else process.exitCode = await runCli(process.argv.slice(2));
 } catch (err) {
   // A command that let an error through still prints one line, never a stack.
   process.stderr.write(`cardshot ${process.argv[2] ?? ''}: ${failureLine(err)}\n`);
