@@ -21,6 +21,7 @@ const TIMING = [
   'test/render/template/layout-stall.test.ts',
   'test/render/image/hostile-images-load.test.ts',
   'test/webhooks/webhook-tenancy.test.ts',
+  'test/jobs/jobs-fairness.test.ts',
 ];
 const timingPhase = process.env.CARDSHOT_TEST_PHASE === 'timing';
 
