@@ -84,6 +84,7 @@ const json = (schema: unknown, description: string) => ({
 });
 
 export const submit = {
+  operationId: 'submitJob',
   tags,
   summary: 'Submit a job: up to 10,000 cards and screenshots, rendered in the background',
   description: `JSON \`{"items": [...], "webhook"?, "metadata"?}\` or \`text/csv\` with a header row of field names (one item per row; \`?webhook=\` in the query). A card item has the body of POST /render/template; a screenshot item has \`url\` and the query parameters of GET /render/url. Every item is validated before anything is queued. Up to ${MAX_JOB_ITEMS} items (your plan may allow fewer); the body at most 10 MiB. Idempotency-Key: the same key within 24 h answers the same job (200).`,
@@ -148,6 +149,7 @@ export const submit = {
 };
 
 export const list = {
+  operationId: 'listJobs',
   tags,
   summary: "Your account's jobs, newest first",
   security,
@@ -168,6 +170,7 @@ export const list = {
 };
 
 export const get = {
+  operationId: 'getJob',
   tags,
   summary: 'A job: status, counts, results link',
   security,
@@ -176,6 +179,7 @@ export const get = {
 };
 
 export const cancel = {
+  operationId: 'cancelJob',
   tags,
   summary: 'Cancel a job: queued items never run, running ones finish',
   security,
@@ -188,6 +192,7 @@ export const cancel = {
 };
 
 export const items = {
+  operationId: 'listJobItems',
   tags,
   summary: "A job's items, in order, with their results or errors",
   security,
@@ -208,6 +213,7 @@ export const items = {
 };
 
 export const item = {
+  operationId: 'getJobItem',
   tags,
   summary: "An item's image: the same bytes and ETag as the synchronous render",
   security: resultSecurity,
@@ -229,6 +235,7 @@ export const item = {
 };
 
 export const zip = {
+  operationId: 'getJobResults',
   tags,
   summary: "A zip of the job's finished items, streamed",
   security: resultSecurity,
