@@ -20,7 +20,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Browser, chromium } from 'playwright-core';
 import sharp from 'sharp';
-import { encodeArea } from '../src/render/screenshot/shoot.js';
+import { encodeArea } from '../src/render/screenshot/engine/page/shoot.js';
 import { settings } from '../src/settings.js';
 import { buildBaseline } from './lib/baseline.js';
 import { machineFacts, markdownTable, type Table, textTable, writeSection } from './lib/report.js';

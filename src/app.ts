@@ -7,6 +7,7 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccountsModule } from './accounts/open.js';
+import { requireModules } from './areas.js';
 import type { Authenticator } from './auth/authenticate.js';
 import type { DashboardDeps } from './dashboard/context.js';
 import { registerDashboard } from './dashboard/index.js';
@@ -39,7 +40,7 @@ import type { Clock } from './lib/clock.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
 import type { RenderCommand } from './render/command.js';
-import type { ScreenshotService } from './render/screenshot/service.js';
+import type { ScreenshotService } from './render/screenshot/service/service.js';
 import type { TemplateRegistry } from './render/template/types.js';
 import type { UsageRecorder } from './usage/recorder.js';
 import type { WebhookService } from './webhooks/service.js';
@@ -84,6 +85,22 @@ const TIMEOUT_CHECK_EVERY_MS = 500;
 
 /** Builds the Fastify app from ready modules. Importing this file does no I/O. */
 export function createApp(deps: AppDeps): FastifyInstance {
+  // Modules spread from a process that did not start an area leave it out: stop here, naming it.
+  requireModules(
+    deps,
+    [
+      'render',
+      'registry',
+      'screenshots',
+      'authenticator',
+      'limiter',
+      'usage',
+      'accounts',
+      'sessions',
+      'themes',
+    ],
+    'the HTTP app',
+  );
   const requestTimeout = deps.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,

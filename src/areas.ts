@@ -3,6 +3,7 @@
  * server starts them all; a process that needs fewer (a one-card CLI run, a job worker, an
  * API-only node) names the areas it uses and gets those plus what they need, nothing else.
  */
+import type { ModuleSet } from './modules.js';
 
 /** Every area, in start order (each needs only areas before it). */
 export const AREA_NAMES = [
@@ -74,4 +75,45 @@ export function resolveAreas(asked: readonly AreaName[]): AreaName[] {
   };
   for (const area of asked) add(area);
   return AREA_NAMES.filter((a) => wanted.has(a));
+}
+
+/** The area each module comes from (null: every process has it). */
+const MODULE_AREAS: Readonly<Record<keyof ModuleSet, AreaName | null>> = {
+  metrics: null,
+  health: null,
+  areas: null,
+  scale: null,
+  close: null,
+  registry: 'template files',
+  accounts: 'accounts',
+  authenticator: 'auth',
+  sessions: 'sessions',
+  usage: 'usage',
+  limiter: 'rate limiter',
+  cache: 'cache',
+  artwork: 'artwork',
+  themes: 'themes',
+  renderer: 'templates',
+  renderQueue: 'templates',
+  templates: 'templates',
+  screenshots: 'screenshots',
+  render: 'render',
+  queue: 'queue',
+  webhooks: 'webhooks',
+  jobs: 'jobs',
+};
+
+/**
+ * Throws, naming the module and its area, unless `deps` holds each of `names`: for a consumer
+ * built from spread modules (which leaves out the ones not started), so a process that forgot
+ * an area stops at its start instead of meeting an undefined on its first request.
+ */
+export function requireModules(deps: object, names: ReadonlyArray<keyof ModuleSet>, who: string): void {
+  for (const name of names) {
+    if ((deps as Record<string, unknown>)[name] !== undefined) continue;
+    const area = MODULE_AREAS[name];
+    throw new Error(
+      `${who} needs modules.${name}${area ? ` (the ${area} area)` : ''}, which this process did not start`,
+    );
+  }
 }

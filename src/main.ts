@@ -14,7 +14,7 @@ import { describeUnknownVariables } from './config/unknown-env.js';
 import { startWatchdog } from './lib/watchdog.js';
 import { createLogger } from './log.js';
 import { createModules } from './modules.js';
-import { killGroup, listProcesses } from './render/screenshot/processes.js';
+import { killGroup, listProcesses } from './render/screenshot/engine/browser/processes.js';
 import { type Config, findUnknownVariables, loadConfig } from './settings.js';
 import { describeListenFailure, describeStartFailure, type StartFailure } from './start-error.js';
 

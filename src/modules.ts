@@ -1,47 +1,35 @@
 import type { Renderer } from '@takumi-rs/core';
 import type { Logger } from 'pino';
-import { createAccountsArea } from './accounts/module.js';
 import type { AccountsModule } from './accounts/open.js';
-import type { Area } from './area.js';
 import { AREA_NAMES, type AreaName, resolveAreas, type WithNeeds } from './areas.js';
 import type { Authenticator } from './auth/authenticate.js';
 import type { KeyNotices } from './auth/key-notices.js';
-import { createAuthArea } from './auth/module.js';
 import type { PngCache } from './cache/cache.js';
-import { createCacheArea } from './cache/module.js';
 import type { RedisPngCache } from './cache/redis.js';
 import type { SharedFlight } from './cache/shared-flight.js';
-import { createSessionsArea } from './dashboard/module.js';
 import type { Sessions } from './dashboard/sessions.js';
 import { createHealth, type Health } from './health/health.js';
-import { createJobsArea, type Jobs } from './jobs/module.js';
-import { createJobQueue } from './jobs/queue/open.js';
+import type { Jobs } from './jobs/module.js';
 import type { JobQueue } from './jobs/queue/types.js';
 import type { Clock } from './lib/clock.js';
 import { createCloser } from './lib/closer.js';
 import type { WorkQueue } from './lib/work-queue.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
+import { type StartContext, type Starter, startCore, startRendering } from './modules-wiring.js';
+import { startWork } from './modules-work.js';
 import type { UrlGuard } from './net/url-guard.js';
-import { type AreaLimiter, createRateLimitArea } from './ratelimit/module.js';
-import { createRedisArea } from './redis/module.js';
+import type { AreaLimiter } from './ratelimit/module.js';
 import type { RedisModule } from './redis/open.js';
-import { createRenderCommand, type RenderCommand } from './render/command.js';
+import type { RenderCommand } from './render/command.js';
 import type { ArtworkFetcher } from './render/image/artwork.js';
-import { createImageArea } from './render/image/module.js';
-import { createScreenshotArea } from './render/screenshot/module.js';
 import type { ScreenshotService } from './render/screenshot/types.js';
-import { createTemplateFilesArea } from './render/template/files/area.js';
-import { createTemplateArea } from './render/template/module.js';
 import type { TemplateRenderer } from './render/template/renderer.js';
 import type { TemplateService } from './render/template/service.js';
 import type { TemplateRegistry, ThemeSource } from './render/template/types.js';
 import type { Config } from './settings.js';
-import { createThemesArea } from './themes/module.js';
 import type { ThemeService } from './themes/service.js';
-import { createUsageArea } from './usage/module.js';
 import type { UsageRecorder } from './usage/recorder.js';
 import { CARDSHOT_VERSION } from './version.js';
-import { createWebhooksArea } from './webhooks/module.js';
 import type { WebhookService } from './webhooks/service.js';
 
 /** Every stateful module the service runs, plus one `close()` that stops them in reverse order. */
@@ -150,7 +138,9 @@ export interface ModuleOptions<A extends AreaName> {
  * the CLI and the tests. Each area gets its slice of the config and the services of the areas
  * before it; its checks and metrics are registered here, and it is closed in reverse order.
  * Only the areas asked for (and what they need) start; reading a module of another area throws
- * at once, naming it, rather than handing out an undefined.
+ * at once, naming it, rather than handing out an undefined. Each area's module is imported
+ * when its area starts: loading the screenshot engine, the database drivers and the Redis
+ * client was most of what a one-card `cardshot render` spent before drawing (docs/architecture.md).
  */
 export async function createModules<A extends AreaName = AreaName>(
   config: Config,
@@ -196,224 +186,6 @@ export async function createModules<A extends AreaName = AreaName>(
     await started.close();
     throw err;
   }
-}
-
-type Starter = <S>(name: string, area: Promise<Area<S>>) => Promise<S>;
-
-interface StartContext {
-  config: Config;
-  log: Logger;
-  opts: ModuleOptions<AreaName>;
-  metrics: Metrics;
-  start: Starter;
-  has(area: AreaName): boolean;
-}
-
-/** Templates, accounts, Redis, auth, sessions, usage and the limiter: each when asked for. */
-async function startCore({ config, log, opts, start, has }: StartContext) {
-  const clock = opts.clock ? { clock: opts.clock } : {};
-  // First: plans name templates, and a broken template file stops the start before anything opens.
-  const registry = has('template files')
-    ? await start(
-        'template files',
-        createTemplateFilesArea(config, {
-          log,
-          ...(opts.builtinTemplatesDir ? { builtinDir: opts.builtinTemplatesDir } : {}),
-        }),
-      )
-    : undefined;
-  const accounts = has('accounts')
-    ? await start(
-        'accounts',
-        createAccountsArea(config, {
-          log,
-          templates: needed(registry, 'template files').names(),
-          ...clock,
-          ...(opts.passwordCost !== undefined ? { passwordCost: opts.passwordCost } : {}),
-        }),
-      )
-    : undefined;
-  const redis = has('redis') ? await start('redis', createRedisArea(config, { log })) : null;
-  const auth = has('auth')
-    ? await start(
-        'auth',
-        createAuthArea(config, { accounts: needed(accounts, 'accounts'), redis, log, ...clock }),
-      )
-    : undefined;
-  const store = () => needed(accounts, 'accounts').store;
-  const secrets = () => needed(accounts, 'accounts').secrets;
-  const sessions = has('sessions')
-    ? await start(
-        'sessions',
-        createSessionsArea(config, { store: store(), secrets: secrets(), log, ...clock }),
-      )
-    : undefined;
-  const usage = has('usage')
-    ? await start('usage', createUsageArea(config, { store: store(), log, ...clock }))
-    : undefined;
-  const limiter = has('rate limiter')
-    ? await start('rate limiter', createRateLimitArea(config, { redis, log, ...clock }))
-    : undefined;
-  return {
-    registry,
-    accounts,
-    redis,
-    authenticator: auth?.authenticator,
-    notices: auth?.notices,
-    sessions,
-    usage,
-    limiter,
-  };
-}
-
-/** The cache, artwork, themes, templates, screenshots and the render command over them. */
-async function startRendering(
-  { config, log, opts, metrics, start, has }: StartContext,
-  core: Awaited<ReturnType<typeof startCore>>,
-) {
-  const clock = opts.clock ? { clock: opts.clock } : {};
-  const { redis } = core;
-  const cached = has('cache')
-    ? await start(
-        'cache',
-        createCacheArea(config, {
-          redis,
-          log,
-          onLookup: (tier, hit) => metrics.observeCacheLookup(tier, hit),
-        }),
-      )
-    : undefined;
-  const artwork = has('artwork')
-    ? await start(
-        'artwork',
-        createImageArea(config, { log, onFailure: (reason) => metrics.imageFetchFailed(reason) }),
-      )
-    : undefined;
-  const themes = has('themes')
-    ? await start(
-        'themes',
-        createThemesArea(config, {
-          store: needed(core.accounts, 'accounts').store,
-          artwork: needed(artwork, 'artwork'),
-          log,
-          ...clock,
-        }),
-      )
-    : undefined;
-  const cache = cached?.cache;
-  const drawn = has('templates')
-    ? await start(
-        'templates',
-        createTemplateArea(config, {
-          registry: needed(core.registry, 'template files'),
-          // Tests may give their own source; otherwise the accounts' stored themes, if started.
-          ...((opts.themes ?? themes) ? { themes: opts.themes ?? themes } : {}),
-          artwork: needed(artwork, 'artwork'),
-          cache: needed(cache, 'cache'),
-          log,
-          onRender: (template, seconds) => metrics.observeRender(template, seconds),
-          onBusy: () => metrics.queueRejected('template'),
-          ...(opts.templateEngine ? { engine: opts.templateEngine } : {}),
-        }),
-      )
-    : undefined;
-  const flight = cached?.flight ?? null;
-  const screenshots = has('screenshots')
-    ? await start(
-        'screenshots',
-        createScreenshotArea(config, {
-          cache: needed(cache, 'cache'),
-          log,
-          registry: metrics.registry,
-          onCapture: (outcome, seconds) => metrics.observeCapture(outcome, seconds),
-          onBusy: () => metrics.queueRejected('screenshot'),
-          ...(flight && cached?.redisCache ? { shared: flight } : {}),
-          ...(opts.screenshotGuard ? { guard: opts.screenshotGuard } : {}),
-        }),
-      )
-    : undefined;
-  const render = has('render')
-    ? createRenderCommand({
-        templates: needed(drawn, 'templates').templates,
-        screenshots: needed(screenshots, 'screenshots'),
-        limiter: needed(core.limiter, 'rate limiter'),
-        usage: needed(core.usage, 'usage'),
-        onRateLimited: (plan) => metrics.rateLimited(plan),
-      })
-    : undefined;
-  return {
-    cache,
-    redisCache: cached?.redisCache,
-    flight,
-    artwork,
-    themes,
-    renderer: drawn?.renderer,
-    renderQueue: drawn?.renderQueue,
-    templates: drawn?.templates,
-    screenshots,
-    render,
-  };
-}
-
-/**
- * The queue, then the webhooks (endpoints, the event sink, delivery workers) and the jobs over
- * the render command (item workers), which publish their events to the webhooks.
- */
-async function startWork(
-  { config, log, opts, start, has }: StartContext,
-  core: Awaited<ReturnType<typeof startCore>>,
-  rendering: Awaited<ReturnType<typeof startRendering>>,
-) {
-  const clock = opts.clock ? { clock: opts.clock } : {};
-  const queue = has('queue') ? await start('queue', openQueueArea(config, log)) : undefined;
-  const accounts = () => needed(core.accounts, 'accounts');
-  const webhooks = has('webhooks')
-    ? await start(
-        'webhooks',
-        createWebhooksArea(config, {
-          store: accounts().store,
-          secrets: accounts().secrets,
-          queue: needed(queue, 'queue'),
-          log,
-          ...clock,
-          ...(opts.webhookGuard ? { guard: opts.webhookGuard } : {}),
-          ...(opts.webhookBackoff ? { backoff: opts.webhookBackoff } : {}),
-          ...(opts.webhookWorkers === false ? { deliver: false } : {}),
-        }),
-      )
-    : undefined;
-  const jobs = has('jobs')
-    ? await start(
-        'jobs',
-        createJobsArea(config, {
-          store: accounts().store,
-          plans: accounts().plans,
-          secrets: accounts().secrets,
-          queue: needed(queue, 'queue'),
-          registry: needed(core.registry, 'template files'),
-          screenshots: needed(rendering.screenshots, 'screenshots'),
-          renderQueue: needed(rendering.renderQueue, 'templates'),
-          render: needed(rendering.render, 'render'),
-          ...(webhooks ? { events: webhooks } : {}),
-          log,
-        }),
-      )
-    : undefined;
-  return { queue, webhooks, jobs };
-}
-
-/** The queue as an area: closed after the areas that work on it (they start after it). */
-async function openQueueArea(config: Config, log: Logger): Promise<Area<JobQueue>> {
-  const queue = await createJobQueue(config, {
-    onError: (err) => log.warn({ err }, 'queue storage error (the workers carry on)'),
-  });
-  return { service: queue, close: () => queue.close() };
-}
-
-/** An area's service that `resolveAreas` guarantees; a clear error if the wiring ever breaks that. */
-function needed<S>(service: S | undefined, area: AreaName): S {
-  if (service === undefined) throw new Error(`createModules: the ${area} area was needed but not started`);
-  return service;
 }
 
 /**

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AppDeps, createApp } from '../src/app.js';
 import { AREA_NAMES, resolveAreas } from '../src/areas.js';
 import { createModules, type Modules } from '../src/modules.js';
 import { createUnmeteredRenderCommand } from '../src/render/command.js';
@@ -128,6 +129,14 @@ describe('createModules with a subset of areas', () => {
     );
     // @ts-expect-error the type of a templates-only process has no screenshot service
     expect(() => modules.screenshots).toThrow();
+  });
+
+  it('an HTTP app built from them stops at its creation, naming the module and its area', () => {
+    const { log } = capturedLogger();
+    const deps = { config: configFor(dir()), log, ...modules } as unknown as AppDeps;
+    expect(() => createApp(deps)).toThrow(
+      'the HTTP app needs modules.render (the render area), which this process did not start',
+    );
   });
 });
 

@@ -1,4 +1,4 @@
-import { listProcesses, residentBytes } from '../../src/render/screenshot/processes.js';
+import { listProcesses, residentBytes } from '../../src/render/screenshot/engine/browser/processes.js';
 
 /** Live Chromium processes started by `parentPid` (its browsers and their whole process groups). */
 export function chromiumOf(parentPid: number): { processes: number; rssMiB: number } {

@@ -1,16 +1,21 @@
 /**
  * The render options of the client and the query it builds from them. The server is the
  * validator (it answers 400 naming the option and its valid values); the types here only
- * catch at compile time what can never work, such as `quality` with PNG.
+ * catch at compile time what can never work, such as `quality` with PNG. The screenshot options
+ * themselves are generated from the server's option table (screenshot-options.generated.ts).
  */
+import { SCREENSHOT_OMITTED, SCREENSHOT_PARAMS } from './screenshot-options.generated.js';
+
+export {
+  SCREENSHOT_PARAMS,
+  type Scale,
+  type ScreenshotOptions,
+} from './screenshot-options.generated.js';
 
 /** Output formats; `Content-Type` follows (`image/png`, `image/jpeg`, …). */
 export type ImageFormat = 'png' | 'jpeg' | 'webp' | 'avif';
 /** The `Content-Type` of an image answer. */
 export type ImageContentType = 'image/png' | 'image/jpeg' | 'image/webp' | 'image/avif';
-/** Device scale factor: 2 gives a 2400×1260 image for the 1200×630 `og` viewport. */
-export type Scale = 1 | 2 | 3;
-
 /**
  * `format` with its `quality`: PNG is lossless and takes none (the server refuses it), the
  * others take 1–100.
@@ -23,55 +28,6 @@ export type FormatChoice =
       quality?: number;
     };
 
-/** What GET /render/url takes besides `url`, `viewport` and `waitUntil`. */
-export interface ScreenshotOptions {
-  /** The whole page height (lazy content scrolled into view first), capped by the server (16,384 px by default). */
-  fullPage?: boolean;
-  /** CSS selector, ≤ 500 characters: capture only the first matching element (422 when none matches). */
-  selector?: string;
-  /** CSS selector, ≤ 500 characters: wait until it is visible before capturing (504 when it never is). */
-  waitForSelector?: string;
-  /** Milliseconds to wait after the page is ready, 0–10000. */
-  delay?: number;
-  /** Emulates `prefers-color-scheme: dark`. */
-  darkMode?: boolean;
-  /** CSS selectors hidden before capture (at most 20): a list, or one comma-separated string. */
-  hideSelectors?: string | readonly string[];
-  /** Ads and trackers blocked by the server's bundled filter lists (plan-gated). */
-  blockAds?: boolean;
-  /** Consent pop-ups refused and cookie banners hidden (plan-gated). */
-  blockCookieBanners?: boolean;
-  /** Device scale factor for any viewport; without it the viewport's own (mobile: 3). */
-  scale?: Scale;
-  /** Seconds this capture may be served from the cache, 3600–2592000 (server default 86400). */
-  ttl?: number;
-  /** Capture again even when cached (plan-gated; counts as a capture). */
-  fresh?: boolean;
-}
-
-/**
- * The query parameters GET /render/url takes, in the order the client writes them. A stable
- * order gives identical inputs identical URLs, which CDNs and browsers cache by.
- */
-export const SCREENSHOT_PARAMS = [
-  'url',
-  'viewport',
-  'waitUntil',
-  'fullPage',
-  'selector',
-  'waitForSelector',
-  'delay',
-  'darkMode',
-  'hideSelectors',
-  'blockAds',
-  'blockCookieBanners',
-  'scale',
-  'format',
-  'quality',
-  'ttl',
-  'fresh',
-] as const;
-
 type ParamValue = string | number | boolean | readonly string[] | undefined;
 
 /**
@@ -82,8 +38,7 @@ type ParamValue = string | number | boolean | readonly string[] | undefined;
  */
 function paramValue(name: string, value: ParamValue): string | undefined {
   if (value === undefined || value === false || value === '') return undefined;
-  if (name === 'delay' && String(value) === '0') return undefined;
-  if (name === 'format' && value === 'png') return undefined;
+  if (Object.hasOwn(SCREENSHOT_OMITTED, name) && SCREENSHOT_OMITTED[name] === String(value)) return undefined;
   if (typeof value === 'object') {
     const list = value.map((s) => s.trim()).filter((s) => s !== '');
     return list.length === 0 ? undefined : list.join(',');

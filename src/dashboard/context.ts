@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { AccountsModule } from '../accounts/open.js';
 import { configuredOrigin, originFor } from '../accounts/origin.js';
 import type { HttpConfig } from '../http/settings.js';
+import type { Jobs } from '../jobs/module.js';
 import type { Clock } from '../lib/clock.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
 import type { RenderCommand } from '../render/command.js';
@@ -12,6 +13,7 @@ import type { StorageConfig } from '../storage/settings.js';
 import type { ThemeService } from '../themes/service.js';
 import type { ThemeConfig } from '../themes/settings.js';
 import type { UsageRecorder } from '../usage/recorder.js';
+import type { WebhookService } from '../webhooks/service.js';
 import type { Html } from './html.js';
 import type { ActiveSession, Sessions } from './sessions.js';
 import type { DashboardConfig } from './settings.js';
@@ -64,6 +66,10 @@ export interface DashboardDeps {
   themes: ThemeService;
   /** What the Theme page's preview draws with (a `none` caller: its bound is its own). */
   render: Pick<RenderCommand, 'card'>;
+  /** The Jobs pages (null or absent: this server runs no jobs, and the pages say so). */
+  jobs?: Jobs | null;
+  /** The Webhooks pages: endpoints, secrets shown once, the delivery log. */
+  webhooks: WebhookService;
   clock?: Clock;
 }
 

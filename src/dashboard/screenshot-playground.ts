@@ -3,38 +3,26 @@ import type { ServerSecrets } from '../auth/secret.js';
 import { carriesFresh, encodeRfc3986 } from '../auth/signing.js';
 import { FILE_EXTENSION, type ImageFormat, screenshotParams } from '../client/options.js';
 import { allowScreenshot } from '../render/plan-gate.js';
+import { type OptionName, type OptionSpec, SHOT_OPTIONS } from '../render/screenshot/option-table.js';
 import { DEFAULT_WAIT_UNTIL, parseScreenshotRequest } from '../render/screenshot/request.js';
 import { DEFAULT_VIEWPORT, type Viewport } from '../render/screenshot/viewports.js';
 import type { ApiKeyRecord } from '../storage/store.js';
 import { playgroundKey, shellQuote, signPlaygroundUrls } from './playground.js';
 import { dateTime, shortDate } from './views/format.js';
 
-/** The screenshot options as form fields, in the order the page shows them. */
-export const SHOT_OPTION_FIELDS = [
-  'fullPage',
-  'selector',
-  'waitForSelector',
-  'delay',
-  'hideSelectors',
-  'darkMode',
-  'blockAds',
-  'blockCookieBanners',
-  'scale',
-  'format',
-  'quality',
-  'ttl',
-  'fresh',
-] as const;
-export type ShotOptionField = (typeof SHOT_OPTION_FIELDS)[number];
+/** The playground's fieldsets, in the order the page shows them. */
+export const SHOT_GROUPS = ['capture', 'page', 'image'] as const;
+
+/** The screenshot options as form fields, in the order the page shows them: by fieldset, then table order. */
+export const SHOT_OPTION_FIELDS: readonly OptionName[] = SHOT_GROUPS.flatMap((group) =>
+  SHOT_OPTIONS.filter((o: OptionSpec) => o.form.group === group).map((o) => o.name),
+);
+export type ShotOptionField = OptionName;
 
 /** Options that are checkboxes: on, or left out. */
-export const SHOT_SWITCHES: ReadonlySet<ShotOptionField> = new Set([
-  'fullPage',
-  'darkMode',
-  'blockAds',
-  'blockCookieBanners',
-  'fresh',
-]);
+export const SHOT_SWITCHES: ReadonlySet<ShotOptionField> = new Set(
+  SHOT_OPTIONS.filter((o) => o.type === 'flag').map((o) => o.name),
+);
 
 const FIELDS = ['url', 'viewport', 'waitUntil', ...SHOT_OPTION_FIELDS, 'key'] as const;
 

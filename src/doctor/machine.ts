@@ -12,8 +12,8 @@ import {
   chromiumProcess,
   chromiumRunner,
   type SandboxSetting,
-} from '../render/screenshot/browser.js';
-import { startWithSandboxFallback } from '../render/screenshot/sandbox.js';
+} from '../render/screenshot/engine/browser/browser.js';
+import { startWithSandboxFallback } from '../render/screenshot/engine/browser/sandbox.js';
 import type { ScreenshotConfig } from '../render/screenshot/settings.js';
 import { createTemplateRenderer } from '../render/template/renderer.js';
 import { listFontFiles } from '../render/text/fonts.js';

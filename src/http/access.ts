@@ -45,6 +45,11 @@ export function isProtectedRoute(url: string): boolean {
   return url.startsWith('/render/') || url === '/webhooks' || url.startsWith('/webhooks/');
 }
 
+/** Routes a signed URL may authenticate: the images, never the management routes. */
+export function acceptsSignedUrls(url: string): boolean {
+  return url.startsWith('/render/');
+}
+
 /** The render caller of an authenticated request: a signed URL spends its key's own budget. */
 export function renderCallerOf(auth: AuthContext): RenderCaller {
   const { accountId, plan, keyId } = auth;
@@ -95,12 +100,20 @@ export function installAccessControl(
     // to a caller without the key. Signed and api_key URLs differ per key, so the URL suffices.
     reply.header('Vary', 'x-api-key');
     const query = (req.query ?? {}) as Record<string, unknown>;
-    req.auth = await deps.authenticator.authenticate({
+    const auth = await deps.authenticator.authenticate({
       method: req.method,
       path: req.url.split('?', 1)[0] ?? '/',
       headers: req.headers,
       query,
     });
+    // Signed URLs are for publishing images; one leaked from a page must not read or change
+    // an account's settings (its webhooks), so elsewhere it is no credential at all.
+    if (auth.via === 'signature' && !acceptsSignedUrls(req.routeOptions.url ?? '')) {
+      throw new AppError('unauthorized', 'Missing or invalid API key', {
+        detail: `a signed URL was used on ${req.routeOptions.url}, which takes an API key only`,
+      });
+    }
+    req.auth = auth;
     // Credentials are consumed here; handlers validate the rest of the query without them.
     for (const p of AUTH_QUERY_PARAMS) delete query[p];
   };

@@ -36,7 +36,7 @@ export function isUndocumented(url: string): boolean {
 
 const DESCRIPTION = `Cardshot returns PNG images: social cards from built-in templates, and screenshots of public web pages.
 
-Every \`/render/…\` request authenticates in one of three ways: the \`x-api-key\` header, the discouraged \`api_key\` query parameter, or a signed URL (\`kid\`, \`exp\`, \`sig\`; GET only). Every error is \`{ "error": "<message>" }\` with \`Cache-Control: no-store\`; every answer carries \`X-Request-Id\`. A path or method this document does not list answers 404 \`{ "error": "No route for GET /x" }\`; a listed path asked with another method answers 405 with \`Allow\`. Every GET also answers HEAD (same headers, no body). The full reference, with every message, is docs/api.md.`;
+Every \`/render/…\` request authenticates in one of three ways: the \`x-api-key\` header, the discouraged \`api_key\` query parameter, or a signed URL (\`kid\`, \`exp\`, \`sig\`; GET only). \`/webhooks…\` takes the key (header or query), never a signed URL. Every error is \`{ "error": "<message>" }\` with \`Cache-Control: no-store\`; every answer carries \`X-Request-Id\`. A path or method this document does not list answers 404 \`{ "error": "No route for GET /x" }\`; a listed path asked with another method answers 405 with \`Allow\`. Every GET also answers HEAD (same headers, no body). The full reference, with every message, is docs/api.md.`;
 
 /**
  * Collects the route schemas into an OpenAPI 3.1 document (GET /openapi.json) and serves the

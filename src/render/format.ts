@@ -6,9 +6,14 @@
  */
 import sharp from 'sharp';
 
-export const IMAGE_FORMATS = ['png', 'jpeg', 'webp', 'avif'] as const;
-export type ImageFormat = (typeof IMAGE_FORMATS)[number];
-export type LossyFormat = Exclude<ImageFormat, 'png'>;
+import { DEFAULT_QUALITY, type ImageFormat, type LossyFormat } from './format-names.js';
+
+export {
+  DEFAULT_QUALITY,
+  IMAGE_FORMATS,
+  type ImageFormat,
+  type LossyFormat,
+} from './format-names.js';
 
 /** What a request asked for; `quality` only with a lossy format (absent: that format's default). */
 export interface ImageOutput {
@@ -23,12 +28,6 @@ export const CONTENT_TYPES: Readonly<Record<ImageFormat, string>> = {
   webp: 'image/webp',
   avif: 'image/avif',
 };
-
-/**
- * sharp's own defaults: AVIF's 50 looks about like JPEG's 80 (AVIF's scale is steeper), so each
- * format's default gives a similar picture.
- */
-export const DEFAULT_QUALITY: Readonly<Record<LossyFormat, number>> = { jpeg: 80, webp: 80, avif: 50 };
 
 /**
  * The tallest (or widest) image each format can hold, measured with sharp 0.35 here: WebP stops

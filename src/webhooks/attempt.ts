@@ -11,6 +11,8 @@ export const LOGGED_BYTES = 1024;
 export interface AttemptOutcome {
   /** `gone`: the receiver answered 410 and its endpoint is disabled. */
   result: 'succeeded' | 'failed' | 'gone';
+  /** For metrics: what happened, from a closed set. */
+  outcome: 'delivered' | 'http_status' | 'redirect' | 'gone' | 'timeout' | 'refused' | 'network';
   status: number | null;
   durationMs: number;
   /** The first 1 KB of the answer. */
@@ -30,10 +32,24 @@ export interface AttemptOutcome {
  */
 export async function attemptDelivery(
   poster: GuardedPoster,
-  a: { url: string; id: string; body: string; secrets: readonly string[]; now: number; timeoutMs: number },
+  a: {
+    url: string;
+    id: string;
+    body: string;
+    secrets: readonly string[];
+    now: number;
+    timeoutMs: number;
+    /** Aborts the attempt (the node is stopping); it then rejects with the signal's reason. */
+    signal?: AbortSignal;
+  },
 ): Promise<AttemptOutcome> {
   const headers = signedHeaders(a.secrets, a.id, Math.floor(a.now / 1000), a.body);
-  const res = await poster.post(a.url, a.body, { headers, timeoutMs: a.timeoutMs, maxBytes: READ_BYTES });
+  const res = await poster.post(a.url, a.body, {
+    headers,
+    timeoutMs: a.timeoutMs,
+    maxBytes: READ_BYTES,
+    ...(a.signal ? { signal: a.signal } : {}),
+  });
   return classify(res, a.now, a.timeoutMs);
 }
 
@@ -47,6 +63,7 @@ function classify(res: PostResult, now: number, timeoutMs: number): AttemptOutco
           : 'The connection failed or was closed before an answer came';
     return {
       result: 'failed',
+      outcome: res.failure,
       status: null,
       durationMs: res.durationMs,
       response: '',
@@ -56,20 +73,29 @@ function classify(res: PostResult, now: number, timeoutMs: number): AttemptOutco
   }
   const response = firstBytes(res.body, LOGGED_BYTES);
   const base = { status: res.status, durationMs: res.durationMs, response };
-  if (res.status >= 200 && res.status <= 299) return { ...base, result: 'succeeded', error: null };
+  if (res.status >= 200 && res.status <= 299) {
+    return { ...base, result: 'succeeded', outcome: 'delivered', error: null };
+  }
   if (res.status === 410) {
     return {
       ...base,
       result: 'gone',
+      outcome: 'gone',
       error: 'HTTP 410 Gone: the endpoint is disabled, nothing more is sent to it',
     };
   }
   const wait = retryAfterMs(res.headers['retry-after'], now);
-  const error =
-    res.status >= 300 && res.status <= 399
-      ? `HTTP ${res.status}: redirects are not followed; give the endpoint its final URL`
-      : `HTTP ${res.status}: only a 2xx answer counts as delivered`;
-  return { ...base, result: 'failed', error, ...(wait !== undefined ? { retryAfterMs: wait } : {}) };
+  const redirect = res.status >= 300 && res.status <= 399;
+  const error = redirect
+    ? `HTTP ${res.status}: redirects are not followed; give the endpoint its final URL`
+    : `HTTP ${res.status}: only a 2xx answer counts as delivered`;
+  return {
+    ...base,
+    result: 'failed',
+    outcome: redirect ? 'redirect' : 'http_status',
+    error,
+    ...(wait !== undefined ? { retryAfterMs: wait } : {}),
+  };
 }
 
 /** The first `n` bytes as text, cut at a character boundary. */

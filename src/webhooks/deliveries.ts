@@ -32,6 +32,8 @@ export interface DeliveriesDeps {
   config: { timeoutMs: number; retryMs: number; maxWaiting: number };
   /** The delay after failed attempt n (tests shorten it); backoffMs by default. */
   backoff?: (attempt: number) => number;
+  /** Each attempt's outcome and duration (metrics). */
+  onAttempt?: (outcome: string, seconds: number) => void;
 }
 
 /** The queue policy: the handler schedules its own retries; the queue's only cover a crash or a database error. */
@@ -210,7 +212,9 @@ export function createDeliveries(deps: DeliveriesDeps): Deliveries {
         secrets,
         now,
         timeoutMs: config.timeoutMs,
+        signal,
       });
+      deps.onAttempt?.(outcome.outcome, outcome.durationMs / 1000);
       if (outcome.detail)
         log.info(
           { endpoint: endpoint.id, message: m.id, attempt, detail: outcome.detail },

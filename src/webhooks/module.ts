@@ -44,6 +44,8 @@ export function createWebhooksArea(
      * delivery and then wait out a slow receiver's time-out before it can exit).
      */
     deliver?: boolean;
+    /** Each attempt's outcome and duration (metrics). */
+    onAttempt?: (outcome: string, seconds: number) => void;
   },
 ): Promise<Area<WebhookService>> {
   const log = deps.log.child({ area: 'webhooks' });
@@ -63,6 +65,7 @@ export function createWebhooksArea(
         maxWaiting: config.webhookMaxWaiting,
       },
       ...(deps.backoff ? { backoff: deps.backoff } : {}),
+      ...(deps.onAttempt ? { onAttempt: deps.onAttempt } : {}),
     });
     await deps.queue.createQueue(WEBHOOK_QUEUE, deliveryQueuePolicy(config.webhookTimeoutMs));
     if (deps.deliver !== false) {

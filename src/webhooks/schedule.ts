@@ -22,6 +22,9 @@ export function retryAfterMs(value: string | string[] | undefined, now: number):
   const v = (Array.isArray(value) ? value[0] : value)?.trim();
   if (!v) return undefined;
   if (/^\d+$/.test(v)) return Number(v) * 1000;
+  // An HTTP date names its day and month (`Wed, 21 Oct 2026 07:28:00 GMT`); Date.parse alone
+  // would also read "-5" or "2" as years.
+  if (!/^[A-Za-z]{3},/.test(v)) return undefined;
   const at = Date.parse(v);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }

@@ -2,7 +2,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { killGroup, listProcesses, liveGroupMembers } from '../../src/render/screenshot/processes.js';
+import {
+  killGroup,
+  listProcesses,
+  liveGroupMembers,
+} from '../../src/render/screenshot/engine/browser/processes.js';
 
 /** A Cardshot server process (dist/src/main.js, as `npm start` runs it) on a free loopback port. */
 export interface NodeProcess {

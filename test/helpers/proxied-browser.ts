@@ -5,7 +5,7 @@ import {
   type LaunchedBrowser,
   launchBrowser,
   openCaptureContext,
-} from '../../src/render/screenshot/browser.js';
+} from '../../src/render/screenshot/engine/browser/browser.js';
 import type { Viewport } from '../../src/render/screenshot/viewports.js';
 import { CHROMIUM } from './browser.js';
 

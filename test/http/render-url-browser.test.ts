@@ -1,8 +1,12 @@
 // @module-tag chromium
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  listProcesses,
+  liveGroupMembers,
+  residentBytes,
+} from '../../src/render/screenshot/engine/browser/processes.js';
 import { browserPoolOf } from '../../src/render/screenshot/module.js';
-import { listProcesses, liveGroupMembers, residentBytes } from '../../src/render/screenshot/processes.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { expectError } from '../helpers/errors.js';
 import { type PageServer, startPageServer } from '../helpers/pages.js';

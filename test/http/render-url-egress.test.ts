@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_FLAGS } from '../../src/render/screenshot/browser.js';
+import { CHROMIUM_FLAGS } from '../../src/render/screenshot/engine/browser/browser.js';
 import { browserPoolOf } from '../../src/render/screenshot/module.js';
 import { settings } from '../../src/settings.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';

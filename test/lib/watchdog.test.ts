@@ -4,7 +4,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { killGroup, listProcesses } from '../../src/render/screenshot/processes.js';
+import { killGroup, listProcesses } from '../../src/render/screenshot/engine/browser/processes.js';
 
 // The watchdog from the build (as the server loads it), in processes that cannot end by
 // themselves: a setTimeout or a worker thread there would never fire. A copy of `sleep` named like Chromium's browser

@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { killGroup, liveGroupMembers } from '../../src/render/screenshot/processes.js';
+import { killGroup, liveGroupMembers } from '../../src/render/screenshot/engine/browser/processes.js';
 import { cleanEnv } from '../helpers/node-process.js';
 
 // docs/deploy.md's production start, `NODE_ENV=production HOST=127.0.0.1 PORT=3000 npm start`, on

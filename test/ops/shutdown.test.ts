@@ -8,7 +8,11 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { killGroup, listProcesses, type ProcessInfo } from '../../src/render/screenshot/processes.js';
+import {
+  killGroup,
+  listProcesses,
+  type ProcessInfo,
+} from '../../src/render/screenshot/engine/browser/processes.js';
 import { chromiumAvailable } from '../helpers/browser.js';
 import { cleanEnv, runNode } from '../helpers/node-process.js';
 import { type PageServer, startPageServer } from '../helpers/pages.js';

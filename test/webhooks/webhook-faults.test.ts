@@ -3,6 +3,7 @@ import { createUrlGuard, type LookupFn } from '../../src/net/url-guard.js';
 import type { DeliveryView } from '../../src/webhooks/views.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { type FakeClock, fakeClock } from '../helpers/clock.js';
+import { sample } from '../helpers/metrics.js';
 import {
   drop,
   hang,
@@ -33,7 +34,7 @@ beforeAll(async () => {
   receiver = await startWebhookReceiver();
   clock = fakeClock(Date.now());
   t = await startTestApp(
-    { webhookTimeoutMs: TIMEOUT_MS, webhookRetryHours: 1 },
+    { webhookTimeoutMs: TIMEOUT_MS, webhookRetryHours: 1, metricsToken: 'metrics-token-0123456789' },
     {
       clock,
       webhookGuard: createUrlGuard({ allowPrivateHosts: [receiver.hostPort], lookup }),
@@ -143,6 +144,19 @@ describe('a receiver that says stop or wait', () => {
     expect(done).toMatchObject({ status: 'failed', nextAttemptAt: null });
     expect(done.attempts.length).toBeGreaterThanOrEqual(2);
     receiver.answer(status(200));
+  });
+});
+
+describe('metrics', () => {
+  it('count every attempt by outcome', async () => {
+    const text = await t.modules.metrics.text();
+    const count = (outcome: string) =>
+      sample(text, 'cardshot_webhook_attempt_duration_seconds_count', { outcome });
+    // The faults above: each of these happened at least once, and every retry was delivered.
+    for (const outcome of ['http_status', 'timeout', 'redirect', 'network', 'gone']) {
+      expect([outcome, count(outcome) >= 1]).toEqual([outcome, true]);
+    }
+    expect(count('delivered')).toBeGreaterThanOrEqual(5);
   });
 });
 

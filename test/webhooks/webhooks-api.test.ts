@@ -259,7 +259,12 @@ describe('rotation', () => {
     const { json } = await addEndpoint(t, { url: hookUrl() });
     const id = json.id as string;
     const oldSecret = json.secret as string;
-    const rotated = await t.inject({ method: 'POST', url: `/webhooks/${id}/rotate` });
+    // As many HTTP clients send it: a JSON Content-Type on a POST without a body.
+    const rotated = await t.inject({
+      method: 'POST',
+      url: `/webhooks/${id}/rotate`,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(rotated.statusCode).toBe(200);
     const newSecret = rotated.json().secret as string;
     expect(newSecret).toMatch(/^whsec_/);

@@ -8,7 +8,7 @@ import { ConfigError } from '../../config/load.js';
 import { UsageError } from '../admin.js';
 import { loadCliConfig } from '../data-dir.js';
 import { printable } from '../printable.js';
-import { defaultFileName, parseShotArgs, type ShotArgs } from '../shot/args.js';
+import { defaultFileName, optionHelpLines, parseShotArgs, type ShotArgs } from '../shot/args.js';
 import { captureBatch } from '../shot/batch.js';
 import { describeFailure, processIo, type ShotIo, sizeText } from '../shot/io.js';
 
@@ -20,19 +20,7 @@ const HELP = `Screenshot web pages through a running Cardshot server (GET /rende
 Page and output (each with an example):
   --viewport NAME          og 1200×630 (default), desktop, mobile, a preset          --viewport mobile
   --wait-until EVENT       load (default), domcontentloaded, networkidle             --wait-until networkidle
-  --full-page              the whole page, lazy content loaded; height capped        --full-page
-  --selector CSS           only the first element that matches                       --selector 'main article'
-  --wait-for-selector CSS  wait until it is visible                                  --wait-for-selector '#chart svg'
-  --delay MS               wait after the page is ready, 0–10000                     --delay 1500
-  --dark-mode              prefers-color-scheme: dark                                --dark-mode
-  --hide CSS[,CSS…]        hidden before capture (repeatable; at most 20)            --hide '.chat,#promo'
-  --block-ads              block ads and trackers                                    --block-ads
-  --block-cookie-banners   refuse consent pop-ups, hide cookie banners               --block-cookie-banners
-  --scale 1|2|3            device scale factor                                       --scale 2
-  --format FORMAT          png, jpeg, webp, avif (default: -o's extension, png)      --format webp
-  --quality 1–100          for jpeg, webp and avif                                   --quality 80
-  --ttl SECONDS            served from the cache this long, 3600–2592000             --ttl 3600
-  --fresh                  capture again even when cached                            --fresh
+${optionHelpLines().join('\n')}
   -o, --output FILE        default <host>.<ext>; - for standard output               -o page.webp
 Batches:
   --batch FILE             one URL per line, # comments; - reads standard input      --batch urls.txt

@@ -1,25 +1,28 @@
 import path from 'node:path';
 import type { ScreenshotInput } from '../../client/cardshot.js';
-import { FILE_EXTENSION as EXTENSION, type ImageFormat, type Scale } from '../../client/options.js';
+import { FILE_EXTENSION as EXTENSION, type ImageFormat } from '../../client/options.js';
+import { cliFlag, type OptionSpec, SHOT_OPTIONS } from '../../render/screenshot/option-table.js';
 import { parseVerbArgs, UsageError } from '../admin.js';
+
+type FlagConfig = { type: 'boolean' } | { type: 'string'; multiple?: true };
+
+/** The flags of the screenshot options, from the option table: a switch, or a value. */
+const OPTION_FLAGS: Record<string, FlagConfig> = Object.fromEntries(
+  SHOT_OPTIONS.map((o: OptionSpec) => [
+    cliFlag(o),
+    o.type === 'flag'
+      ? { type: 'boolean' }
+      : o.cli.repeatable
+        ? { type: 'string', multiple: true }
+        : { type: 'string' },
+  ]),
+);
 
 /** The flags of `npx cardshot shot`, as node:util parseArgs reads them. */
 const FLAGS = {
   viewport: { type: 'string' },
   'wait-until': { type: 'string' },
-  'full-page': { type: 'boolean' },
-  selector: { type: 'string' },
-  'wait-for-selector': { type: 'string' },
-  delay: { type: 'string' },
-  'dark-mode': { type: 'boolean' },
-  hide: { type: 'string', multiple: true },
-  'block-ads': { type: 'boolean' },
-  'block-cookie-banners': { type: 'boolean' },
-  scale: { type: 'string' },
-  format: { type: 'string' },
-  quality: { type: 'string' },
-  ttl: { type: 'string' },
-  fresh: { type: 'boolean' },
+  ...OPTION_FLAGS,
   output: { type: 'string', short: 'o' },
   batch: { type: 'string' },
   concurrency: { type: 'string' },
@@ -68,7 +71,8 @@ export function parseShotArgs(argv: string[]): ShotArgs {
   if (base.help) {
     return { ...base, target: { kind: 'one', url: '', output: '' }, options: {}, format: 'png' };
   }
-  const format = chooseFormat(v.format, v.batch === undefined ? v.output : undefined);
+  const requested = (v as Record<string, unknown>).format as string | undefined;
+  const format = chooseFormat(requested, v.batch === undefined ? v.output : undefined);
   const options = shotOptions(v, format);
   if (v.batch !== undefined) {
     if (positionals.length > 0) throw new UsageError('give one URL or --batch FILE, not both');
@@ -95,23 +99,46 @@ function shotOptions(v: Values, format: ImageFormat): ShotOptions {
   const o: Record<string, unknown> = {};
   if (v.viewport !== undefined) o.viewport = v.viewport;
   if (v['wait-until'] !== undefined) o.waitUntil = v['wait-until'];
-  if (v['full-page']) o.fullPage = true;
-  if (v.selector !== undefined) o.selector = v.selector;
-  if (v['wait-for-selector'] !== undefined) o.waitForSelector = v['wait-for-selector'];
-  if (v.delay !== undefined) o.delay = intFlag('--delay', v.delay);
-  if (v['dark-mode']) o.darkMode = true;
-  if (v.hide !== undefined) o.hideSelectors = v.hide.flatMap((s) => s.split(','));
-  if (v['block-ads']) o.blockAds = true;
-  if (v['block-cookie-banners']) o.blockCookieBanners = true;
-  if (v.scale !== undefined) o.scale = scaleFlag(v.scale);
-  if (format !== 'png') o.format = format;
-  if (v.quality !== undefined) {
-    if (format === 'png') throw new UsageError('--quality is for jpeg, webp and avif (PNG is lossless)');
-    o.quality = intFlag('--quality', v.quality);
+  const values = v as Record<string, string | boolean | string[] | undefined>;
+  for (const spec of SHOT_OPTIONS as readonly OptionSpec[]) {
+    const flag = `--${cliFlag(spec)}`;
+    const value = values[cliFlag(spec)];
+    // The format is chosen with -o's extension (chooseFormat), and PNG is never sent.
+    if (spec.type === 'format') {
+      if (format !== spec.none) o[spec.name] = format;
+      continue;
+    }
+    if (value === undefined || value === false) continue;
+    o[spec.name] = optionValue(spec, flag, value, format);
   }
-  if (v.ttl !== undefined) o.ttl = intFlag('--ttl', v.ttl);
-  if (v.fresh) o.fresh = true;
   return o as ShotOptions;
+}
+
+/** One option's value from its flag; the server checks the ranges and names them. */
+function optionValue(spec: OptionSpec, flag: string, value: string | true | string[], format: ImageFormat) {
+  switch (spec.type) {
+    case 'flag':
+      return true;
+    case 'selectors':
+      return (Array.isArray(value) ? value : [String(value)]).flatMap((s) => s.split(','));
+    case 'integer':
+      return intFlag(flag, String(value));
+    case 'scale':
+      return scaleFlag(String(value), spec.values);
+    case 'quality':
+      if (format === 'png') throw new UsageError(`${flag} is for jpeg, webp and avif (PNG is lossless)`);
+      return intFlag(flag, String(value));
+    default:
+      return String(value);
+  }
+}
+
+/** The help's lines for the screenshot options: flag, what it does, an example. */
+export function optionHelpLines(): string[] {
+  return (SHOT_OPTIONS as readonly OptionSpec[]).map((o) => {
+    const usage = `--${cliFlag(o)}${o.cli.arg ? ` ${o.cli.arg}` : ''}`;
+    return `  ${usage.padEnd(23)}  ${o.cli.help.padEnd(56)}  ${o.cli.example}`;
+  });
 }
 
 /**
@@ -140,9 +167,11 @@ function formatFlag(value: string): ImageFormat {
   throw new UsageError(`--format must be ${FORMATS} (got "${value}")`);
 }
 
-function scaleFlag(value: string): Scale {
-  if (value === '1' || value === '2' || value === '3') return Number(value) as Scale;
-  throw new UsageError(`--scale must be 1, 2 or 3 (got "${value}")`);
+function scaleFlag(value: string, values: readonly number[]): number {
+  const n = values.find((s) => String(s) === value);
+  if (n !== undefined) return n;
+  const choices = `${values.slice(0, -1).join(', ')} or ${values.at(-1)}`;
+  throw new UsageError(`--scale must be ${choices} (got "${value}")`);
 }
 
 /** A whole number; the server checks the ranges of screenshot options and names them. */

@@ -1,10 +1,13 @@
 import type { Plan } from '../../auth/plans.js';
-import { WAIT_UNTIL } from '../../render/screenshot/capture.js';
+import { HIDE_SELECTORS_MAX, SELECTOR_MAX_LENGTH } from '../../render/screenshot/engine/page/selectors.js';
+import { type OptionSpec, optionSpec, SHOT_OPTIONS } from '../../render/screenshot/option-table.js';
+import { WAIT_UNTIL } from '../../render/screenshot/request.js';
 import type { Viewport } from '../../render/screenshot/viewports.js';
 import type { Account, ApiKeyRecord } from '../../storage/store.js';
 import { type Html, html, raw } from '../html.js';
 import {
   planShotOptions,
+  SHOT_GROUPS,
   type ShotOptionField,
   type ShotPlaygroundInput,
   type ShotPlaygroundResult,
@@ -24,37 +27,15 @@ interface PageOpts {
   error: string | null;
 }
 
-/** Labels and hints of the option controls: what a person reads, not the parameter names. */
-const LABELS: Record<ShotOptionField, { label: string; hint?: string; placeholder?: string }> = {
-  fullPage: {
-    label: 'Full page',
-    hint: 'The whole page, lazy content loaded by scrolling; very tall pages are cut.',
-  },
-  selector: {
-    label: 'Only this element',
-    placeholder: 'main article',
-    hint: 'CSS selector; the first match is captured.',
-  },
-  waitForSelector: {
-    label: 'Wait for element',
-    placeholder: '#chart svg',
-    hint: 'CSS selector; captured once it is visible.',
-  },
-  delay: { label: 'Delay (ms)', placeholder: '0', hint: 'Extra wait after the page is ready, 0 to 10000.' },
-  hideSelectors: {
-    label: 'Hide elements',
-    placeholder: '.chat-widget, #promo',
-    hint: 'Comma-separated CSS selectors, at most 20.',
-  },
-  darkMode: { label: 'Dark mode', hint: 'prefers-color-scheme: dark' },
-  blockAds: { label: 'Block ads and trackers' },
-  blockCookieBanners: { label: 'Block cookie banners', hint: 'Consent pop-ups refused, banners hidden.' },
-  scale: { label: 'Scale' },
-  format: { label: 'Format' },
-  quality: { label: 'Quality', placeholder: '80', hint: '1 to 100, for JPEG, WebP and AVIF.' },
-  ttl: { label: 'Cache for (seconds)', placeholder: '86400', hint: '3600 to 2592000; default one day.' },
-  fresh: { label: 'Capture again', hint: 'Even when cached; counts as a capture.' },
+/** The fieldsets' legends. */
+const LEGENDS: Record<(typeof SHOT_GROUPS)[number], string> = {
+  capture: 'What to capture',
+  page: 'Page',
+  image: 'Image',
 };
+
+/** Labels and hints of the option controls (what a person reads, not the parameter names), from the table. */
+const form = (name: ShotOptionField) => optionSpec(name).form;
 
 /** The screenshot playground: URL, viewport and every option; the preview is the real capture. */
 export function screenshotPlaygroundPage(opts: PageOpts): Html {
@@ -89,40 +70,10 @@ ${noKeys && !noShots ? html`<div class="callout"><div><strong>You need an active
         ${WAIT_UNTIL.map((w) => html`<option value="${w}" ${w === (input.waitUntil || 'load') ? html`selected` : ''}>${w}</option>`)}
       </select>
     </div>
-    <fieldset class="options">
-      <legend>What to capture</legend>
-      ${switchField('fullPage', opts)}
-      ${textField('selector', opts, 'text', 'maxlength="500"')}
-      ${textField('waitForSelector', opts, 'text', 'maxlength="500"')}
-      ${textField('delay', opts, 'number', 'min="0" max="10000" step="100"')}
-      ${textField('hideSelectors', opts, 'text', 'maxlength="10020"')}
-    </fieldset>
-    <fieldset class="options">
-      <legend>Page</legend>
-      ${switchField('darkMode', opts)}
-      ${switchField('blockAds', opts)}
-      ${switchField('blockCookieBanners', opts)}
-    </fieldset>
-    <fieldset class="options">
-      <legend>Image</legend>
-      <div class="field-row">
-        ${selectField('scale', opts, [
-          ['', 'Viewport’s'],
-          ['1', '1×'],
-          ['2', '2×'],
-          ['3', '3×'],
-        ])}
-        ${selectField('format', opts, [
-          ['png', 'PNG'],
-          ['jpeg', 'JPEG'],
-          ['webp', 'WebP'],
-          ['avif', 'AVIF'],
-        ])}
-      </div>
-      ${textField('quality', opts, 'number', 'min="1" max="100"')}
-      ${textField('ttl', opts, 'number', 'min="3600" max="2592000" step="3600"')}
-      ${switchField('fresh', opts)}
-    </fieldset>
+    ${joined(
+      SHOT_GROUPS.map((group) => optionFieldset(group, opts)),
+      '\n    ',
+    )}
     <div class="field">
       <label for="shot-key">Sign with key</label>
       <select id="shot-key" name="key" ${noKeys ? html`disabled` : ''} aria-describedby="shot-key-hint">
@@ -152,6 +103,59 @@ ${noKeys && !noShots ? html`<div class="callout"><div><strong>You need an active
   });
 }
 
+/** One fieldset: its options' controls in table order, the selects side by side in one row. */
+function optionFieldset(group: (typeof SHOT_GROUPS)[number], opts: PageOpts): Html {
+  const specs = SHOT_OPTIONS.filter((o: OptionSpec) => o.form.group === group);
+  const selects = specs.filter((o: OptionSpec) => o.form.choices !== undefined);
+  const selectOf = (o: OptionSpec) => selectField(o.name as ShotOptionField, opts, choicesOf(o));
+  const controls = specs.flatMap((o: OptionSpec) => {
+    if (o.form.choices === undefined) return [control(o, opts)];
+    if (o !== selects[0]) return [];
+    if (selects.length === 1) return [selectOf(o)];
+    return [
+      html`<div class="field-row">
+        ${joined(selects.map(selectOf), '\n        ')}
+      </div>`,
+    ];
+  });
+  return html`<fieldset class="options">
+      <legend>${LEGENDS[group]}</legend>
+      ${joined(controls, '\n      ')}
+    </fieldset>`;
+}
+
+/** The parts with `separator` between them (the page's source stays indented). */
+function joined(parts: Html[], separator: string): Html[] {
+  return parts.map((part, i) => html`${i > 0 ? separator : ''}${part}`);
+}
+
+const choicesOf = (spec: OptionSpec): Array<[string, string]> =>
+  (spec.form.choices ?? []).map(([v, label]) => [v, label]);
+
+/** The control of an option that is not a select, with its bounds as input attributes. */
+function control(spec: OptionSpec, opts: PageOpts): Html {
+  const name = spec.name as ShotOptionField;
+  switch (spec.type) {
+    case 'flag':
+      return switchField(name, opts);
+    case 'selector':
+      return textField(name, opts, 'text', `maxlength="${SELECTOR_MAX_LENGTH}"`);
+    case 'selectors':
+      return textField(name, opts, 'text', `maxlength="${HIDE_SELECTORS_MAX * (SELECTOR_MAX_LENGTH + 1)}"`);
+    case 'integer':
+      return textField(
+        name,
+        opts,
+        'number',
+        `min="${spec.min}" max="${spec.max}"${spec.form.step ? ` step="${spec.form.step}"` : ''}`,
+      );
+    case 'quality':
+      return textField(name, opts, 'number', 'min="1" max="100"');
+    default:
+      return textField(name, opts);
+  }
+}
+
 /** Why a control is off, or null when the plan allows the option. */
 function refusal(name: ShotOptionField, opts: PageOpts): string | null {
   const allowed = planShotOptions(opts.plan);
@@ -161,13 +165,13 @@ function refusal(name: ShotOptionField, opts: PageOpts): string | null {
 
 function hintOf(name: ShotOptionField, opts: PageOpts): Html {
   const why = refusal(name, opts);
-  const hint = why ?? LABELS[name].hint;
+  const hint = why ?? form(name).hint;
   if (!hint) return html``;
   return html`<p class="field-hint${why ? ' refused' : ''}" id="shot-${name}-hint" data-refused="${why ? 'true' : 'false'}">${hint}</p>`;
 }
 
 function described(name: ShotOptionField, opts: PageOpts): Html {
-  return refusal(name, opts) || LABELS[name].hint ? html`aria-describedby="shot-${name}-hint"` : html``;
+  return refusal(name, opts) || form(name).hint ? html`aria-describedby="shot-${name}-hint"` : html``;
 }
 
 function switchField(name: ShotOptionField, opts: PageOpts): Html {
@@ -175,7 +179,7 @@ function switchField(name: ShotOptionField, opts: PageOpts): Html {
   const on = !off && ['true', '1', 'on'].includes(opts.input[name]);
   return html`<div class="check">
   <input id="shot-${name}" name="${name}" type="checkbox" value="true" ${on ? html`checked` : ''} ${off ? html`disabled` : ''} ${described(name, opts)}>
-  <label for="shot-${name}">${LABELS[name].label}</label>
+  <label for="shot-${name}">${form(name).label}</label>
   ${hintOf(name, opts)}
 </div>`;
 }
@@ -183,8 +187,8 @@ function switchField(name: ShotOptionField, opts: PageOpts): Html {
 function textField(name: ShotOptionField, opts: PageOpts, type = 'text', attrs = ''): Html {
   const off = refusal(name, opts) !== null;
   return html`<div class="field">
-  <label for="shot-${name}">${LABELS[name].label} <span class="optional">optional</span></label>
-  <input id="shot-${name}" name="${name}" type="${type}" ${type === 'number' ? html`inputmode="numeric"` : ''} ${raw(attrs)} placeholder="${LABELS[name].placeholder ?? ''}" value="${off ? '' : opts.input[name]}" ${off ? html`disabled data-plan-off` : ''} ${described(name, opts)}>
+  <label for="shot-${name}">${form(name).label} <span class="optional">optional</span></label>
+  <input id="shot-${name}" name="${name}" type="${type}" ${type === 'number' ? html`inputmode="numeric"` : ''} ${raw(attrs)} placeholder="${form(name).placeholder ?? ''}" value="${off ? '' : opts.input[name]}" ${off ? html`disabled data-plan-off` : ''} ${described(name, opts)}>
   ${hintOf(name, opts)}
 </div>`;
 }
@@ -193,7 +197,7 @@ function selectField(name: ShotOptionField, opts: PageOpts, choices: Array<[stri
   const off = refusal(name, opts) !== null;
   const current = off ? '' : opts.input[name];
   return html`<div class="field">
-  <label for="shot-${name}">${LABELS[name].label}</label>
+  <label for="shot-${name}">${form(name).label}</label>
   <select id="shot-${name}" name="${name}" ${off ? html`disabled` : ''} ${described(name, opts)}>
     ${choices.map(([v, label]) => html`<option value="${v}" ${v === current || (current === '' && v === choices[0]![0]) ? html`selected` : ''}>${label}</option>`)}
   </select>

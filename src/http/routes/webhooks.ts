@@ -17,6 +17,9 @@ import {
 
 type Params = { id: string; deliveryId?: string };
 
+/** Action routes read no body: an empty one with a JSON Content-Type is accepted (json-body.ts). */
+const BODYLESS = { bodyless: true };
+
 /**
  * The webhook endpoints of the caller's account (issue 28 §2). Authenticated like /render/
  * (access.ts protects the path), counted against the account's rate limit, and answered with
@@ -26,15 +29,9 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: { webhooks: We
   const w = deps.webhooks;
   for (const schema of WEBHOOK_SCHEMAS) app.addSchema(schema);
 
-  /** The caller's account, once its request is counted; a signed URL manages nothing. */
-  const admit = async (req: FastifyRequest, reply: FastifyReply): Promise<string> => {
-    if (req.auth?.via === 'signature') {
-      throw new AppError('unauthorized', 'Missing or invalid API key', {
-        detail: 'a signed URL was used on a webhook route; they are for images only',
-      });
-    }
-    return (await app.access.admit(req, reply, () => {})).accountId;
-  };
+  /** The caller's account, once its request is counted (access.ts refused signed URLs already). */
+  const admit = async (req: FastifyRequest, reply: FastifyReply): Promise<string> =>
+    (await app.access.admit(req, reply, () => {})).accountId;
   const params = (req: FastifyRequest) => req.params as Params;
 
   app.post('/webhooks', documentOnly(createWebhookSchema), async (req, reply) => {
@@ -52,21 +49,33 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: { webhooks: We
     return w.get(await admit(req, reply), params(req).id);
   });
 
-  app.delete('/webhooks/:id', documentOnly(deleteWebhookSchema), async (req, reply) => {
-    await w.remove(await admit(req, reply), params(req).id);
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/webhooks/:id',
+    { ...documentOnly(deleteWebhookSchema), config: BODYLESS },
+    async (req, reply) => {
+      await w.remove(await admit(req, reply), params(req).id);
+      return reply.code(204).send();
+    },
+  );
 
-  app.post('/webhooks/:id/rotate', documentOnly(rotateWebhookSchema), async (req, reply) => {
-    const rotated = await w.rotate(await admit(req, reply), params(req).id);
-    reply.header('Cache-Control', 'no-store');
-    return rotated;
-  });
+  app.post(
+    '/webhooks/:id/rotate',
+    { ...documentOnly(rotateWebhookSchema), config: BODYLESS },
+    async (req, reply) => {
+      const rotated = await w.rotate(await admit(req, reply), params(req).id);
+      reply.header('Cache-Control', 'no-store');
+      return rotated;
+    },
+  );
 
-  app.post('/webhooks/:id/test', documentOnly(testWebhookSchema), async (req, reply) => {
-    const sent = await w.test(await admit(req, reply), params(req).id);
-    return reply.code(202).send(sent);
-  });
+  app.post(
+    '/webhooks/:id/test',
+    { ...documentOnly(testWebhookSchema), config: BODYLESS },
+    async (req, reply) => {
+      const sent = await w.test(await admit(req, reply), params(req).id);
+      return reply.code(202).send(sent);
+    },
+  );
 
   app.get('/webhooks/:id/deliveries', documentOnly(listDeliveriesSchema), async (req, reply) => {
     const { cursor, limit } = pageQuery(req.query);
@@ -79,7 +88,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: { webhooks: We
 
   app.post(
     '/webhooks/:id/deliveries/:deliveryId/redeliver',
-    documentOnly(redeliverSchema),
+    { ...documentOnly(redeliverSchema), config: BODYLESS },
     async (req, reply) => {
       const p = params(req);
       const sent = await w.redeliver(await admit(req, reply), p.id, p.deliveryId ?? '');

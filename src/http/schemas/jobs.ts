@@ -86,6 +86,7 @@ const json = (schema: unknown, description: string) => ({
 export const submit = {
   operationId: 'submitJob',
   tags,
+  operationId: 'submitJob',
   summary: 'Submit a job: up to 10,000 cards and screenshots, rendered in the background',
   description: `JSON \`{"items": [...], "webhook"?, "metadata"?}\` or \`text/csv\` with a header row of field names (one item per row; \`?webhook=\` in the query). A card item has the body of POST /render/template; a screenshot item has \`url\` and the query parameters of GET /render/url. Every item is validated before anything is queued. Up to ${MAX_JOB_ITEMS} items (your plan may allow fewer); the body at most 10 MiB. Idempotency-Key: the same key within 24 h answers the same job (200).`,
   security,
@@ -151,6 +152,7 @@ export const submit = {
 export const list = {
   operationId: 'listJobs',
   tags,
+  operationId: 'listJobs',
   summary: "Your account's jobs, newest first",
   security,
   querystring: Type.Object({
@@ -172,6 +174,7 @@ export const list = {
 export const get = {
   operationId: 'getJob',
   tags,
+  operationId: 'getJob',
   summary: 'A job: status, counts, results link',
   security,
   params: id,
@@ -181,6 +184,7 @@ export const get = {
 export const cancel = {
   operationId: 'cancelJob',
   tags,
+  operationId: 'cancelJob',
   summary: 'Cancel a job: queued items never run, running ones finish',
   security,
   params: id,
@@ -194,6 +198,7 @@ export const cancel = {
 export const items = {
   operationId: 'listJobItems',
   tags,
+  operationId: 'listJobItems',
   summary: "A job's items, in order, with their results or errors",
   security,
   params: id,
@@ -215,6 +220,7 @@ export const items = {
 export const item = {
   operationId: 'getJobItem',
   tags,
+  operationId: 'getJobItem',
   summary: "An item's image: the same bytes and ETag as the synchronous render",
   security: resultSecurity,
   params: Type.Object({ id: Type.String(), index: Type.Integer({ minimum: 0 }) }),
@@ -237,6 +243,7 @@ export const item = {
 export const zip = {
   operationId: 'getJobResults',
   tags,
+  operationId: 'getJobResultsZip',
   summary: "A zip of the job's finished items, streamed",
   security: resultSecurity,
   params: id,

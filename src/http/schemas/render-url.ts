@@ -5,11 +5,9 @@
  */
 import { Type } from 'typebox';
 import { FRESH_SIGNED_REFUSED } from '../../auth/signing.js';
-import { WAIT_UNTIL } from '../../render/screenshot/capture.js';
-import { DELAY_MAX_MS, TTL_MAX_SECONDS, TTL_MIN_SECONDS } from '../../render/screenshot/options.js';
-import { NOT_READY_MESSAGE } from '../../render/screenshot/refusals.js';
-import { DEFAULT_WAIT_UNTIL, URL_MAX_LENGTH } from '../../render/screenshot/request.js';
-import { HIDE_SELECTORS_MAX, SELECTOR_MAX_LENGTH } from '../../render/screenshot/selectors.js';
+import { NOT_READY_MESSAGE } from '../../render/screenshot/engine/refusals.js';
+import { OPTION_NAMES } from '../../render/screenshot/option-names.js';
+import { DEFAULT_WAIT_UNTIL, URL_MAX_LENGTH, WAIT_UNTIL } from '../../render/screenshot/request.js';
 import {
   accessErrors,
   errorResponse,
@@ -20,69 +18,7 @@ import {
   RETRY_AFTER,
   renderSecurity,
 } from './common.js';
-import { OUTPUT_PROPERTIES } from './render.js';
-
-const flag = (description: string) =>
-  Type.Optional(Type.String({ enum: ['true', 'false', '1', '0'], default: 'false', description }));
-
-const selector = (description: string, example: string) =>
-  Type.Optional(Type.String({ maxLength: SELECTOR_MAX_LENGTH, description, examples: [example] }));
-
-/** The screenshot options as query parameters. */
-const OPTIONS = {
-  fullPage: flag(
-    'The whole page, not just the viewport: it is scrolled through first (lazy images and IntersectionObserver content load), then captured from the top, down to CARDSHOT_SCREENSHOT_MAX_FULL_PAGE_HEIGHT output pixels (16,384). Answers carry X-Page-Height, and X-Full-Page-Truncated: true when cut.',
-  ),
-  selector: selector(
-    'Capture only the first element matching this CSS selector (waited for until the time-out; 422 when none, or when it has no size).',
-    '#pricing',
-  ),
-  waitForSelector: selector(
-    'Wait until the first element matching this CSS selector is visible before capturing (504 when it never is).',
-    '.chart.ready',
-  ),
-  delay: Type.Optional(
-    Type.Integer({
-      minimum: 0,
-      maximum: DELAY_MAX_MS,
-      default: 0,
-      description:
-        'Milliseconds to wait once the page is ready (after waitUntil, web fonts and waitForSelector).',
-      examples: [500],
-    }),
-  ),
-  darkMode: flag('Emulate prefers-color-scheme: dark.'),
-  hideSelectors: Type.Optional(
-    Type.String({
-      description: `Comma-separated CSS selectors (at most ${HIDE_SELECTORS_MAX}, each at most ${SELECTOR_MAX_LENGTH} characters) hidden with display: none !important before the capture.`,
-      examples: ['#cookie-banner, .newsletter-popup'],
-    }),
-  ),
-  blockAds: flag('Block ads and trackers (plan-gated).'),
-  blockCookieBanners: flag('Refuse consent pop-ups and hide cookie banners (plan-gated).'),
-  scale: Type.Optional(
-    Type.Integer({
-      enum: [1, 2, 3],
-      description:
-        "Device scale factor for any viewport (default: the viewport's own: 3 for mobile, 1 otherwise).",
-      examples: [2],
-    }),
-  ),
-  ...OUTPUT_PROPERTIES,
-  ttl: Type.Optional(
-    Type.Integer({
-      minimum: TTL_MIN_SECONDS,
-      maximum: TTL_MAX_SECONDS,
-      default: 86_400,
-      description:
-        'Seconds this capture may be served from the cache; Cache-Control max-age follows it. An older cached capture is taken again.',
-      examples: [3600],
-    }),
-  ),
-  fresh: flag(
-    'Capture again even when cached (the new capture replaces the cached one); plan-gated, counts as a capture. Refused (400) in a signed URL that expires more than 30 minutes from now.',
-  ),
-};
+import { SHOT_OPTION_PROPERTIES } from './shot-options.js';
 
 /** GET /render/url. */
 export const renderUrl = {
@@ -122,7 +58,7 @@ curl -sS -H "x-api-key: $CARDSHOT_KEY" 'http://localhost:3000/render/url?url=htt
             'When the page counts as loaded: domcontentloaded, load (the default), or networkidle (load plus 500 ms without network activity).',
         }),
       ),
-      ...OPTIONS,
+      ...SHOT_OPTION_PROPERTIES,
     },
     { additionalProperties: false },
   ),
@@ -157,8 +93,7 @@ curl -sS -H "x-api-key: $CARDSHOT_KEY" 'http://localhost:3000/render/url?url=htt
         not_http: 'url must be an absolute http or https URL (for example https://example.com/)',
         viewport: 'viewport must be one of: og, desktop, mobile (got "tablet")',
         wait_until: 'waitUntil must be one of: load, domcontentloaded, networkidle (got "idle")',
-        unknown:
-          'Unknown query parameter "fullpage" (did you mean "fullPage"?). Allowed: url, viewport, waitUntil, fullPage, selector, waitForSelector, delay, darkMode, hideSelectors, blockAds, blockCookieBanners, scale, format, quality, ttl, fresh',
+        unknown: `Unknown query parameter "fullpage" (did you mean "fullPage"?). Allowed: ${['url', 'viewport', 'waitUntil', ...OPTION_NAMES].join(', ')}`,
         refused: 'url points to an address that is not allowed',
         boolean: 'fullPage must be true or false (or 1 or 0) (got "yes")',
         delay: 'delay must be a whole number of milliseconds from 0 to 10000 (got "20000")',

@@ -13,11 +13,12 @@ import { createEgressProxy } from '../../net/proxy.js';
 import type { NetConfig } from '../../net/settings.js';
 import { createUrlGuard, type UrlGuard } from '../../net/url-guard.js';
 import { createBlocker, defaultBlockingConfig } from './blocking/index.js';
-import { chromiumExecutable } from './browser.js';
+import { chromiumExecutable } from './engine/browser/browser.js';
+import { type BrowserPool, createBrowserPool } from './engine/browser/pool.js';
+import { liveGroupMembers } from './engine/browser/processes.js';
+import { createScreenshotEngine } from './engine/engine.js';
 import { screenshotQueueMetrics } from './metrics.js';
-import { type BrowserPool, createBrowserPool } from './pool.js';
-import { liveGroupMembers } from './processes.js';
-import { createScreenshotService } from './service.js';
+import { createScreenshotService } from './service/service.js';
 import type { ScreenshotConfig } from './settings.js';
 import type { ScreenshotService } from './types.js';
 import { DEFAULT_VIEWPORT, viewportCatalogue } from './viewports.js';
@@ -53,7 +54,7 @@ export function createScreenshotArea(
   config: ScreenshotConfig & NetConfig,
   deps: ScreenshotModuleDeps,
 ): Promise<Area<ScreenshotService>> {
-  const { log, registry, onBusy, ...serviceDeps } = deps;
+  const { log, registry, onBusy, onCapture, ...serviceDeps } = deps;
   return startArea(log, async (parts) => {
     const viewports = viewportCatalogue(config.screenshotViewports);
     // The same policy as imageUrl fetches: one allow-list setting for both.
@@ -90,6 +91,17 @@ export function createScreenshotArea(
       ...(onBusy ? { onBusy } : {}),
     });
     parts.add('screenshot queue', () => queue.close());
+    const engine = createScreenshotEngine(
+      { timeoutMs: config.screenshotTimeoutMs, maxFullPageHeight: config.screenshotMaxFullPageHeight },
+      {
+        log,
+        pool,
+        queue,
+        blocker,
+        ...screenshotQueueMetrics(registry),
+        ...(onCapture ? { onCapture } : {}),
+      },
+    );
     const service = createScreenshotService(
       {
         timeoutMs: config.screenshotTimeoutMs,
@@ -97,9 +109,8 @@ export function createScreenshotArea(
         cacheTtlSeconds: config.screenshotCacheTtlSeconds,
         errorTtlSeconds: config.screenshotErrorTtlSeconds,
         viewports,
-        maxFullPageHeight: config.screenshotMaxFullPageHeight,
       },
-      { ...serviceDeps, log, ...screenshotQueueMetrics(registry), guard, pool, queue, blocker },
+      { ...serviceDeps, log, guard, engine },
     );
     const screenshots: ScreenshotService = { ...service, close: () => parts.close() };
     pools.set(screenshots, pool);

@@ -5,48 +5,82 @@
  * (same cache key, same ETag, same capture path).
  */
 import { AppError } from '../../errors.js';
-import { DEFAULT_QUALITY, IMAGE_FORMATS, type ImageFormat, type ImageOutput } from '../format.js';
-import { OPTION_NAMES, type OptionName } from './option-names.js';
+import { DEFAULT_QUALITY, type ImageFormat, type ImageOutput } from '../format.js';
 import {
   HIDE_SELECTORS_MAX,
   quoteSelector,
   SELECTOR_MAX_LENGTH,
   selectorProblem,
   splitSelectorList,
-} from './selectors.js';
+} from './engine/page/selectors.js';
+import { type OptionName, type OptionSpec, SHOT_OPTIONS } from './option-table.js';
 import type { Viewport } from './viewports.js';
 
-/** What the options of one request ask for; every field at its default is left out. */
-export interface ShotOptions {
-  /** The whole page, down to CARDSHOT_SCREENSHOT_MAX_FULL_PAGE_HEIGHT output pixels. */
-  fullPage?: true;
-  /** Capture only the first element matching this CSS selector. */
-  selector?: string;
-  /** Wait until an element matching this CSS selector is visible. */
-  waitForSelector?: string;
-  /** Milliseconds to wait once the page is ready. */
-  delay?: number;
-  darkMode?: true;
-  /** CSS selectors hidden (display: none) before the capture; sorted, without duplicates. */
-  hideSelectors?: readonly string[];
-  blockAds?: true;
-  blockCookieBanners?: true;
-  /** Device scale factor, when it differs from the viewport's own. */
-  scale?: number;
-  /** A format other than PNG, with its quality when one was given and is not the default. */
-  output?: ImageOutput;
-  /** Seconds this capture may be served from the cache (not part of the cache key). */
-  ttl?: number;
-  /** Capture again even when cached (not part of the cache key: it writes the same entry). */
-  fresh?: true;
-}
+/** The value an option is stored as once parsed, by its type in the table. */
+type StoredValue<S> = S extends { type: 'flag' }
+  ? true
+  : S extends { type: 'selector' }
+    ? string
+    : S extends { type: 'selectors' }
+      ? readonly string[]
+      : S extends { type: 'integer' | 'scale' }
+        ? number
+        : never;
 
-export const DELAY_MAX_MS = 10_000;
-export const SCALES = [1, 2, 3] as const;
-export const TTL_MIN_SECONDS = 3600;
-export const TTL_MAX_SECONDS = 2_592_000;
+type Spec = (typeof SHOT_OPTIONS)[number];
+/** Options stored under their own name (format and quality live together in `output`). */
+type SimpleSpec = Exclude<Spec, { type: 'format' | 'quality' }>;
+
+/**
+ * What the options of one request ask for; every field at its default is left out: `fullPage`,
+ * `delay`, `hideSelectors` (sorted, without duplicates), `scale` (when it differs from the
+ * viewport's own), `ttl` … as the table declares them, and `output`, a format other than PNG with
+ * its quality when one was given and is not the default.
+ */
+export type ShotOptions = { [S in SimpleSpec as S['name']]?: StoredValue<S> } & {
+  output?: ImageOutput;
+};
 
 const BOOLEAN = /^(true|false|1|0)$/;
+
+type Text = (name: OptionName) => string | undefined;
+
+/** How each type of option is read; undefined when it asks for nothing. */
+const READ: {
+  [T in OptionSpec['type']]: (
+    spec: Extract<OptionSpec, { type: T }>,
+    text: Text,
+    viewport: Viewport,
+  ) => unknown;
+} = {
+  flag: (spec, text) => (flag(text, spec.name as OptionName) ? true : undefined),
+  selector: (spec, text) => oneSelector(text, spec.name as OptionName),
+  selectors: (spec, text) => {
+    const list = selectorList(text(spec.name as OptionName), spec.name);
+    return list.length > 0 ? list : undefined;
+  },
+  integer: (spec, text) => {
+    const what = `a whole number of ${spec.unit}`;
+    const n = wholeNumber(text, spec.name as OptionName, spec.min, spec.max, what);
+    return n === spec.none ? undefined : n;
+  },
+  scale: (spec, text, viewport) => {
+    const n = scaleOf(text(spec.name as OptionName), spec.values);
+    return n === viewport.scale ? undefined : n;
+  },
+  // Read with quality: one `output`, or undefined for PNG.
+  format: (spec, text) => outputOf(text(spec.name as OptionName), text('quality'), spec),
+  quality: () => undefined,
+};
+
+/** Where a parsed value is stored: its own name, or `output` for the format and its quality. */
+const storedAs = (spec: OptionSpec) => (spec.type === 'format' ? 'output' : spec.name);
+
+/** Switches are read first (the cheapest checks), then the values in table order. */
+const READ_ORDER: readonly OptionSpec[] = [
+  ...SHOT_OPTIONS.filter((o) => o.type === 'flag'),
+  ...SHOT_OPTIONS.filter((o) => o.type !== 'flag'),
+];
 
 /**
  * Reads the options from a query object (values are strings, or arrays for a repeated name).
@@ -54,33 +88,19 @@ const BOOLEAN = /^(true|false|1|0)$/;
  * absent or at its default.
  */
 export function parseShotOptions(q: Record<string, unknown>, viewport: Viewport): ShotOptions | undefined {
-  const text = (name: OptionName): string | undefined => {
+  const text: Text = (name) => {
     const v = q[name];
     if (Array.isArray(v)) throw bad(`${name} must be given once`);
     if (v === undefined || v === '') return undefined;
     return String(v);
   };
-  const out: ShotOptions = {};
-  if (flag(text, 'fullPage')) out.fullPage = true;
-  if (flag(text, 'darkMode')) out.darkMode = true;
-  if (flag(text, 'blockAds')) out.blockAds = true;
-  if (flag(text, 'blockCookieBanners')) out.blockCookieBanners = true;
-  if (flag(text, 'fresh')) out.fresh = true;
-  const selector = oneSelector(text, 'selector');
-  if (selector !== undefined) out.selector = selector;
-  const waitFor = oneSelector(text, 'waitForSelector');
-  if (waitFor !== undefined) out.waitForSelector = waitFor;
-  const hide = hideSelectors(text('hideSelectors'));
-  if (hide.length > 0) out.hideSelectors = hide;
-  const delay = wholeNumber(text, 'delay', 0, DELAY_MAX_MS, 'a whole number of milliseconds');
-  if (delay) out.delay = delay;
-  const scale = scaleOf(text('scale'));
-  if (scale !== undefined && scale !== viewport.scale) out.scale = scale;
-  const output = outputOf(text('format'), text('quality'));
-  if (output) out.output = output;
-  const ttl = wholeNumber(text, 'ttl', TTL_MIN_SECONDS, TTL_MAX_SECONDS, 'a whole number of seconds');
-  if (ttl !== undefined) out.ttl = ttl;
-  return Object.keys(out).length === 0 ? undefined : out;
+  const out: Record<string, unknown> = {};
+  for (const spec of READ_ORDER) {
+    const read = READ[spec.type] as (s: OptionSpec, t: Text, v: Viewport) => unknown;
+    const value = read(spec, text, viewport);
+    if (value !== undefined) out[storedAs(spec)] = value;
+  }
+  return Object.keys(out).length === 0 ? undefined : (out as ShotOptions);
 }
 
 /**
@@ -98,10 +118,14 @@ export function optionsInUse(options: ShotOptions | undefined): OptionName[] {
   return used;
 }
 
-/** Options stored under their own name (format and quality live together in `output`). */
-const SIMPLE = OPTION_NAMES.filter((n) => n !== 'format' && n !== 'quality');
+/** Options stored under their own name, in table order. */
+const SIMPLE: readonly OptionName[] = SHOT_OPTIONS.filter(
+  (o) => o.type !== 'format' && o.type !== 'quality',
+).map((o) => o.name);
 /** Options that change only how the capture is cached, not the image. */
-const CACHING_ONLY = new Set<OptionName>(['ttl', 'fresh']);
+const CACHING_ONLY = new Set<OptionName>(
+  SHOT_OPTIONS.filter((o: OptionSpec) => o.cacheOnly === true).map((o) => o.name),
+);
 
 /**
  * The part of the options that changes the image, for the cache key and the ETag: a fixed
@@ -139,17 +163,26 @@ function wholeNumber(
   return n;
 }
 
-function scaleOf(v: string | undefined): number | undefined {
+function scaleOf(v: string | undefined, values: readonly number[]): number | undefined {
   if (v === undefined) return undefined;
-  const n = (SCALES as readonly number[]).find((s) => String(s) === v);
-  if (n === undefined) throw bad(`scale must be 1, 2 or 3 (got ${shown(v)})`);
+  const n = values.find((s) => String(s) === v);
+  if (n === undefined) throw bad(`scale must be ${oneOf(values)} (got ${shown(v)})`);
   return n;
 }
 
+/** `1, 2 or 3`. */
+function oneOf(values: readonly number[]): string {
+  return values.length < 2 ? values.join('') : `${values.slice(0, -1).join(', ')} or ${values.at(-1)}`;
+}
+
 /** The output format and quality; undefined for PNG (the default). */
-function outputOf(format: string | undefined, quality: string | undefined): ImageOutput | undefined {
-  if (format !== undefined && !(IMAGE_FORMATS as readonly string[]).includes(format)) {
-    throw bad(`format must be one of: ${IMAGE_FORMATS.join(', ')} (got ${shown(format)})`);
+function outputOf(
+  format: string | undefined,
+  quality: string | undefined,
+  spec: { values: readonly string[] },
+): ImageOutput | undefined {
+  if (format !== undefined && !spec.values.includes(format)) {
+    throw bad(`format must be one of: ${spec.values.join(', ')} (got ${shown(format)})`);
   }
   const q = parseQuality(quality);
   const f = (format ?? 'png') as ImageFormat;
@@ -181,30 +214,30 @@ function oneSelector(text: (name: OptionName) => string | undefined, name: Optio
 }
 
 /** The comma-separated list: at most 20 selectors of at most 500 characters, sorted, each once. */
-function hideSelectors(v: string | undefined): string[] {
+function selectorList(v: string | undefined, name: string): string[] {
   if (v === undefined) return [];
   // A bound before any parsing: 20 selectors of 500 characters and their commas.
   const limit = HIDE_SELECTORS_MAX * (SELECTOR_MAX_LENGTH + 1);
-  if (v.length > limit) throw bad(`hideSelectors must be at most ${limit} characters (got ${v.length})`);
+  if (v.length > limit) throw bad(`${name} must be at most ${limit} characters (got ${v.length})`);
   let parts: string[];
   try {
     parts = splitSelectorList(v).filter((p) => p !== '');
   } catch (err) {
-    throw bad(`hideSelectors must be comma-separated CSS selectors (${(err as Error).message})`);
+    throw bad(`${name} must be comma-separated CSS selectors (${(err as Error).message})`);
   }
   if (parts.length > HIDE_SELECTORS_MAX) {
     throw bad(
-      `hideSelectors must list at most ${HIDE_SELECTORS_MAX} CSS selectors, comma-separated (got ${parts.length})`,
+      `${name} must list at most ${HIDE_SELECTORS_MAX} CSS selectors, comma-separated (got ${parts.length})`,
     );
   }
   for (const part of parts) {
     if (part.length > SELECTOR_MAX_LENGTH) {
       throw bad(
-        `hideSelectors: each selector must be at most ${SELECTOR_MAX_LENGTH} characters (got ${part.length})`,
+        `${name}: each selector must be at most ${SELECTOR_MAX_LENGTH} characters (got ${part.length})`,
       );
     }
     const problem = selectorProblem(part);
-    if (problem) throw bad(`hideSelectors: ${quoteSelector(part)} is not a CSS selector (${problem})`);
+    if (problem) throw bad(`${name}: ${quoteSelector(part)} is not a CSS selector (${problem})`);
   }
   return [...new Set(parts)].sort();
 }

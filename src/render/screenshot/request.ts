@@ -1,9 +1,12 @@
 import { AppError } from '../../errors.js';
 import { editDistance } from '../../lib/edit-distance.js';
-import { WAIT_UNTIL, type WaitUntil } from './capture.js';
 import { OPTION_NAMES } from './option-names.js';
 import { parseShotOptions, type ShotOptions } from './options.js';
 import { DEFAULT_VIEWPORT, type Viewport } from './viewports.js';
+
+/** When a page counts as loaded, in Playwright's names. */
+export const WAIT_UNTIL = ['load', 'domcontentloaded', 'networkidle'] as const;
+export type WaitUntil = (typeof WAIT_UNTIL)[number];
 
 /** A validated GET /render/url request. */
 export interface ScreenshotRequest {

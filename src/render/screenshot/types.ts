@@ -1,8 +1,8 @@
 /** What the screenshot service answers, and its API as the HTTP layer sees it. */
 import type { Plan } from '../../auth/plans.js';
 import type { ImageFormat } from '../format.js';
-import type { Capture } from './capture.js';
-import type { PoolStatus } from './pool.js';
+import type { PoolStatus } from './engine/browser/pool.js';
+import type { Capture } from './engine/page/capture.js';
 import type { ScreenshotRequest } from './request.js';
 import type { Viewport } from './viewports.js';
 

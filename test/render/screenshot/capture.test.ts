@@ -3,8 +3,8 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/errors.js';
 import { STATUS } from '../../../src/http/errors.js';
-import { type CaptureInput, capturePage } from '../../../src/render/screenshot/capture.js';
-import { BrowserCrashError } from '../../../src/render/screenshot/capture-errors.js';
+import { type CaptureInput, capturePage } from '../../../src/render/screenshot/engine/page/capture.js';
+import { BrowserCrashError } from '../../../src/render/screenshot/engine/page/capture-errors.js';
 import { fakeLease, solidPng } from './fake-lease.js';
 
 /**

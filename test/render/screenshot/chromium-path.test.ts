@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chromiumExecutable } from '../../../src/render/screenshot/browser.js';
+import { chromiumExecutable } from '../../../src/render/screenshot/engine/browser/browser.js';
 
 // Which browser the service runs: the configured one, except that a missing default (Debian's
 // headless shell) gives way to Debian's full browser when that one is installed.

@@ -8,7 +8,7 @@ import {
   chromiumProcess,
   chromiumRunner,
   lookupUser,
-} from '../../../src/render/screenshot/browser.js';
+} from '../../../src/render/screenshot/engine/browser/browser.js';
 
 // Who Chromium runs as and with what environment, decided before any browser starts.
 let dir: string;

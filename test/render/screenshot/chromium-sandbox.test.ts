@@ -5,7 +5,7 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listProcesses } from '../../../src/render/screenshot/processes.js';
+import { listProcesses } from '../../../src/render/screenshot/engine/browser/processes.js';
 import { settings } from '../../../src/settings.js';
 import { expectError } from '../../helpers/errors.js';
 import { type NodeProcess, runNode, startNodeProcess } from '../../helpers/node-process.js';

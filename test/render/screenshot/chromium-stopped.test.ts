@@ -1,6 +1,6 @@
 // @module-tag chromium
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { liveGroupMembers } from '../../../src/render/screenshot/processes.js';
+import { liveGroupMembers } from '../../../src/render/screenshot/engine/browser/processes.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { type PageServer, startPageServer } from '../../helpers/pages.js';
 import { pngSize } from '../../helpers/png.js';

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { EGRESS_HEADER } from '../../../src/net/proxy-headers.js';
-import { trackDocument } from '../../../src/render/screenshot/document.js';
+import { trackDocument } from '../../../src/render/screenshot/engine/page/document.js';
 
 const TOKEN = 'tok';
 

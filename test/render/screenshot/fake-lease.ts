@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import sharp from 'sharp';
 import type { EgressDecision } from '../../../src/net/proxy.js';
-import type { Lease } from '../../../src/render/screenshot/lease.js';
+import type { Lease } from '../../../src/render/screenshot/engine/browser/lease.js';
 import type { Viewport } from '../../../src/render/screenshot/viewports.js';
 
 /** A main-frame request and its answer, as the document tracker and capturePage read them. */

@@ -1,8 +1,12 @@
 // @module-tag process
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMemoryGuard } from '../../../src/render/screenshot/memory-guard.js';
-import { killGroup, liveGroupMembers, residentBytes } from '../../../src/render/screenshot/processes.js';
+import { createMemoryGuard } from '../../../src/render/screenshot/engine/browser/memory-guard.js';
+import {
+  killGroup,
+  liveGroupMembers,
+  residentBytes,
+} from '../../../src/render/screenshot/engine/browser/processes.js';
 import { capturedLogger } from '../../helpers/logs.js';
 import { until } from '../../helpers/wait.js';
 

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { screenshotCacheKey } from '../../../src/render/screenshot/cache-key.js';
+import { selectorProblem, splitSelectorList } from '../../../src/render/screenshot/engine/page/selectors.js';
 import { imageIdentity, optionsInUse } from '../../../src/render/screenshot/options.js';
 import { parseScreenshotRequest } from '../../../src/render/screenshot/request.js';
-import { selectorProblem, splitSelectorList } from '../../../src/render/screenshot/selectors.js';
+import { screenshotCacheKey } from '../../../src/render/screenshot/service/cache-key.js';
 import { viewportCatalogue } from '../../../src/render/screenshot/viewports.js';
 
 const catalogue = viewportCatalogue([]);

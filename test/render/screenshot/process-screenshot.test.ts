@@ -5,7 +5,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { listProcesses } from '../../../src/render/screenshot/processes.js';
+import { listProcesses } from '../../../src/render/screenshot/engine/browser/processes.js';
 import { type PageServer, startPageServer } from '../../helpers/pages.js';
 import { pngSize } from '../../helpers/png.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/config/load.js';
-import { screenshotCacheKey } from '../../../src/render/screenshot/cache-key.js';
 import { normaliseScreenshotUrl, parseScreenshotRequest } from '../../../src/render/screenshot/request.js';
+import { screenshotCacheKey } from '../../../src/render/screenshot/service/cache-key.js';
 import { parseCustomViewports, viewportCatalogue } from '../../../src/render/screenshot/viewports.js';
 import { loadConfig } from '../../../src/settings.js';
 

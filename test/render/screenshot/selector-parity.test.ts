@@ -6,8 +6,8 @@ import {
   FUNCTIONAL_PSEUDO_ELEMENTS,
   PSEUDO_CLASSES,
   PSEUDO_ELEMENTS,
-} from '../../../src/render/screenshot/selector-names.js';
-import { selectorProblem } from '../../../src/render/screenshot/selectors.js';
+} from '../../../src/render/screenshot/engine/page/selector-names.js';
+import { selectorProblem } from '../../../src/render/screenshot/engine/page/selectors.js';
 import { chromiumAvailable, launchChromium } from '../../helpers/browser.js';
 
 // Issue 26 §4: a selector the browser refuses is refused before the page is fetched. Our check

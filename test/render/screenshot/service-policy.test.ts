@@ -4,13 +4,14 @@ import { createMemoryCache } from '../../../src/cache/memory.js';
 import { AppError } from '../../../src/errors.js';
 import { createWorkQueue } from '../../../src/lib/work-queue.js';
 import { UrlRefusedError } from '../../../src/net/url-guard.js';
-import type { CapturePageFn } from '../../../src/render/screenshot/attempts.js';
-import { screenshotCacheKey } from '../../../src/render/screenshot/cache-key.js';
-import { BrowserCrashError } from '../../../src/render/screenshot/capture-errors.js';
-import type { Lease } from '../../../src/render/screenshot/lease.js';
-import type { BrowserPool, PoolStatus } from '../../../src/render/screenshot/pool.js';
+import type { CapturePageFn } from '../../../src/render/screenshot/engine/attempts.js';
+import type { Lease } from '../../../src/render/screenshot/engine/browser/lease.js';
+import type { BrowserPool, PoolStatus } from '../../../src/render/screenshot/engine/browser/pool.js';
+import { createScreenshotEngine } from '../../../src/render/screenshot/engine/engine.js';
+import { BrowserCrashError } from '../../../src/render/screenshot/engine/page/capture-errors.js';
 import type { ScreenshotRequest } from '../../../src/render/screenshot/request.js';
-import { createScreenshotService } from '../../../src/render/screenshot/service.js';
+import { screenshotCacheKey } from '../../../src/render/screenshot/service/cache-key.js';
+import { createScreenshotService } from '../../../src/render/screenshot/service/service.js';
 import { viewportCatalogue } from '../../../src/render/screenshot/viewports.js';
 import { capturedLogger } from '../../helpers/logs.js';
 
@@ -82,14 +83,18 @@ function setup(
   const { log, lines } = capturedLogger();
   const queue = createWorkQueue({ name: 'test', concurrency: opts.concurrency ?? 2, maxWaiting: 4 });
   const cache = createMemoryCache({ maxBytes: 1e6 });
+  const timeoutMs = opts.timeoutMs ?? 2000;
+  const engine = createScreenshotEngine(
+    { timeoutMs, maxFullPageHeight: 16_384 },
+    { log, pool, queue, capturePage: capture.fn },
+  );
   const service = createScreenshotService(
     {
-      timeoutMs: opts.timeoutMs ?? 2000,
+      timeoutMs,
       cacheShared: false,
       cacheTtlSeconds: opts.cacheTtlSeconds ?? 60,
       errorTtlSeconds: 0,
       viewports,
-      maxFullPageHeight: 16_384,
     },
     {
       cache,
@@ -100,9 +105,7 @@ function setup(
           return {} as never;
         },
       },
-      pool,
-      queue,
-      capturePage: capture.fn,
+      engine,
     },
   );
   return { service, pool, state, lease, capture, lines, queue, cache };

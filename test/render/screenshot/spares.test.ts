@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSpares, spareKey } from '../../../src/render/screenshot/spares.js';
+import { createSpares, spareKey } from '../../../src/render/screenshot/engine/browser/spares.js';
 
 const A = { name: 'b1' };
 const B = { name: 'b2' };

@@ -5,7 +5,7 @@ import {
   createSupervisor,
   LAUNCH_RETRY_MS,
   type SupervisorOptions,
-} from '../../../src/render/screenshot/supervisor.js';
+} from '../../../src/render/screenshot/engine/browser/supervisor.js';
 import { capturedLogger } from '../../helpers/logs.js';
 import { until } from '../../helpers/wait.js';
 
