@@ -84,7 +84,6 @@ const json = (schema: unknown, description: string) => ({
 });
 
 export const submit = {
-  operationId: 'submitJob',
   tags,
   operationId: 'submitJob',
   summary: 'Submit a job: up to 10,000 cards and screenshots, rendered in the background',
@@ -150,7 +149,6 @@ export const submit = {
 };
 
 export const list = {
-  operationId: 'listJobs',
   tags,
   operationId: 'listJobs',
   summary: "Your account's jobs, newest first",
@@ -172,7 +170,6 @@ export const list = {
 };
 
 export const get = {
-  operationId: 'getJob',
   tags,
   operationId: 'getJob',
   summary: 'A job: status, counts, results link',
@@ -182,7 +179,6 @@ export const get = {
 };
 
 export const cancel = {
-  operationId: 'cancelJob',
   tags,
   operationId: 'cancelJob',
   summary: 'Cancel a job: queued items never run, running ones finish',
@@ -196,7 +192,6 @@ export const cancel = {
 };
 
 export const items = {
-  operationId: 'listJobItems',
   tags,
   operationId: 'listJobItems',
   summary: "A job's items, in order, with their results or errors",
@@ -218,7 +213,6 @@ export const items = {
 };
 
 export const item = {
-  operationId: 'getJobItem',
   tags,
   operationId: 'getJobItem',
   summary: "An item's image: the same bytes and ETag as the synchronous render",
@@ -241,7 +235,6 @@ export const item = {
 };
 
 export const zip = {
-  operationId: 'getJobResults',
   tags,
   operationId: 'getJobResultsZip',
   summary: "A zip of the job's finished items, streamed",
