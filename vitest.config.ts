@@ -22,6 +22,7 @@ const TIMING = [
   'test/render/image/hostile-images-load.test.ts',
   'test/webhooks/webhook-tenancy.test.ts',
   'test/ops/node-version.test.ts',
+  'test/jobs/jobs-fairness.test.ts',
 ];
 const timingPhase = process.env.CARDSHOT_TEST_PHASE === 'timing';
 

@@ -1,8 +1,8 @@
 /**
- * Synchronous requests first (issue 28 §3). A job's item takes a render slot only when no
- * request waits for one, and while requests have been rendering on this node in the last
- * second, items leave one slot to them: a request then finds a slot free instead of waiting
- * for an item to finish. With no request around, items use every slot (a job alone runs as fast
+ * Synchronous requests first (issue 28 §3). A job's item starts rendering only while no
+ * request renders or waits on this node, and while requests have come in the last second items
+ * leave one slot to them: a request then finds a slot (and a core) free instead of waiting for
+ * an item to finish. Items already rendering finish. With no request around, items use every slot (a job alone runs as fast
  * as requests would). An item that ends wakes the next one at once; a short poll notices the
  * requests coming and going.
  */
@@ -46,13 +46,20 @@ export function createPriorityGate(
   const mayStart = (kind: ItemKind): boolean => {
     const l = lane(kind);
     const q = load[kind]();
-    // Slots held by something other than this node's items are requests' (approximately: an
-    // item past the gate may still be fetching its artwork, not yet in a slot).
-    const requests = q.waiting + Math.max(0, q.active - l.items);
-    if (requests > 0) l.requestsSeenAt = now();
-    if (q.waiting > 0 || q.active >= q.concurrency) return false;
-    const reserve = now() - l.requestsSeenAt < REQUESTS_LINGER_MS ? 1 : 0;
-    return l.items < Math.max(1, q.concurrency - reserve);
+    // What the queue holds beyond this node's items is requests (approximately: an item past
+    // the gate may still be preparing, not yet in the queue, and hide a request meanwhile).
+    const requests = Math.max(0, q.waiting + q.active - l.items);
+    if (requests > 0) {
+      // A request renders or waits: it has the node's cores to itself until it ends.
+      l.requestsSeenAt = now();
+      return false;
+    }
+    if (now() - l.requestsSeenAt < REQUESTS_LINGER_MS) {
+      return q.active < q.concurrency && l.items < Math.max(1, q.concurrency - 1);
+    }
+    // No request around: every slot, and one item more preparing (its artwork, its cache
+    // lookup) so a slot that frees does not idle while the next item gets ready.
+    return l.items < q.concurrency + 1;
   };
 
   return {

@@ -20,6 +20,9 @@ export const IDEMPOTENCY_MS = 24 * 3_600_000;
 /** metadata is echoed in every job event, whose body must stay under 20 KB. */
 export const MAX_METADATA_BYTES = 4096;
 const DAY_MS = 86_400_000;
+const STALE_RUNNING_MS = 30 * 60_000;
+/** The failure of an item whose runs were all lost with their nodes. */
+export const LOST = 'the item was lost: the node running it stopped each time it ran';
 
 /** A submission as the route read it. */
 export interface Submission {
@@ -206,6 +209,12 @@ export function createJobService(deps: ServiceDeps): JobService {
         await deps.files.removeJob(job.accountId, job.id);
         await store.deleteJob(job.id);
         log.info({ job: job.id, account: job.accountId }, 'job deleted after its retention');
+      }
+      // An item running for half an hour was given up by the queue (its node died each time it
+      // ran it): it fails, so its job can end. No render comes near that long.
+      for (const id of await store.failStale(now() - STALE_RUNNING_MS, LOST, now())) {
+        const ended = await store.finishJobIfDone(id, now());
+        if (ended) await deps.announce(ended);
       }
       // A job whose node died while queueing it: a minute old and still not all queued.
       for (const job of await store.unenqueued(now() - 60_000)) {

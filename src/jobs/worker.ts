@@ -179,18 +179,14 @@ export function createItemHandler(deps: WorkerDeps) {
     item: ItemRecord,
     rendered: Awaited<ReturnType<ItemRenderer['render']>>,
   ): Promise<void> {
-    const used = await bytes.of(job.accountId);
-    if (used + rendered.body.length > deps.maxBytesPerAccount) {
-      const gib = (deps.maxBytesPerAccount / 1024 ** 3).toFixed(1);
-      await settle(
-        job,
-        item.index,
-        {
-          status: 'failed',
-          error: `could not store the result: your account's job results hold ${gib} GiB already; delete finished jobs or wait for their retention to end`,
-        },
-        item,
-      );
+    // Reserved before the write, so two items of one account on this node cannot both pass
+    // the bound with the last bytes (across nodes it is counted from the store every 3 s).
+    if (!(await bytes.take(job.accountId, rendered.body.length, deps.maxBytesPerAccount))) {
+      const limit = deps.maxBytesPerAccount;
+      const size =
+        limit >= 1024 ** 3 ? `${(limit / 1024 ** 3).toFixed(1)} GiB` : `${Math.round(limit / 1024 ** 2)} MiB`;
+      const error = `could not store the result: your account's job results are at their limit (${size}) until older jobs reach the end of their retention`;
+      await settle(job, item.index, { status: 'failed', error }, item);
       return;
     }
     let file: string;
@@ -206,6 +202,7 @@ export function createItemHandler(deps: WorkerDeps) {
         rendered.body,
       );
     } catch (err) {
+      bytes.give(job.accountId, rendered.body.length);
       if (!isAppError(err)) throw err;
       log.error({ err, job: job.id, index: item.index }, 'job result not written');
       await settle(job, item.index, { status: 'failed', error: err.message }, item);
@@ -218,7 +215,7 @@ export function createItemHandler(deps: WorkerDeps) {
       { status: 'succeeded', result: { file, bytes: rendered.body.length, ...facts } },
       item,
     );
-    if (kept) bytes.add(job.accountId, rendered.body.length);
+    if (!kept) bytes.give(job.accountId, rendered.body.length);
     if (!kept) {
       // Another run stored this item first: its file stays, this one goes (unless it is the same file).
       const first = await deps.store.getItem(job.id, item.index);
@@ -226,21 +223,27 @@ export function createItemHandler(deps: WorkerDeps) {
     }
   }
 
-  /** An account's stored bytes: read every CACHE_MS, raised locally by each result in between. */
+  /** An account's stored bytes: read every CACHE_MS, with this node's reservations in between. */
   const bytes = (() => {
     const known = new Map<string, { bytes: number; at: number }>();
     return {
-      async of(accountId: string) {
-        const k = known.get(accountId);
-        if (k && now() - k.at < CACHE_MS) return k.bytes;
-        const fresh = { bytes: await store.bytesOf(accountId), at: now() };
-        if (known.size > 10_000) known.clear();
-        known.set(accountId, fresh);
-        return fresh.bytes;
+      /** Reserves `n` bytes when they fit under `max`; false (nothing reserved) when not. */
+      async take(accountId: string, n: number, max: number): Promise<boolean> {
+        let k = known.get(accountId);
+        if (!k || now() - k.at >= CACHE_MS) {
+          const fresh = await store.bytesOf(accountId);
+          if (known.size > 10_000) known.clear();
+          k = { bytes: fresh, at: now() };
+          known.set(accountId, k);
+        }
+        // From here on synchronous: concurrent items of this node see each other's reservation.
+        if (k.bytes + n > max) return false;
+        k.bytes += n;
+        return true;
       },
-      add(accountId: string, n: number) {
+      give(accountId: string, n: number) {
         const k = known.get(accountId);
-        if (k) k.bytes += n;
+        if (k) k.bytes = Math.max(0, k.bytes - n);
       },
     };
   })();

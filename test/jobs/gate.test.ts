@@ -14,41 +14,45 @@ function setup() {
 }
 
 describe('priority gate', () => {
-  it('lets items use every slot when no request is around', async () => {
+  it('lets items use every slot, and one more preparing, when no request is around', async () => {
     const { q, gate, signal, started } = setup();
     const a = await gate.turn('card', signal);
     q.active = 1;
     const b = await gate.turn('card', signal);
     q.active = 2;
-    const third = gate.turn('card', signal);
-    expect(await started(third)).toBe(false);
+    // One more gets ready while both slots render.
+    const c = await gate.turn('card', signal);
+    const fourth = gate.turn('card', signal);
+    expect(await started(fourth)).toBe(false);
     // An item that ends wakes the next at once.
-    q.active = 1;
     a();
-    expect(await started(third)).toBe(true);
+    expect(await started(fourth)).toBe(true);
     b();
+    c();
   });
 
-  it('holds items while a request waits, and leaves a slot to requests seen in the last second', async () => {
+  it('starts no item while a request renders or waits, then leaves requests a slot for a second', async () => {
     const { q, gate, signal, started, advance } = setup();
     q.waiting = 1;
     q.active = 2;
     const held = gate.turn('card', signal);
     expect(await started(held)).toBe(false);
-    // The request got its slot: one request renders, nothing waits. The item takes the other.
+    // The request renders (nothing waits): still its cores.
     q.waiting = 0;
     q.active = 1;
+    expect(await started(held)).toBe(false);
+    // It ended: one item may start, the other slot stays free for the next request.
+    q.active = 0;
     expect(await started(held)).toBe(true);
     const release = await held;
-    q.active = 2;
-    // The request ends; one item renders. A second item would take the last slot: not while
-    // requests were seen within the second.
     q.active = 1;
     const second = gate.turn('card', signal);
     expect(await started(second)).toBe(false);
+    // A second without requests: every slot again.
     advance(1001);
     expect(await started(second)).toBe(true);
     release();
+    (await second)();
   });
 
   it('gives up waiting when its signal aborts', async () => {

@@ -165,3 +165,51 @@ describe('job bounds', () => {
     }
   });
 });
+
+describe("an account's result bytes", () => {
+  it('fail the items past CARDSHOT_JOBS_MAX_BYTES_PER_ACCOUNT, saying so, and stay within it', async () => {
+    const small = await startTestApp({ jobsWorkers: 2, jobsMaxBytesPerAccount: 1024 * 1024 });
+    try {
+      const items = Array.from({ length: 80 }, (_, i) => ({
+        template: 'blog',
+        title: `A title long enough to draw many glyphs ${i}`,
+        subtitle: `Subtitle ${i} with more text to make the image larger`,
+      }));
+      const { id } = json<{ id: string }>(
+        await small.inject({ method: 'POST', url: '/jobs', payload: { items } }),
+      );
+      let job: { status: string; counts: Record<string, number> };
+      for (const end = Date.now() + 60_000; ; ) {
+        job = json(await small.inject({ method: 'GET', url: `/jobs/${id}` }));
+        if (!['queued', 'running'].includes(job.status)) break;
+        if (Date.now() > end) throw new Error('job did not end');
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(job.counts.failed).toBeGreaterThan(0);
+      expect(job.counts.succeeded).toBeGreaterThan(0);
+      const failed = json<{ items: Array<{ error: string }> }>(
+        await small.inject({ method: 'GET', url: `/jobs/${id}/items?status=failed&limit=1` }),
+      ).items;
+      expect(failed[0]!.error).toBe(
+        "could not store the result: your account's job results are at their limit (1 MiB) until older jobs reach the end of their retention",
+      );
+      let stored = 0;
+      for (let cursor: string | null = ''; cursor !== null; ) {
+        const page: { items: Array<{ result: { bytes: number } }>; nextCursor: string | null } = json<{
+          items: Array<{ result: { bytes: number } }>;
+          nextCursor: string | null;
+        }>(
+          await small.inject({
+            method: 'GET',
+            url: `/jobs/${id}/items?status=succeeded&limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+          }),
+        );
+        for (const i of page.items) stored += i.result.bytes;
+        cursor = page.nextCursor;
+      }
+      expect(stored).toBeLessThanOrEqual(1024 * 1024);
+    } finally {
+      await small.close();
+    }
+  }, 90_000);
+});

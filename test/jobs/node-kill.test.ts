@@ -1,3 +1,4 @@
+// @module-tag process
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';

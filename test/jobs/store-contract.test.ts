@@ -163,6 +163,18 @@ describe.each(targets)('job store on $name', (target) => {
     expect(await jobs.counts(j.id)).toEqual({ queued: 0, running: 0, succeeded: 1, failed: 0, canceled: 2 });
   });
 
+  it('fails items running since before a time (their runs were lost), for their jobs to end', async () => {
+    const j = job(acct, { total: 2, enqueued: true });
+    await jobs.createJob(j, items(2), 0);
+    await jobs.claimItem(j.id, 0, 100);
+    await jobs.claimItem(j.id, 1, 5_000);
+    expect(await jobs.failStale(1_000, 'lost', 6_000)).toEqual([j.id]);
+    expect((await jobs.getItem(j.id, 0))?.status).toBe('failed');
+    expect((await jobs.getItem(j.id, 0))?.error).toBe('lost');
+    expect((await jobs.getItem(j.id, 1))?.status).toBe('running');
+    expect(await jobs.failStale(1_000, 'lost', 7_000)).toEqual([]);
+  });
+
   it('lists an account newest first with a cursor, and finds jobs past their retention', async () => {
     const mine = [
       job(other, { createdAt: 70_000 }),

@@ -283,6 +283,17 @@ export function createJobStore(base: Kysely<Tables>): JobStore {
       return canceled ? getJob(jobId) : undefined;
     },
 
+    async failStale(before, error, now) {
+      const rows = await db
+        .updateTable('job_items')
+        .set({ status: 'failed', error, completed_at: now })
+        .where('status', '=', 'running')
+        .where('started_at', '<', before)
+        .returning('job_id')
+        .execute();
+      return [...new Set(rows.map((r) => r.job_id))];
+    },
+
     async expired(now, limit) {
       const rows = await db
         .selectFrom('jobs')

@@ -130,6 +130,11 @@ export interface JobStore {
    * this call canceled it; undefined when it is not the account's or had ended.
    */
   cancelJob(jobId: string, accountId: string, now: number): Promise<JobRecord | undefined>;
+  /**
+   * Fails items `running` since before `before` (their task was given up: its node died once
+   * too often) with `error`; the ids of their jobs.
+   */
+  failStale(before: number, error: string, now: number): Promise<string[]>;
   /** Jobs whose retention ended before `now`, oldest first. */
   expired(now: number, limit: number): Promise<JobRecord[]>;
   /** Deletes the job and its items. */
