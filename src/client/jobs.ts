@@ -150,24 +150,62 @@ function pageQuery(opts: PageOptions): string {
   return s === '' ? '' : `?${s}`;
 }
 
+/**
+ * The parts of Node's fs/promises a download to a path uses, typed here so the client's types
+ * need no @types/node: an app for browsers or edge runtimes type-checks without them.
+ */
+interface FileSystem {
+  open(
+    path: string,
+    flags: string,
+  ): Promise<{ write(chunk: Uint8Array): Promise<unknown>; close(): Promise<void> }>;
+  rename(from: string, to: string): Promise<void>;
+  rm(path: string, opts: { force: boolean }): Promise<void>;
+}
+/** A variable, not a literal: TypeScript then asks for no node types, and bundlers leave it alone. */
+const FS_PROMISES = 'node:fs/promises';
+
 async function writeTo(body: ReadableStream<Uint8Array>, to: DownloadTarget): Promise<void> {
   if (typeof to !== 'string' && 'getWriter' in to) return body.pipeTo(to);
+  if (typeof to !== 'string') return writeToNodeStream(body, to);
   // Node only: imported here so the client still loads where node: modules do not exist.
-  const { Readable } = await import('node:stream');
-  const { pipeline } = await import('node:stream/promises');
-  const source = Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>);
-  if (typeof to !== 'string') {
-    await pipeline(source, to as NodeJS.WritableStream);
-    return;
-  }
-  const { createWriteStream } = await import('node:fs');
-  const { rename, rm } = await import('node:fs/promises');
+  const fs = (await import(FS_PROMISES)) as FileSystem;
   const part = `${to}.part`;
+  const file = await fs.open(part, 'w');
   try {
-    await pipeline(source, createWriteStream(part));
-    await rename(part, to);
+    for await (const chunk of chunks(body)) await file.write(chunk);
+    await file.close();
+    await fs.rename(part, to);
   } catch (err) {
-    await rm(part, { force: true });
+    await file.close().catch(() => {});
+    await fs.rm(part, { force: true });
     throw err;
+  }
+}
+
+/** Writes to a Node writable, waiting for 'drain' when it asks the writer to pause. */
+async function writeToNodeStream(
+  body: ReadableStream<Uint8Array>,
+  to: Exclude<DownloadTarget, string | WritableStream<Uint8Array>>,
+): Promise<void> {
+  for await (const chunk of chunks(body)) {
+    if (to.write(chunk) === false) await new Promise<void>((resolve) => to.once('drain', resolve));
+  }
+  await new Promise<void>((resolve) => {
+    to.once('finish', resolve);
+    to.end();
+  });
+}
+
+async function* chunks(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    reader.releaseLock();
   }
 }
