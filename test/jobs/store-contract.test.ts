@@ -1,40 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJobStore } from '../../src/jobs/store/kysely-jobs.js';
 import type { ItemResult, JobRecord, JobStore, NewItem } from '../../src/jobs/store/types.js';
-import { openStore } from '../../src/storage/open.js';
 import type { Store } from '../../src/storage/store.js';
-import { dropSchema, postgresTestUrl, uniqueSchema } from '../helpers/services.js';
+import { storeTargets } from '../helpers/store-targets.js';
 
-// One suite over SQLite (a real file) and PostgreSQL (the real server, its own schema).
-interface Target {
-  name: string;
-  open(): Promise<Store>;
-  cleanup(): Promise<void>;
-}
-const pgUrl = await postgresTestUrl();
-const targets: Target[] = [];
-{
-  let dir = '';
-  targets.push({
-    name: 'SQLite',
-    async open() {
-      dir ||= await mkdtemp(path.join(os.tmpdir(), 'cardshot-jobstore-'));
-      return openStore({ databaseUrl: '', dataDir: dir, databaseSchema: 'public' });
-    },
-    cleanup: () => rm(dir, { recursive: true, force: true }),
-  });
-}
-if (pgUrl) {
-  const schema = uniqueSchema();
-  targets.push({
-    name: 'PostgreSQL',
-    open: () => openStore({ databaseUrl: pgUrl, dataDir: '/nonexistent', databaseSchema: schema }),
-    cleanup: () => dropSchema(pgUrl, schema),
-  });
-}
+const targets = await storeTargets('jobstore');
 
 let n = 0;
 const job = (accountId: string, over: Partial<JobRecord> = {}): JobRecord => ({

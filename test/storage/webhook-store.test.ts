@@ -1,61 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/storage/open.js';
 import type { Account, Store } from '../../src/storage/store.js';
 import type { AttemptRecord, EndpointRecord, MessageRecord } from '../../src/webhooks/store.js';
-import { dropSchema, postgresTestUrl, uniqueSchema } from '../helpers/services.js';
+import { storeTargets } from '../helpers/store-targets.js';
 
-// The webhooks half of the store contract, on SQLite (a real file) and PostgreSQL (own schema).
-interface Target {
-  name: string;
-  open(): Promise<Store>;
-  deleteAccount(id: string): Promise<void>;
-  cleanup(): Promise<void>;
-}
-
-const pgUrl = await postgresTestUrl();
-const targets: Target[] = [];
-{
-  let dir = '';
-  targets.push({
-    name: 'SQLite',
-    async open() {
-      dir ||= await mkdtemp(path.join(os.tmpdir(), 'cardshot-whstore-'));
-      return openStore({ databaseUrl: '', dataDir: dir, databaseSchema: 'public' });
-    },
-    async deleteAccount(id) {
-      const db = new Database(path.join(dir, 'cardshot.sqlite'));
-      try {
-        db.pragma('foreign_keys = ON');
-        db.prepare('DELETE FROM accounts WHERE id = ?').run(id);
-      } finally {
-        db.close();
-      }
-    },
-    cleanup: () => rm(dir, { recursive: true, force: true }),
-  });
-}
-if (pgUrl) {
-  const schema = uniqueSchema();
-  targets.push({
-    name: 'PostgreSQL',
-    open: () => openStore({ databaseUrl: pgUrl, dataDir: '/nonexistent', databaseSchema: schema }),
-    async deleteAccount(id) {
-      const client = new pg.Client({ connectionString: pgUrl });
-      await client.connect();
-      try {
-        await client.query(`DELETE FROM "${schema}".accounts WHERE id = $1`, [id]);
-      } finally {
-        await client.end();
-      }
-    },
-    cleanup: () => dropSchema(pgUrl, schema),
-  });
-}
+const targets = await storeTargets('whstore');
 
 let n = 0;
 const T0 = 1_800_000_000_000;
