@@ -20,6 +20,9 @@ const TIMING = [
   'test/ops/event-loop.test.ts',
   'test/render/template/layout-stall.test.ts',
   'test/render/image/hostile-images-load.test.ts',
+  'test/webhooks/webhook-tenancy.test.ts',
+  'test/ops/node-version.test.ts',
+  'test/jobs/jobs-fairness.test.ts',
 ];
 const timingPhase = process.env.CARDSHOT_TEST_PHASE === 'timing';
 

@@ -4,9 +4,12 @@
 // failed), and the build must stop there rather than two steps later, or not at all.
 //   node deploy/verify-install.mjs            every package the lockfile installs
 //   node deploy/verify-install.mjs --omit=dev only the production ones (after npm prune --omit=dev)
-// Optional packages (other platforms' binaries) may be absent. better-sqlite3's native module
-// must be there: it is compiled during `npm ci`.
+// Optional packages (other platforms' binaries) may be absent. better-sqlite3 must load: its
+// Node-API binary for this platform comes in its npm package (or from a source build where the
+// package has none), and a Node too old for it (Node-API 10: Node 22.14) fails here, not at start.
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 
 const omitDev = process.argv.includes('--omit=dev');
 const lock = JSON.parse(readFileSync('package-lock.json', 'utf8'));
@@ -18,8 +21,12 @@ for (const [path, meta] of Object.entries(lock.packages ?? {})) {
   if (meta.link) continue;
   if (!existsSync(`${path}/package.json`)) missing.push(path);
 }
-const native = 'node_modules/better-sqlite3/build/Release/better_sqlite3.node';
-if (!existsSync(native)) missing.push(native);
+try {
+  const Database = createRequire(path.resolve('package.json'))('better-sqlite3');
+  new Database(':memory:').close();
+} catch (err) {
+  missing.push(`node_modules/better-sqlite3 (does not load: ${String(err.message).split('\n')[0]})`);
+}
 if (missing.length > 0) {
   console.error(
     `npm left node_modules incomplete: ${missing.length} missing, for example ${missing.slice(0, 5).join(', ')}`,

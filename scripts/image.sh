@@ -18,8 +18,12 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 IMAGE="${CARDSHOT_IMAGE:-localhost/cardshot:latest}"
 CACHE="${CARDSHOT_IMAGE_CACHE:-/var/tmp/cardshot-image}"
-NODE_VERSION="${CARDSHOT_IMAGE_NODE_VERSION:-20.20.2}"
-NPM_VERSION="${CARDSHOT_IMAGE_NPM_VERSION:-10.8.2}" # the npm that Node.js 20.20.2 ships
+# The image runs the Node that `npm start` pins where a machine's own is too old (.node-version).
+NODE_VERSION="${CARDSHOT_IMAGE_NODE_VERSION:-$(tr -d '[:space:]' <"$ROOT/.node-version")}"
+NODE_MAJOR="${NODE_VERSION%%.*}"
+# The npm that Node.js 24.21.0 ships (its changelog: 24.20.0 upgraded npm to 11.19.0). The
+# node-linux-* package carries the binary and headers only, not npm.
+NPM_VERSION="${CARDSHOT_IMAGE_NPM_VERSION:-11.19.0}"
 SUITE=bookworm
 PAGE_DIR="" PAGE_PID="" OUT="" FAILS=0
 
@@ -107,13 +111,17 @@ base_debian() {
 }
 
 base_node() {
-  have localhost/node:20-$SUITE-slim && return
+  # deploy/Dockerfile names the base by its major version; a .node-version of another major
+  # would build an image the Dockerfile never uses.
+  grep -q "^FROM node:$NODE_MAJOR-$SUITE-slim" "$ROOT/deploy/Dockerfile" ||
+    die "deploy/Dockerfile does not start FROM node:$NODE_MAJOR-$SUITE-slim (Node $NODE_VERSION, from .node-version)"
+  have localhost/node:$NODE_MAJOR-$SUITE-slim && return
   local t arch ctx
   t=$(now)
   case $(uname -m) in x86_64) arch=x64 ;; aarch64) arch=arm64 ;; *) die "no Node.js package for $(uname -m)" ;; esac
   ctx="$CACHE/node-ctx"
   rm -rf "$ctx" && mkdir -p "$ctx/pack"
-  log "making localhost/node:20-$SUITE-slim from the npm packages node-linux-$arch@$NODE_VERSION and npm@$NPM_VERSION"
+  log "making localhost/node:$NODE_MAJOR-$SUITE-slim from the npm packages node-linux-$arch@$NODE_VERSION and npm@$NPM_VERSION"
   (cd "$ctx/pack" && npm pack --silent "node-linux-$arch@$NODE_VERSION" "npm@$NPM_VERSION" >/dev/null)
   mkdir -p "$ctx/n" "$ctx/npm"
   tar -xzf "$ctx/pack/node-linux-$arch-$NODE_VERSION.tgz" -C "$ctx/n"
@@ -135,9 +143,9 @@ ENV NODE_VERSION=$NODE_VERSION \\
     npm_config_nodedir=/usr/local
 CMD ["node"]
 EOF
-  podman build -q "${BUILD_ARGS[@]}" -t localhost/node:20-$SUITE-slim -f "$ctx/Containerfile" "$ctx" >/dev/null
+  podman build -q "${BUILD_ARGS[@]}" -t localhost/node:$NODE_MAJOR-$SUITE-slim -f "$ctx/Containerfile" "$ctx" >/dev/null
   rm -rf "$ctx"
-  log "localhost/node:20-$SUITE-slim made in $(since "$t") s"
+  log "localhost/node:$NODE_MAJOR-$SUITE-slim made in $(since "$t") s"
 }
 
 # The images deploy/docker-compose.yml names (postgres:16-bookworm, redis:7-bookworm) come from a
@@ -245,6 +253,7 @@ test_image() {
   expect "GET /healthz" 200 "$(http "http://127.0.0.1:$port/healthz")"
   expect "GET /readyz" 200 "$(http "http://127.0.0.1:$port/readyz" "$OUT/readyz.json")"
   expect "service user in the container" 10001 "$(podman exec "$name" id -u)"
+  expect "Node.js in the container (.node-version)" "v$NODE_VERSION" "$(podman exec "$name" node --version)"
 
   key=$(podman exec "$name" cat /data/first-run.txt | awk '/API key:/ { print $3 }')
   expect "first-run key in /data/first-run.txt" yes "$([[ $key == *_* ]] && echo yes || echo no)"

@@ -1,10 +1,14 @@
 #!/usr/bin/env node
-// One idempotent set-up for `npm start`, `npm test` and `npx cardshot`: dependencies from the
-// lockfile, the TypeScript build, the ad and cookie-banner blocking engines (built from the
+// One idempotent set-up for `npm start`, `npm test` and `npx cardshot`: the Node.js that runs
+// Cardshot (the machine's when it satisfies `engines`, else the pinned one from .node-version,
+// fetched into .runtime/: see scripts/node-runtime.mjs), dependencies from the lockfile built for
+// that Node, the TypeScript build, the ad and cookie-banner blocking engines (built from the
 // filter lists in node_modules), the data directory, and Debian's Chromium with the fonts pages
 // need (for GET /render/url): its headless shell, which Cardshot drives, and its full browser. Each step is skipped when already done,
-// so a second run costs well under a second. Plain JavaScript: it runs before anything is built.
-import { execFileSync } from 'node:child_process';
+// so a second run costs well under a second. Plain JavaScript: it runs before anything is built,
+// on whatever Node the machine has (npm scripts call it as `scripts/setup.mjs`, through its
+// shebang, so that their shell looks `node` up only after this linked node_modules/.bin/node).
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   existsSync,
@@ -18,6 +22,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { chooseNode, linkNode, removeOtherPinned } from './node-runtime.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const quiet = process.argv.includes('--quiet');
@@ -37,18 +42,18 @@ const run = (cmd, args, env = {}) =>
     env: { ...process.env, ...env },
   });
 
+/** The set-up itself only needs a Node that runs this file; Cardshot runs on the one chooseNode picks. */
 function checkNode() {
-  const [major, minor] = process.versions.node.split('.').map(Number);
-  if (major < 20 || (major === 20 && minor < 19)) {
-    throw new Error(`Node.js 20.19 or newer is required (this is ${process.versions.node})`);
+  if (Number(process.versions.node.split('.')[0]) < 18) {
+    throw new Error(`the set-up needs Node.js 18 or newer to start (this is ${process.versions.node})`);
   }
 }
 
 /**
  * What a complete install leaves behind: every package the lockfile's package.json names (the
- * build's TypeScript included) and better-sqlite3's compiled binding. npm can exit 0 without
- * installing anything (it printed "Exit handler never called!" after failed registry fetches),
- * so its exit code alone never marks the install done.
+ * build's TypeScript included). npm can exit 0 without installing anything (it printed "Exit
+ * handler never called!" after failed registry fetches), so its exit code alone never marks the
+ * install done; after an install, better-sqlite3 must also load (ensureDependencies).
  */
 function missingFromInstall() {
   const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -56,32 +61,55 @@ function missingFromInstall() {
   const expected = [
     ...names.map((n) => path.join('node_modules', n, 'package.json')),
     path.join('node_modules', 'typescript', 'bin', 'tsc'),
-    path.join('node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'),
   ];
   return expected.filter((f) => !existsSync(path.join(root, f)));
 }
 
-function ensureDependencies() {
+/** What the dependency stamp records: the lockfile, and which Node built node_modules' native modules. */
+function dependencyStamp(node) {
   const lock = readFileSync(path.join(root, 'package-lock.json'));
   const hash = createHash('sha256').update(lock).digest('hex');
+  return `lock ${hash}\nnode ${node.version} ${process.platform}-${process.arch}\n`;
+}
+
+function ensureDependencies(node) {
+  const want = dependencyStamp(node);
   const stamp = path.join(root, 'node_modules', '.cardshot-lock-hash');
-  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === hash && missingFromInstall().length === 0) return;
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === want && missingFromInstall().length === 0) return;
   // No stamp while installing: an install cut short (or failed) must not look done next time.
   rmSync(stamp, { force: true });
-  say('installing dependencies from package-lock.json (npm ci)…');
-  // better-sqlite3 compiles its bundled SQLite with the machine's Node headers (about a minute,
-  // once) rather than downloading a prebuilt binary at install time. `--include=dev`: the build
-  // needs TypeScript, and under NODE_ENV=production npm ci would leave devDependencies out.
-  run('npm', ['ci', '--include=dev', '--no-audit', '--no-fund', '--loglevel=error'], {
-    npm_config_build_from_source: 'better-sqlite3',
-  });
+  say(`installing dependencies from package-lock.json for Node.js ${node.version} (npm ci)…`);
+  // `--include=dev`: the build needs TypeScript, and under NODE_ENV=production npm ci would leave
+  // devDependencies out. With the pinned Node, its folder goes first on PATH, so npm itself and
+  // every install script run on it, and a native build (node-gyp) would take that Node's headers
+  // (npm_config_nodedir) instead of downloading them. The native modules (better-sqlite3 13,
+  // sharp, takumi) are Node-API binaries that come inside their npm packages, sha512-checked
+  // against the lockfile: nothing is compiled, and they load on any Node with Node-API 10.
+  const env = {};
+  if (node.pinned) {
+    env.PATH = `${path.dirname(node.path)}${path.delimiter}${process.env.PATH ?? ''}`;
+    env.npm_config_nodedir = node.dir;
+  }
+  run('npm', ['ci', '--include=dev', '--no-audit', '--no-fund', '--loglevel=error'], env);
   const missing = missingFromInstall();
   if (missing.length > 0) {
     throw new Error(
       `npm ci did not install everything (missing ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? `, and ${missing.length - 3} more` : ''}); check the npm registry is reachable and run it again`,
     );
   }
-  writeFileSync(stamp, hash);
+  // The database driver must load under the Node that runs Cardshot (a Node without Node-API 10,
+  // or a binary for another platform, fails here rather than at the first start).
+  const load = spawnSync(node.path, ['-e', "new (require('better-sqlite3'))(':memory:').close()"], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  if (load.status !== 0) {
+    const why = (load.stderr || String(load.error)).split('\n').find((l) => /Error/.test(l));
+    throw new Error(
+      `better-sqlite3 does not load under Node.js ${node.version} after npm ci: ${why ?? 'see above'}`,
+    );
+  }
+  writeFileSync(stamp, want);
 }
 
 function newestMtime(dir) {
@@ -95,7 +123,7 @@ function newestMtime(dir) {
   return newest;
 }
 
-function ensureBuild() {
+function ensureBuild(node) {
   const stamp = path.join(root, 'dist', '.build-stamp');
   const inputs = Math.max(
     ...['src', 'bench', 'test/golden', 'test/helpers'].map((d) => newestMtime(path.join(root, d))),
@@ -110,7 +138,7 @@ function ensureBuild() {
   rmSync(stamp, { force: true });
   say('building (tsc)…');
   try {
-    run(process.execPath, [
+    run(node.path, [
       path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
       '-p',
       'tsconfig.build.json',
@@ -323,15 +351,28 @@ function ensurePromtool() {
  * node_modules into dist/blocking (a few seconds); afterwards one node start that reads their
  * manifest. A failure leaves those two options answering 503, never the service down.
  */
-function ensureBlockingLists() {
+function ensureBlockingLists(node) {
   const builder = path.join(root, 'dist', 'src', 'render', 'screenshot', 'blocking', 'build.js');
   if (!existsSync(builder)) return;
   try {
-    run(process.execPath, [builder, '--if-stale', ...(quiet ? ['--quiet'] : [])]);
+    run(node.path, [builder, '--if-stale', ...(quiet ? ['--quiet'] : [])]);
   } catch (err) {
     say(
       `warning: building the blocking lists failed (${err.status != null ? `exit ${err.status}` : err.message}); blockAds and blockCookieBanners answer 503`,
     );
+  }
+}
+
+/** node_modules/.bin/node → the chosen Node (after npm ci, which empties node_modules). */
+function ensureNodeLink(node) {
+  if (!linkNode(root, node)) return;
+  if (node.pinned) {
+    removeOtherPinned(root, node.dir);
+    say(
+      `Cardshot runs on Node.js ${node.version} from ${path.relative(root, node.dir)}/ (${node.older ? `this machine's is ${node.older}, older than package.json's engines` : 'this machine has no node on PATH'})`,
+    );
+  } else {
+    say(`Cardshot runs on this machine's Node.js ${node.version} (${node.path})`);
   }
 }
 
@@ -343,9 +384,11 @@ function ensureDataDir() {
 
 try {
   checkNode();
-  ensureDependencies();
-  ensureBuild();
-  ensureBlockingLists();
+  const node = chooseNode(root, say);
+  ensureDependencies(node);
+  ensureNodeLink(node);
+  ensureBuild(node);
+  ensureBlockingLists(node);
   ensureDataDir();
   ensureChromium();
   ensureChromiumUser();

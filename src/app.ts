@@ -7,6 +7,7 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccountsModule } from './accounts/open.js';
+import { requireModules } from './areas.js';
 import type { Authenticator } from './auth/authenticate.js';
 import type { DashboardDeps } from './dashboard/context.js';
 import { registerDashboard } from './dashboard/index.js';
@@ -27,26 +28,32 @@ import { registerOpenApi } from './http/openapi.js';
 import { parseQueryString } from './http/query.js';
 import { requestIdFor } from './http/request-id.js';
 import { registerHealthRoutes } from './http/routes/health.js';
+import { registerJobRoutes } from './http/routes/jobs.js';
 import { registerMetricsRoute } from './http/routes/metrics.js';
 import { registerTemplateRoutes } from './http/routes/render-template.js';
 import { registerScreenshotRoutes } from './http/routes/render-url.js';
+import { registerWebhookRoutes } from './http/routes/webhooks.js';
 import type { HttpConfig } from './http/settings.js';
 import { readTrustProxy } from './http/trust-proxy.js';
+import type { Jobs } from './jobs/module.js';
 import type { Clock } from './lib/clock.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
+import type { RenderCommand } from './render/command.js';
 import type { ScreenshotService } from './render/screenshot/service/service.js';
-import type { TemplateService } from './render/template/service.js';
 import type { TemplateRegistry } from './render/template/types.js';
 import type { UsageRecorder } from './usage/recorder.js';
+import type { WebhookService } from './webhooks/service.js';
 
 export interface AppDeps {
   /** The server's settings, and what the dashboard it mounts reads. */
   config: HttpConfig & DashboardDeps['config'];
   log: Logger;
-  templates: TemplateService;
+  /** Plan, rate limit, service and usage in one call: what every render route calls. */
+  render: RenderCommand;
   /** The templates the OpenAPI document and the playground describe (read at request time). */
   registry: TemplateRegistry;
+  /** The viewports GET /render/url accepts; status and warm-up for health. */
   screenshots: ScreenshotService;
   authenticator: Authenticator;
   limiter: RateLimiter;
@@ -54,12 +61,14 @@ export interface AppDeps {
   /** Accounts, keys, passwords and plans, for the dashboard. */
   accounts: AccountsModule;
   sessions: Sessions;
-  /** The Theme page's service, renderer and queue (see DashboardDeps). */
+  /** The Theme page's service (see DashboardDeps). */
   themes: DashboardDeps['themes'];
-  renderer: DashboardDeps['renderer'];
-  renderQueue: DashboardDeps['renderQueue'];
   metrics: Metrics;
   health: Health;
+  /** The jobs API (null: not served, as in a one-card CLI run). */
+  jobs?: Jobs | null;
+  /** Webhook endpoints of the caller's account (/webhooks). */
+  webhooks: WebhookService;
   clock?: Clock;
   /** Time for a request's headers and body to arrive (default 30 s; tests shorten it). */
   requestTimeoutMs?: number;
@@ -76,6 +85,22 @@ const TIMEOUT_CHECK_EVERY_MS = 500;
 
 /** Builds the Fastify app from ready modules. Importing this file does no I/O. */
 export function createApp(deps: AppDeps): FastifyInstance {
+  // Modules spread from a process that did not start an area leave it out: stop here, naming it.
+  requireModules(
+    deps,
+    [
+      'render',
+      'registry',
+      'screenshots',
+      'authenticator',
+      'limiter',
+      'usage',
+      'accounts',
+      'sessions',
+      'themes',
+    ],
+    'the HTTP app',
+  );
   const requestTimeout = deps.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
@@ -145,8 +170,12 @@ export function createApp(deps: AppDeps): FastifyInstance {
   app.register(async (api) => {
     registerTemplateRoutes(api, deps);
     registerScreenshotRoutes(api, deps);
+    registerWebhookRoutes(api, deps);
     registerHealthRoutes(api, deps);
     registerMetricsRoute(api, { metrics: deps.metrics, token: deps.config.metricsToken });
+    // In a plugin of its own: its CSV parser, body limit and 413 message stay its own.
+    const jobs = deps.jobs;
+    if (jobs) api.register(async (scope) => registerJobRoutes(scope, { ...deps, jobs }));
   });
   registerDashboard(app, deps);
   return app;

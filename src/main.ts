@@ -16,9 +16,12 @@ import { createLogger } from './log.js';
 import { createModules } from './modules.js';
 import { killGroup, listProcesses } from './render/screenshot/engine/browser/processes.js';
 import { type Config, findUnknownVariables, loadConfig } from './settings.js';
-import { describeListenFailure, describeStartFailure, type StartFailure } from './start-error.js';
+import { describeListenFailure, describeStartFailure, EX_CONFIG, type StartFailure } from './start-error.js';
+import { unsupportedNode } from './version.js';
 
 async function main(): Promise<void> {
+  const oldNode = unsupportedNode();
+  if (oldNode) return exitWith({ line: `cardshot: ${oldNode}`, exitCode: EX_CONFIG }, undefined);
   let config: Config;
   try {
     // `npm start -- --skip-broken-templates`: a broken template file is left out with a warning.

@@ -13,6 +13,7 @@ import { assembleSettings, type ConfigOf, envNameOf } from './config/setting.js'
 import { type UnknownVariable, findUnknownVariables as unknownIn } from './config/unknown-env.js';
 import { sessionSettings, signInSettings } from './dashboard/settings.js';
 import { requestSettings, serverSettings, serviceSettings } from './http/settings.js';
+import { jobSettings } from './jobs/settings.js';
 import { netSettings } from './net/settings.js';
 import { redisSettings } from './redis/settings.js';
 import { imageSettings } from './render/image/settings.js';
@@ -21,6 +22,7 @@ import { templateSettings } from './render/template/settings.js';
 import { storageSettings } from './storage/settings.js';
 import { themeSettings } from './themes/settings.js';
 import { usageSettings } from './usage/settings.js';
+import { webhookSettings } from './webhooks/settings.js';
 
 /** Every setting of every area, in the order of the README table. */
 export const settings = assembleSettings(
@@ -41,6 +43,8 @@ export const settings = assembleSettings(
   imageSettings,
   themeSettings,
   screenshotSettings,
+  jobSettings,
+  webhookSettings,
 );
 
 export type Settings = typeof settings;

@@ -34,6 +34,11 @@ export interface AccountManager {
     expiresAt?: number | null;
   }): Promise<CreatedKey>;
   listKeys(accountId: string): Promise<ApiKeyRecord[]>;
+  /**
+   * The key `keyId` when it belongs to `accountId`; undefined for a malformed id, an unknown key
+   * or another account's, alike, so a caller cannot tell another account's key ids from none.
+   */
+  findOwnKey(accountId: string, keyId: string): Promise<ApiKeyRecord | undefined>;
   revokeKey(keyId: string): Promise<ApiKeyRecord>;
   /** A new key like the old one; the old one expires `graceMs` from now (or sooner if it already did). */
   rotateKey(keyId: string, graceMs: number): Promise<{ created: CreatedKey; old: ApiKeyRecord }>;
@@ -176,6 +181,11 @@ export function createAccountManager(deps: {
     async listKeys(accountId) {
       await requireAccount(accountId);
       return deps.store.listKeys(accountId);
+    },
+
+    async findOwnKey(accountId, keyId) {
+      const found = isId(keyId, 'key') ? await deps.store.findKey({ id: keyId }) : undefined;
+      return found && found.key.accountId === accountId ? found.key : undefined;
     },
 
     async revokeKey(keyId) {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { ConfigError } from '../config/load.js';
 import { AppError } from '../errors.js';
 import { FREE_OPTIONS, OPTION_NAMES, type OptionName } from '../render/screenshot/option-names.js';
+import { DEFAULT_JOBS, type JobsAllowance, parseJobsAllowance } from './plan-jobs.js';
 
 /** What an account may do: which templates, which screenshot viewports, how many requests. */
 export interface Plan {
@@ -21,6 +22,8 @@ export interface Plan {
    * the owner's API budget (issue 26 §3). A plans file that leaves it out gets `rateLimit`'s numbers.
    */
   signedRateLimit: RateBudget;
+  /** Jobs (POST /jobs): items per job, the account's running and waiting items, retention. */
+  jobs: JobsAllowance;
 }
 
 /** Requests admitted in a sliding window of `windowSeconds`. */
@@ -69,6 +72,7 @@ export const DEFAULT_PLANS: readonly Plan[] = [
     },
     rateLimit: { requests: 60, windowSeconds: 60 },
     signedRateLimit: { requests: 60, windowSeconds: 60 },
+    jobs: DEFAULT_JOBS.free,
   },
   {
     name: 'pro',
@@ -76,6 +80,7 @@ export const DEFAULT_PLANS: readonly Plan[] = [
     screenshots: { viewports: '*', concurrency: 4, queue: 8, options: '*', maxPixels: MAX_PLAN_PIXELS },
     rateLimit: { requests: 600, windowSeconds: 60 },
     signedRateLimit: { requests: 600, windowSeconds: 60 },
+    jobs: DEFAULT_JOBS.pro,
   },
 ];
 
@@ -101,7 +106,7 @@ export function loadPlans(templates: readonly string[], file = ''): Plans {
   return plans;
 }
 
-/** Validates a plans document (`{ "<name>": { templates, screenshots, rateLimit, signedRateLimit? } }`). */
+/** Validates a plans document (`{ "<name>": { templates, screenshots, rateLimit, signedRateLimit?, jobs? } }`). */
 export function parsePlansJson(doc: unknown, templates: readonly string[], where = 'plans file'): Plan[] {
   if (!isObject(doc)) throw new ConfigError(`${where} must hold a JSON object of plans by name`);
   return Object.entries(doc).map(([name, raw]) => parsePlan(name, raw, templates, where));
@@ -114,9 +119,9 @@ function parsePlan(name: string, raw: unknown, known: readonly string[], where: 
   }
   if (!isObject(raw)) throw new ConfigError(`${at} must be an object`);
   for (const k of Object.keys(raw)) {
-    if (!['templates', 'screenshots', 'rateLimit', 'signedRateLimit'].includes(k)) {
+    if (!['templates', 'screenshots', 'rateLimit', 'signedRateLimit', 'jobs'].includes(k)) {
       throw new ConfigError(
-        `${at}: unknown field "${k}" (allowed: templates, screenshots, rateLimit, signedRateLimit)`,
+        `${at}: unknown field "${k}" (allowed: templates, screenshots, rateLimit, signedRateLimit, jobs)`,
       );
     }
   }
@@ -133,8 +138,9 @@ function parsePlan(name: string, raw: unknown, known: readonly string[], where: 
   // A plan that does not say how many captures it may run inherits the built-in plan of its
   // name, or pro's: a plans file written before these settings existed keeps a useful share
   // instead of dropping every account to one capture at a time.
-  const inherited = (DEFAULT_PLANS.find((p) => p.name === name) ?? DEFAULT_PLANS[1]!).screenshots;
-  const screenshots = parseScreenshots(raw.screenshots, at, inherited || undefined);
+  const base = DEFAULT_PLANS.find((p) => p.name === name) ?? DEFAULT_PLANS[1]!;
+  const screenshots = parseScreenshots(raw.screenshots, at, base.screenshots || undefined);
+  const jobs = parseJobsAllowance(raw.jobs, at, base.jobs);
   const rateLimit = parseBudget(raw.rateLimit, `${at}: rateLimit`);
   const signedRateLimit =
     raw.signedRateLimit === undefined
@@ -146,6 +152,7 @@ function parsePlan(name: string, raw: unknown, known: readonly string[], where: 
     screenshots,
     rateLimit,
     signedRateLimit,
+    jobs,
   };
 }
 

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError } from '../config/load.js';
@@ -23,6 +23,13 @@ export interface ServerSecrets {
   limiterKey(value: string): string;
   /** Hex HMAC-SHA-256 of a screenshot's credentials: their part of a cache key, never them in clear. */
   credentialsMac(value: string): string;
+  /**
+   * Encrypts a secret the service must use again later (a webhook signing secret), bound to
+   * `context` (the row it belongs to), so a sealed value copied to another row does not open.
+   */
+  seal(plaintext: string, context: string): string;
+  /** The plaintext of `seal(plaintext, context)`; throws when it was sealed under another secret or context. */
+  unseal(sealed: string, context: string): string;
   /** Identifies the secret without revealing it: lets a database refuse a node with another secret. */
   readonly fingerprint: string;
 }
@@ -38,6 +45,7 @@ export function deriveSecrets(secret: string): ServerSecrets {
   const csrf = sub('cardshot/csrf/v1');
   const limiter = sub('cardshot/limiter-key/v1');
   const credentials = sub('cardshot/screenshot-credentials/v1');
+  const sealing = sub('cardshot/seal/v1');
   const fingerprint = sub('cardshot/fingerprint/v1').toString('base64url').slice(0, 22);
   return {
     hashKey: (key) => createHmac('sha256', hashKey).update(key).digest('hex'),
@@ -46,8 +54,36 @@ export function deriveSecrets(secret: string): ServerSecrets {
     csrfToken: (boundTo) => createHmac('sha256', csrf).update(boundTo).digest('base64url'),
     limiterKey: (value) => createHmac('sha256', limiter).update(value).digest('hex'),
     credentialsMac: (value) => createHmac('sha256', credentials).update(value).digest('hex'),
+    seal: (plaintext, context) => seal(sealing, plaintext, context),
+    unseal: (sealed, context) => unseal(sealing, sealed, context),
     fingerprint,
   };
+}
+
+const SEAL_VERSION = 'v1';
+
+/**
+ * AES-256-GCM with a random 96-bit nonce; `context` is authenticated data. Stored as
+ * `v1.<nonce>.<ciphertext>.<tag>` (base64url), so a later key or cipher can be told apart.
+ */
+function seal(key: Buffer, plaintext: string, context: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(context, 'utf8'));
+  const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  const parts = [iv, body, cipher.getAuthTag()].map((b) => b.toString('base64url'));
+  return [SEAL_VERSION, ...parts].join('.');
+}
+
+function unseal(key: Buffer, sealed: string, context: string): string {
+  const [version, iv, body, tag] = sealed.split('.');
+  if (version !== SEAL_VERSION || iv === undefined || body === undefined || tag === undefined) {
+    throw new Error('not a sealed value of this version');
+  }
+  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+  decipher.setAAD(Buffer.from(context, 'utf8'));
+  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+  return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
 }
 
 /**

@@ -1,50 +1,59 @@
+import { unsupportedNode } from '../version.js';
 import { failureLine } from './admin.js';
-import { runAccounts } from './commands/accounts.js';
-import { runConfig } from './commands/config.js';
-import { runDoctorCommand } from './commands/doctor.js';
-import { runKeys } from './commands/keys.js';
-import { runRender } from './commands/render.js';
-import { runShot } from './commands/shot.js';
-import { runSign } from './commands/sign.js';
-import { runTemplates } from './commands/templates.js';
-import { runTheme } from './commands/theme.js';
-import { runUsage } from './commands/usage.js';
 
-/** Each verb's one-line help; the first word is the command. */
+/**
+ * Each verb's one-line help (the first word is the command) and its command, imported when it
+ * runs: `render` alone used to load the screenshot engine, the database drivers and Redis
+ * client with every other command's code (about a second of a one-card run).
+ */
 const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<number> }> = {
   render: {
     help: 'render <template> --title … [--subtitle … --brand … --image-url …] -o card.png\n  render --batch cards.json|cards.csv --out-dir dir/',
-    run: runRender,
+    run: async (argv) => (await import('./commands/render.js')).runRender(argv),
   },
   templates: {
     help: 'templates list | check [--dir DIR] [--json] | new NAME | types [--out FILE]   template files: fit check, starter, client types',
-    run: runTemplates,
+    run: async (argv) => (await import('./commands/templates.js')).runTemplates(argv),
   },
   shot: {
     help: 'shot <url> [--full-page --selector … --format webp …] -o page.webp\n  shot --batch urls.txt -o shots/ [--concurrency N]   screenshots through a running server',
-    run: (argv) => runShot(argv),
+    run: async (argv) => (await import('./commands/shot.js')).runShot(argv),
+  },
+  jobs: {
+    help: 'jobs submit FILE.csv|FILE.json [--wait] [--out-dir DIR] | get|cancel|results ID | list   background batches through a running server',
+    run: async (argv) => (await import('./commands/jobs.js')).runJobs(argv),
+  },
+  webhooks: {
+    help: 'webhooks add URL [--events …] | list | rotate ID | test ID | remove ID | deliveries ID   signed job events',
+    run: async (argv) => (await import('./commands/webhooks.js')).runWebhooks(argv),
   },
   accounts: {
     help: 'accounts create --name … --email … --plan … | list | set-plan <id|email> <plan> | invite <id|email> | set-password <id|email>   [--json]',
-    run: runAccounts,
+    run: async (argv) => (await import('./commands/accounts.js')).runAccounts(argv),
   },
   keys: {
     help: 'keys create --account <id|email> --name … --environment … [--expires 90d] | list --account <id|email> | revoke <id> | rotate <id> --grace 24h   [--json]',
-    run: runKeys,
+    run: async (argv) => (await import('./commands/keys.js')).runKeys(argv),
   },
-  usage: { help: 'usage --account <id|email> [--days 30] [--json]', run: runUsage },
+  usage: {
+    help: 'usage --account <id|email> [--days 30] [--json]',
+    run: async (argv) => (await import('./commands/usage.js')).runUsage(argv),
+  },
   theme: {
     help: 'theme show | set [--background … --text … --accent … --font … --logo-file … | --logo-url …] | clear   --account <id|email> [--json]',
-    run: runTheme,
+    run: async (argv) => (await import('./commands/theme.js')).runTheme(argv),
   },
-  sign: { help: 'sign <url> --key-id key_… --secret cssig_… [--expires 365d]', run: runSign },
+  sign: {
+    help: 'sign <url> --key-id key_… --secret cssig_… [--expires 365d]',
+    run: async (argv) => (await import('./commands/sign.js')).runSign(argv),
+  },
   config: {
     help: 'config [--json | --markdown]   effective settings, secrets masked, and where each came from',
-    run: runConfig,
+    run: async (argv) => (await import('./commands/config.js')).runConfig(argv),
   },
   doctor: {
     help: 'doctor [--json]   check Chromium, fonts, data dir, plans, database, secret, Redis and the URL guard',
-    run: runDoctorCommand,
+    run: async (argv) => (await import('./commands/doctor.js')).runDoctorCommand(argv),
   },
 };
 
@@ -81,8 +90,12 @@ export async function runCli(argv: string[]): Promise<number> {
 /** Commands whose subcommands (`create`, `set`, …) share the command's one help text. */
 const HELP_AT_COMMAND = new Set(['accounts', 'keys', 'theme']);
 
+const oldNode = unsupportedNode();
 try {
-  process.exitCode = await runCli(process.argv.slice(2));
+  if (oldNode) {
+    process.stderr.write(`cardshot: ${oldNode}\n`);
+    process.exitCode = 1;
+  } else process.exitCode = await runCli(process.argv.slice(2));
 } catch (err) {
   // A command that let an error through still prints one line, never a stack.
   process.stderr.write(`cardshot ${process.argv[2] ?? ''}: ${failureLine(err)}\n`);

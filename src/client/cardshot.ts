@@ -1,3 +1,4 @@
+import { JobsApi } from './jobs.js';
 import {
   type FormatChoice,
   formatOf,
@@ -10,6 +11,7 @@ import {
 import { encodeRfc3986, signPath } from './signing.js';
 import type { CardshotTemplates } from './templates.generated.js';
 import { send } from './transport.js';
+import { WebhooksApi } from './webhook-endpoints.js';
 
 /**
  * A template's name: those `CardshotTemplates` knows (the built-ins, and yours once you add
@@ -122,6 +124,10 @@ export class Cardshot {
   readonly baseUrl: string;
   private readonly opts: CardshotOptions;
   private readonly fetchImpl: typeof fetch;
+  /** Background jobs: many cards and screenshots at once, their images kept for a while. */
+  readonly jobs: JobsApi;
+  /** Webhook endpoints, told when a job ends (verify what they receive with `verifyWebhook`). */
+  readonly webhooks: WebhooksApi;
 
   constructor(opts: CardshotOptions) {
     if (!opts?.baseUrl) throw new TypeError('Cardshot: baseUrl is required');
@@ -130,6 +136,9 @@ export class Cardshot {
     const f = opts.fetch ?? globalThis.fetch;
     if (typeof f !== 'function') throw new TypeError('Cardshot: no fetch available; pass options.fetch');
     this.fetchImpl = f.bind(globalThis);
+    const transport = { ...opts, baseUrl: this.baseUrl, fetchImpl: this.fetchImpl };
+    this.jobs = new JobsApi(transport);
+    this.webhooks = new WebhooksApi(transport);
   }
 
   /**

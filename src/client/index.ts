@@ -17,6 +17,25 @@ export {
   type WaitUntil,
 } from './cardshot.js';
 export { CardshotError, type CardshotErrorCode } from './errors.js';
+export type {
+  Downloaded,
+  DownloadOptions,
+  DownloadTarget,
+  ItemPage,
+  ItemResult,
+  ItemStatus,
+  Job,
+  JobInput,
+  JobItem,
+  JobItemInput,
+  JobPage,
+  JobStatus,
+  PageOptions,
+  SubmitOptions,
+  SubmittedJob,
+  WaitOptions,
+} from './job-types.js';
+export { JobsApi } from './jobs.js';
 export {
   FILE_EXTENSION,
   type FormatChoice,
@@ -29,3 +48,13 @@ export {
 } from './options.js';
 export { canonicalRequest, encodeRfc3986 } from './signing.js';
 export type { CardshotTemplates } from './templates.generated.js';
+export {
+  type DeliveryPage,
+  type WebhookAttempt,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+  type WebhookEndpointWithSecret,
+  type WebhookEventType,
+  WebhooksApi,
+} from './webhook-endpoints.js';
+export { verifyWebhook, type WebhookEvent, WebhookVerificationError } from './webhooks.js';

@@ -11,19 +11,30 @@ export interface TransportOptions {
   fetchImpl: typeof fetch;
 }
 
+/** What one call may add: a conditional ETag, a signal, its own headers. */
+export interface CallInit {
+  ifNoneMatch?: string | undefined;
+  signal?: AbortSignal | undefined;
+  /**
+   * Hand back the answer as it streams, without reading its body first: the time-out then
+   * covers the wait for the headers only, and the caller reads (or cancels) the body.
+   */
+  stream?: boolean | undefined;
+}
+
 /** One request with time-out, retries on 429/503, and errors turned into CardshotError. */
 export async function send(
   opts: TransportOptions,
   path: string,
   init: RequestInit,
-  call: { ifNoneMatch?: string | undefined; signal?: AbortSignal | undefined },
+  call: CallInit,
 ): Promise<Response> {
   const retries = Math.max(0, opts.retries ?? 0);
   const headers: Record<string, string> = { ...(init.headers as Record<string, string>) };
   if (opts.apiKey) headers['x-api-key'] = opts.apiKey;
   if (call.ifNoneMatch) headers['if-none-match'] = call.ifNoneMatch;
   for (let attempt = 0; ; attempt++) {
-    const res = await attemptOnce(opts, `${opts.baseUrl}${path}`, { ...init, headers }, call.signal);
+    const res = await attemptOnce(opts, `${opts.baseUrl}${path}`, { ...init, headers }, call);
     if (res.ok || res.status === 304) return res;
     const err = await errorFromResponse(res);
     const wait = retryDelay(opts, err, attempt);
@@ -51,8 +62,9 @@ async function attemptOnce(
   opts: TransportOptions,
   url: string,
   init: RequestInit,
-  signal: AbortSignal | undefined,
+  call: CallInit,
 ): Promise<Response> {
+  const { signal } = call;
   if (signal?.aborted) throw aborted();
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const controller = new AbortController();
@@ -64,8 +76,15 @@ async function attemptOnce(
   // Forwarded by hand rather than AbortSignal.any, which older runtimes lack.
   const forward = () => controller.abort();
   signal?.addEventListener('abort', forward, { once: true });
+  let streaming = false;
   try {
     const res = await opts.fetchImpl(url, { ...init, signal: controller.signal });
+    if (call.stream && res.ok) {
+      // The caller's signal keeps aborting the body as it streams; only the time-out ends here.
+      streaming = true;
+      clearTimeout(timer);
+      return res;
+    }
     // Reading the body is part of the attempt too: a stalled body is a time-out, not a hang.
     const body = await res.arrayBuffer();
     return new Response(res.status === 304 || res.status === 204 ? null : body, {
@@ -89,11 +108,43 @@ async function attemptOnce(
     });
   } finally {
     clearTimeout(timer);
-    signal?.removeEventListener('abort', forward);
+    if (!streaming) signal?.removeEventListener('abort', forward);
   }
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+/**
+ * A JSON call: the body (when given) sent as JSON, the answer parsed; 204 gives undefined.
+ * Every refusal is the CardshotError `send` makes of it.
+ */
+export async function sendJson<T>(
+  opts: TransportOptions,
+  method: string,
+  path: string,
+  body: unknown,
+  call: CallInit & { headers?: Record<string, string> | undefined } = {},
+): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json', ...call.headers };
+  const init: RequestInit = { method, headers };
+  if (body !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    init.body = typeof body === 'string' ? body : JSON.stringify(body);
+  }
+  const res = await send(opts, path, init, call);
+  if (res.status === 204) return undefined as T;
+  const text = await res.text();
+  try {
+    return JSON.parse(text) as T;
+  } catch (err) {
+    throw new CardshotError(`Cardshot answered ${method} ${path} with something other than JSON`, {
+      status: res.status,
+      code: 'http_error',
+      cause: err,
+    });
+  }
+}
+
+/** Resolves after `ms`, or rejects with the aborted CardshotError when `signal` fires first. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(aborted());
     const timer = setTimeout(() => {

@@ -41,6 +41,7 @@ function load(): Map<string, Asset> {
     'dashboard.js': 'src/dashboard/static/dashboard.js',
     'shot-playground.js': 'src/dashboard/static/shot-playground.js',
     'theme.js': 'src/dashboard/static/theme.js',
+    'jobs.js': 'src/dashboard/static/jobs.js',
     'logo.svg': 'src/dashboard/static/logo.svg',
   };
   for (const weight of [400, 500, 600, 700]) {

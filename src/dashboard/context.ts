@@ -3,16 +3,17 @@ import type { Logger } from 'pino';
 import type { AccountsModule } from '../accounts/open.js';
 import { configuredOrigin, originFor } from '../accounts/origin.js';
 import type { HttpConfig } from '../http/settings.js';
+import type { Jobs } from '../jobs/module.js';
 import type { Clock } from '../lib/clock.js';
-import type { WorkQueue } from '../lib/work-queue.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
+import type { RenderCommand } from '../render/command.js';
 import type { ScreenshotConfig } from '../render/screenshot/settings.js';
-import type { TemplateRenderer } from '../render/template/renderer.js';
 import type { TemplateRegistry } from '../render/template/types.js';
 import type { StorageConfig } from '../storage/settings.js';
 import type { ThemeService } from '../themes/service.js';
 import type { ThemeConfig } from '../themes/settings.js';
 import type { UsageRecorder } from '../usage/recorder.js';
+import type { WebhookService } from '../webhooks/service.js';
 import type { Html } from './html.js';
 import type { ActiveSession, Sessions } from './sessions.js';
 import type { DashboardConfig } from './settings.js';
@@ -61,10 +62,14 @@ export interface DashboardDeps {
   sessions: Sessions;
   limiter: RateLimiter;
   usage: UsageRecorder;
-  /** The Theme page: the account's theme, and the renderer and queue its preview draws with. */
+  /** The Theme page: the account's theme. */
   themes: ThemeService;
-  renderer: TemplateRenderer;
-  renderQueue: WorkQueue;
+  /** What the Theme page's preview draws with (a `none` caller: its bound is its own). */
+  render: Pick<RenderCommand, 'card'>;
+  /** The Jobs pages (null or absent: this server runs no jobs, and the pages say so). */
+  jobs?: Jobs | null;
+  /** The Webhooks pages: endpoints, secrets shown once, the delivery log. */
+  webhooks: WebhookService;
   clock?: Clock;
 }
 

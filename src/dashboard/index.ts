@@ -5,11 +5,13 @@ import { logAppError, retryAfterHeader, STATUS, sendError, toAppError } from '..
 import { registerAssets } from './assets.js';
 import { type DashboardDeps, type DashboardRouteKind, sendPage } from './context.js';
 import { registerAuthRoutes } from './routes/auth.js';
+import { registerJobPages } from './routes/jobs.js';
 import { registerKeyRoutes } from './routes/keys.js';
 import { registerOverviewRoutes } from './routes/overview.js';
 import { registerPlaygroundRoutes } from './routes/playground.js';
 import { registerScreenshotPlaygroundRoutes } from './routes/screenshot-playground.js';
 import { registerThemeRoutes } from './routes/theme.js';
+import { registerWebhookPages } from './routes/webhooks.js';
 import { clearCookie, isSecure, readCookie, sameOrigin, setCookie, setSecurityHeaders } from './security.js';
 import { randomId } from './sessions.js';
 import { errorPage, headingFor } from './views/errors.js';
@@ -49,6 +51,8 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
       registerPlaygroundRoutes(scope, deps);
       registerScreenshotPlaygroundRoutes(scope, deps);
       registerThemeRoutes(scope, deps);
+      registerJobPages(scope, deps);
+      registerWebhookPages(scope, deps);
     },
     { prefix: '/dashboard' },
   );

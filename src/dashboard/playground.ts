@@ -1,8 +1,9 @@
 import { keyStatus } from '../accounts/manager.js';
-import { assertTemplateAllowed, type Plan } from '../auth/plans.js';
+import type { Plan } from '../auth/plans.js';
 import type { ServerSecrets } from '../auth/secret.js';
 import { encodeRfc3986, signUrl } from '../auth/signing.js';
 import { AppError } from '../errors.js';
+import { allowCard } from '../render/plan-gate.js';
 import { parseTemplateRequest, type TemplateRequest } from '../render/template/request.js';
 import { isSizeName, SIZES } from '../render/template/sizes.js';
 import type { SizeName, TemplateDefinition, TemplateRegistry } from '../render/template/types.js';
@@ -101,7 +102,8 @@ export function buildPlayground(opts: {
   const def = opts.registry.get(input.template);
   const fields = requestFields(input, def);
   const parsed = parseTemplateRequest(fields, 'query', undefined, opts.registry);
-  assertTemplateAllowed(opts.plan, parsed.template);
+  // The render command's own plan check, so the page never signs a URL the API would refuse.
+  allowCard(opts.plan, parsed);
   const key = playgroundKey(opts.keys, input.key, opts.now, 'previews and og:image URLs');
   const request = normalised(fields, parsed, def);
   const path = `/render/template?${query(request)}`;

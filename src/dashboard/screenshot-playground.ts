@@ -1,7 +1,8 @@
-import { assertScreenshotAllowed, type Plan } from '../auth/plans.js';
+import type { Plan } from '../auth/plans.js';
 import type { ServerSecrets } from '../auth/secret.js';
 import { carriesFresh, encodeRfc3986 } from '../auth/signing.js';
 import { FILE_EXTENSION, type ImageFormat, screenshotParams } from '../client/options.js';
+import { allowScreenshot } from '../render/plan-gate.js';
 import { type OptionName, type OptionSpec, SHOT_OPTIONS } from '../render/screenshot/option-table.js';
 import { DEFAULT_WAIT_UNTIL, parseScreenshotRequest } from '../render/screenshot/request.js';
 import { DEFAULT_VIEWPORT, type Viewport } from '../render/screenshot/viewports.js';
@@ -81,8 +82,8 @@ export function planShotOptions(plan: Plan | undefined): readonly string[] | '*'
 
 /**
  * Validates the request exactly as GET /render/url does (400 with the API's message; 403 when
- * the plan takes no screenshots or not with this viewport) and signs it with one of the
- * account's keys. The API checks the plan's options again when the preview loads.
+ * the plan takes no screenshots, or not with this viewport or these options) and signs it with
+ * one of the account's keys.
  */
 export function buildShotPlayground(opts: {
   input: ShotPlaygroundInput;
@@ -95,7 +96,9 @@ export function buildShotPlayground(opts: {
 }): ShotPlaygroundResult {
   const params = shotQueryParams(opts.input);
   const parsed = parseScreenshotRequest(Object.fromEntries(params), opts.viewports);
-  assertScreenshotAllowed(opts.plan, parsed.viewport.name);
+  // The render command's own plan check (viewport and options), so the page never signs a URL
+  // the API would refuse.
+  allowScreenshot(opts.plan, parsed);
   const key = playgroundKey(opts.keys, opts.input.key, opts.now, 'previews and screenshot URLs');
   const pathOf = (ps: Array<[string, string]>) =>
     `/render/url?${ps.map(([n, v]) => `${n}=${encodeRfc3986(v)}`).join('&')}`;

@@ -4,15 +4,16 @@ import { AUTH_QUERY_PARAMS, type AuthContext, type Authenticator } from '../auth
 import type { Plan } from '../auth/plans.js';
 import { AppError } from '../errors.js';
 import { type Clock, systemClock } from '../lib/clock.js';
-import type { Metrics } from '../metrics/metrics.js';
+import { type Budget, budgetOf, RATE_LIMITED } from '../ratelimit/budgets.js';
 import type { RateDecision, RateLimiter } from '../ratelimit/limiter.js';
+import type { BudgetState, RenderCaller } from '../render/command.js';
 import type { UsageRecorder } from '../usage/recorder.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated caller on protected routes (every /render/… route); null elsewhere. */
     auth: AuthContext | null;
-    /** True once `access.admit` counted this request against the account's rate limit. */
+    /** True once the render command counted this request against its rate budget. */
     rateCounted: boolean;
   }
   interface FastifyInstance {
@@ -23,54 +24,48 @@ declare module 'fastify' {
 /** What a protected route calls once its input is valid. */
 export interface AccessControl {
   /**
-   * Runs `check` on the caller's plan (403), then counts the request against the account's
-   * rate limit (429), setting the rate-limit headers either way. Call it after validation (400)
-   * and before any cache lookup or render, so the order is 401 → 400 → 403 → 429. Resolves to
-   * the admitted caller.
+   * The authenticated caller as the render command takes it (the budget its credential spends:
+   * the account's for a key, the key's signed-URL one for a signed URL), and the callback the
+   * command calls once it counted the request, which sets the rate-limit headers (on a 429
+   * too). Call it after validation (400), so the order is 401 → 400 → 403 → 429.
+   */
+  callerOf(
+    req: FastifyRequest,
+    reply: FastifyReply,
+  ): { auth: AuthContext; caller: RenderCaller; onBudget: (state: BudgetState) => void };
+  /**
+   * For protected routes that render nothing (the webhook endpoints): runs `check` on the plan
+   * (403), then counts the request against its budget (429), setting the rate-limit headers.
    */
   admit(req: FastifyRequest, reply: FastifyReply, check: (plan: Plan) => void): Promise<AuthContext>;
 }
 
-/** Every route under /render/ is protected, whoever registers it and whenever. */
+/** Every route under /render/ and /webhooks is protected, whoever registers it and whenever. */
 export function isProtectedRoute(url: string): boolean {
+  return url.startsWith('/render/') || url === '/webhooks' || url.startsWith('/webhooks/');
+}
+
+/** Routes a signed URL may authenticate: the images, never the management routes. */
+export function acceptsSignedUrls(url: string): boolean {
   return url.startsWith('/render/');
 }
 
-/** The limiter key of an account's request budget (the dashboard peeks at it too). */
-export function rateLimitKey(accountId: string): string {
-  return `acct:${accountId}`;
+/** The render caller of an authenticated request: a signed URL spends its key's own budget. */
+export function renderCallerOf(auth: AuthContext): RenderCaller {
+  const { accountId, plan, keyId } = auth;
+  return auth.via === 'signature'
+    ? { accountId, plan, keyId, limit: 'signed' }
+    : { accountId, plan, keyId, limit: 'key' };
 }
 
-/**
- * The limiter key of a key's signed-URL budget: apart from the account's, so anonymous traffic on
- * a published URL cannot spend the owner's API budget (issue 26 §3).
- */
-export function signedRateLimitKey(keyId: string): string {
-  return `signed:${keyId}`;
+/** The budget an authenticated request is counted against (peeked at for the headers of others). */
+function budgetOfAuth(auth: AuthContext): Budget {
+  return auth.via === 'signature'
+    ? budgetOf({ ...auth, spends: 'signed' })
+    : budgetOf({ accountId: auth.accountId, plan: auth.plan, spends: 'account' });
 }
 
-/** The budget a request is counted against: the account's, or its key's signed-URL one. */
-function budgetOf(auth: AuthContext): { key: string; name: string; limit: number; windowMs: number } {
-  if (auth.via === 'signature') {
-    const b = auth.plan.signedRateLimit;
-    return {
-      key: signedRateLimitKey(auth.keyId),
-      name: `${auth.plan.name}-signed`,
-      limit: b.requests,
-      windowMs: b.windowSeconds * 1000,
-    };
-  }
-  const b = auth.plan.rateLimit;
-  return {
-    key: rateLimitKey(auth.accountId),
-    name: auth.plan.name,
-    limit: b.requests,
-    windowMs: b.windowSeconds * 1000,
-  };
-}
-
-/** Spec §7, word for word. */
-export const RATE_LIMITED = 'Rate limit exceeded';
+export { RATE_LIMITED, rateLimitKey, signedRateLimitKey } from '../ratelimit/budgets.js';
 
 /**
  * Wires authentication into every /render/ route (an onRoute hook, so routes registered later,
@@ -85,8 +80,6 @@ export function installAccessControl(
     usage: UsageRecorder;
     log: Logger;
     clock?: Clock;
-    /** Counts 429s by plan. */
-    metrics?: Pick<Metrics, 'rateLimited'>;
   },
 ): void {
   const clock = deps.clock ?? systemClock;
@@ -107,12 +100,20 @@ export function installAccessControl(
     // to a caller without the key. Signed and api_key URLs differ per key, so the URL suffices.
     reply.header('Vary', 'x-api-key');
     const query = (req.query ?? {}) as Record<string, unknown>;
-    req.auth = await deps.authenticator.authenticate({
+    const auth = await deps.authenticator.authenticate({
       method: req.method,
       path: req.url.split('?', 1)[0] ?? '/',
       headers: req.headers,
       query,
     });
+    // Signed URLs are for publishing images; one leaked from a page must not read or change
+    // an account's settings (its webhooks), so elsewhere it is no credential at all.
+    if (auth.via === 'signature' && !acceptsSignedUrls(req.routeOptions.url ?? '')) {
+      throw new AppError('unauthorized', 'Missing or invalid API key', {
+        detail: `a signed URL was used on ${req.routeOptions.url}, which takes an API key only`,
+      });
+    }
+    req.auth = auth;
     // Credentials are consumed here; handlers validate the rest of the query without them.
     for (const p of AUTH_QUERY_PARAMS) delete query[p];
   };
@@ -127,9 +128,12 @@ export function installAccessControl(
   app.addHook('onSend', async (req, reply, payload) => {
     if (!req.auth || req.rateCounted) return payload;
     if (reply.statusCode < 400) {
-      req.log.error({ route: req.routeOptions.url }, 'protected route answered without access.admit()');
+      req.log.error(
+        { route: req.routeOptions.url },
+        'protected route answered without counting its rate budget',
+      );
     }
-    const b = budgetOf(req.auth);
+    const b = budgetOfAuth(req.auth);
     const d = await deps.limiter.peek(b.key, b.limit, b.windowMs);
     setHeaders(reply, b.name, d);
     return payload;
@@ -142,18 +146,30 @@ export function installAccessControl(
   });
 
   app.decorate('access', {
+    callerOf(req, reply) {
+      const auth = req.auth;
+      if (!auth)
+        throw new AppError('internal', 'Internal server error', { detail: 'callerOf() on an open route' });
+      return {
+        auth,
+        caller: renderCallerOf(auth),
+        onBudget: ({ policy, decision }) => {
+          req.rateCounted = true;
+          setHeaders(reply, policy, decision);
+        },
+      };
+    },
     async admit(req, reply, check) {
       const auth = req.auth;
       if (!auth)
         throw new AppError('internal', 'Internal server error', { detail: 'admit() on an open route' });
       check(auth.plan);
-      const b = budgetOf(auth);
+      const b = budgetOfAuth(auth);
       const d = await deps.limiter.consume(b.key, b.limit, b.windowMs);
       req.rateCounted = true;
       setHeaders(reply, b.name, d);
       if (!d.allowed) {
         deps.usage.record(auth.accountId, 'rate_limited');
-        deps.metrics?.rateLimited(auth.plan.name);
         throw new AppError('rate_limited', RATE_LIMITED, {
           retryAfter: d.resetMs / 1000,
           detail: `account ${auth.accountId}, plan ${auth.plan.name}, budget ${b.key}`,

@@ -1,6 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors.js';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route reads no body (an action: rotate, test): an empty one sent with a JSON
+     * Content-Type, as many HTTP clients do on every POST, is no error there.
+     */
+    bodyless?: boolean;
+  }
+}
+
 /**
  * The JSON body parser. Fastify's own refuses prototype keys too, but reports them as "not
  * valid JSON", which sends a caller looking for a syntax error that is not there.
@@ -33,8 +43,10 @@ export function installJsonBodyParser(app: FastifyInstance): void {
     let text = String(body);
     // A byte order mark, which some Windows tools write: RFC 8259 lets a parser ignore it.
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    if (text.trim() === '')
+    if (text.trim() === '') {
+      if (req.routeOptions.config?.bodyless) return done(null, undefined);
       return done(new AppError('bad_request', 'Request body is empty; send a JSON object'));
+    }
     let value: unknown;
     try {
       value = JSON.parse(text);

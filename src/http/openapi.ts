@@ -8,6 +8,7 @@ import { CARDSHOT_VERSION, packageRoot } from '../version.js';
 import { finishOpenApiDocument } from './openapi-finish.js';
 import { createTemplateDocs } from './openapi-templates.js';
 import { ErrorBody, SECURITY_SCHEMES } from './schemas/common.js';
+import { Job } from './schemas/jobs.js';
 import type { HttpConfig } from './settings.js';
 
 /**
@@ -35,7 +36,7 @@ export function isUndocumented(url: string): boolean {
 
 const DESCRIPTION = `Cardshot returns PNG images: social cards from built-in templates, and screenshots of public web pages.
 
-Every \`/render/…\` request authenticates in one of three ways: the \`x-api-key\` header, the discouraged \`api_key\` query parameter, or a signed URL (\`kid\`, \`exp\`, \`sig\`; GET only). Every error is \`{ "error": "<message>" }\` with \`Cache-Control: no-store\`; every answer carries \`X-Request-Id\`. A path or method this document does not list answers 404 \`{ "error": "No route for GET /x" }\`; a listed path asked with another method answers 405 with \`Allow\`. Every GET also answers HEAD (same headers, no body). The full reference, with every message, is docs/api.md.`;
+Every \`/render/…\` request authenticates in one of three ways: the \`x-api-key\` header, the discouraged \`api_key\` query parameter, or a signed URL (\`kid\`, \`exp\`, \`sig\`; GET only). \`/webhooks…\` takes the key (header or query), never a signed URL. Every error is \`{ "error": "<message>" }\` with \`Cache-Control: no-store\`; every answer carries \`X-Request-Id\`. A path or method this document does not list answers 404 \`{ "error": "No route for GET /x" }\`; a listed path asked with another method answers 405 with \`Allow\`. Every GET also answers HEAD (same headers, no body). The full reference, with every message, is docs/api.md.`;
 
 /**
  * Collects the route schemas into an OpenAPI 3.1 document (GET /openapi.json) and serves the
@@ -49,6 +50,7 @@ export function registerOpenApi(
   const templateDocs = createTemplateDocs(registry);
   app.addHook('onClose', async () => templateDocs.close());
   app.addSchema(ErrorBody);
+  app.addSchema(Job);
   app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
@@ -61,6 +63,14 @@ export function registerOpenApi(
       servers: [{ url: config.publicUrl !== '' ? config.publicUrl.replace(/\/+$/, '') : '/' }],
       tags: [
         { name: 'Render', description: 'PNG cards and screenshots (API key needed).' },
+        {
+          name: 'Jobs',
+          description: 'Batches of cards and screenshots rendered in the background (API key needed).',
+        },
+        {
+          name: 'Webhooks',
+          description: 'Endpoints that receive signed events (Standard Webhooks); API key needed.',
+        },
         { name: 'Operations', description: 'Health, readiness, metrics and this document (no API key).' },
       ],
       components: { securitySchemes: SECURITY_SCHEMES as never },

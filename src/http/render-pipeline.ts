@@ -1,38 +1,21 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../auth/authenticate.js';
-import type { Plan } from '../auth/plans.js';
-import type { UsageRecorder } from '../usage/recorder.js';
+import type { RenderCaller, Rendered, RenderOptions } from '../render/command.js';
 import { clientGoneSignal } from './client-gone.js';
 import { recordTimings } from './timings.js';
 
-/**
- * What a render service resolves to: an image (`kind: 'png'` for any format, the name predating
- * the others; `contentType` says which, PNG when absent), or "you already have it" (304).
- */
-export type Rendered = {
-  etag: string;
-  contentType?: string;
-  /** HIT or MISS; absent where the answer does not say (a card's 304). */
-  cache?: 'HIT' | 'MISS';
-  timings: Readonly<Record<string, number | undefined>>;
-} & ({ kind: 'not-modified' } | { kind: 'png'; body: Buffer });
-
-/** What every service call gets: the client's ETag and a signal that aborts when it hangs up. */
-export interface ResolveOptions {
-  ifNoneMatch?: string;
-  signal: AbortSignal;
-}
+/** What a route's render gets besides its input: the client's ETag, its signal, the budget callback. */
+export type RouteRenderOptions = RenderOptions & { signal: AbortSignal };
 
 /** What a render route declares; the pipeline does the rest, in the same order for every route. */
 export interface RenderRoute<Input, Result extends Rendered> {
   /** Validates the request (400); runs before the plan and the rate limit. */
   parse(req: FastifyRequest): Input;
-  /** Refuses what the caller's plan does not include (403). */
-  allow(plan: Plan, input: Input): void;
-  /** Calls the service. `auth` is the admitted caller (its account scopes caches and queues). */
-  resolve(input: Input, opts: ResolveOptions, auth: AuthContext): Promise<Result>;
-  /** What a fresh answer counts as in the account's usage. */
-  usage: 'template' | 'screenshot';
+  /**
+   * Calls the render command (plan 403 → rate limit 429 → service → usage) for the caller;
+   * `opts` carries the client's ETag, its client-gone signal and the rate-limit headers' callback.
+   */
+  render(input: Input, caller: RenderCaller, opts: RouteRenderOptions): Promise<Result>;
   /** The answer's Cache-Control. */
   cacheControl(result: Result, auth: AuthContext): string;
   /** Headers of this route's answers besides the shared ones (Age, X-Target-Status). */
@@ -42,29 +25,27 @@ export interface RenderRoute<Input, Result extends Rendered> {
 }
 
 /**
- * The one request flow of every render route (design §1): parse (400) → plan (403) and rate
- * limit (429) → If-None-Match and a client-gone signal → service → usage → the PNG or a 304,
- * with Cache-Control, ETag, X-Cache and Server-Timing (from the request's timings record).
+ * The one request flow of every render route (design §1): parse (400) → the render command
+ * (plan 403, rate limit 429, If-None-Match, service, usage) with a client-gone signal → the PNG
+ * or a 304, with Cache-Control, ETag, X-Cache and Server-Timing (from the request's timings
+ * record). Authentication ran before (the access control's onRequest hook).
  */
 export function renderHandler<Input, Result extends Rendered>(
   app: FastifyInstance,
-  usage: UsageRecorder,
   route: RenderRoute<Input, Result>,
 ): (req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> {
   return async (req, reply) => {
     const started = performance.now();
     const input = route.parse(req);
-    // Plan (403) and rate limit (429) come after validation and before the cache or any work.
-    const auth = await app.access.admit(req, reply, (plan) => route.allow(plan, input));
+    const { auth, caller, onBudget } = app.access.callerOf(req, reply);
     const inm = req.headers['if-none-match'];
     // A client that hangs up stops its wait (a queue slot, an artwork fetch) and its work when
     // nobody else waits for it, so it cannot hold a slot for the whole time-out.
-    const opts: ResolveOptions = {
+    const result = await route.render(input, caller, {
       ...(typeof inm === 'string' ? { ifNoneMatch: inm } : {}),
       signal: clientGoneSignal(req, reply),
-    };
-    const result = await route.resolve(input, opts, auth);
-    usage.record(auth.accountId, usageKind(result, route.usage));
+      onBudget,
+    });
     reply.header('Cache-Control', route.cacheControl(result, auth));
     reply.header('ETag', `"${result.etag}"`);
     for (const [name, value] of Object.entries(route.headers?.(result) ?? {})) reply.header(name, value);
@@ -77,17 +58,4 @@ export function renderHandler<Input, Result extends Rendered>(
     reply.type(result.contentType ?? 'image/png');
     return reply.code(200).send(result.body);
   };
-}
-
-/**
- * The usage a resolved request counts as: the route's fresh render whenever one was made (a MISS,
- * even when answered 304: `If-None-Match: *` on a miss still captures), else a 304 or a cache hit.
- */
-export function usageKind(
-  result: Pick<Rendered, 'kind' | 'cache'>,
-  fresh: 'template' | 'screenshot',
-): 'not_modified' | 'cache_hit' | 'template' | 'screenshot' {
-  if (result.cache === 'MISS') return fresh;
-  if (result.kind === 'not-modified') return 'not_modified';
-  return result.cache === 'HIT' ? 'cache_hit' : fresh;
 }

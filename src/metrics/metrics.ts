@@ -25,6 +25,8 @@ export interface Metrics {
   imageFetchFailed(reason: string): void;
   /** One task refused because a work queue was full (503). */
   queueRejected(queue: string): void;
+  /** One webhook delivery attempt, by outcome (`delivered`, `http_status`, `timeout`, …). */
+  observeWebhookAttempt(outcome: string, seconds: number): void;
   /** Adds a source of values read at scrape time (pool, queues, cache sizes). */
   sample(name: string, read: () => Samples): void;
   /** The Prometheus text exposition of this app and the process. */
@@ -138,6 +140,13 @@ export function createMetrics(opts: { version: string; enabled?: boolean }): Met
     labelNames: ['queue'] as const,
     registers: [registry],
   });
+  const webhookAttempts = new Histogram({
+    name: 'cardshot_webhook_attempt_duration_seconds',
+    help: 'Webhook delivery attempts, from connecting to the first 4 KB of the answer, by outcome.',
+    labelNames: ['outcome'] as const,
+    buckets: SECONDS,
+    registers: [registry],
+  });
 
   // Scrape-time values: every gauge is rebuilt from the sources, so a source that goes away
   // (a closed module) leaves no stale series behind.
@@ -244,6 +253,9 @@ export function createMetrics(opts: { version: string; enabled?: boolean }): Met
     queueRejected(queue) {
       queueRejections.inc({ queue });
     },
+    observeWebhookAttempt(outcome, seconds) {
+      webhookAttempts.observe({ outcome }, seconds);
+    },
     sample(name, read) {
       sources.set(name, read);
     },
@@ -267,6 +279,7 @@ function disabledMetrics(): Metrics {
     rateLimited: noop,
     imageFetchFailed: noop,
     queueRejected: noop,
+    observeWebhookAttempt: noop,
     sample: noop,
     text: async () => '',
   };

@@ -241,11 +241,12 @@ function refuseChunk(body: Body, total: number, size: number, maxBytes: number, 
 }
 
 /**
- * A one-connection client for the target's origin whose socket goes to the checked IP. The
+ * A one-connection client for the target's origin whose socket goes to the checked IP (shared
+ * with net/post.ts). The
  * origin (and so the Host header and the TLS server name, from which the certificate is
  * verified) stays the URL's host name; only the address the socket dials is replaced.
  */
-function pinnedClient(target: CheckedTarget): Client {
+export function pinnedClient(target: CheckedTarget): Client {
   const base = buildConnector({ lookup: noLookup });
   const host = target.url.hostname;
   const servername = target.url.protocol === 'https:' && isIP(host) === 0 ? host : undefined;
@@ -277,7 +278,7 @@ function toFetchError(err: unknown): FetchError {
 }
 
 /** Rejects with the signal's reason as soon as it aborts; the losing promise is silenced. */
-function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+export function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) {
     p.catch(() => {});
     return Promise.reject(signal.reason);

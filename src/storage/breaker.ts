@@ -44,6 +44,15 @@ const TIMED = new Set<keyof Store>([
   'touchSession',
   'purgeExpired',
   'purgeFormTokens',
+  'listEndpoints',
+  'getEndpoint',
+  'countEndpoints',
+  'getMessage',
+  'countPendingMessages',
+  'listMessages',
+  'listAttempts',
+  'listOverdueMessages',
+  'purgeMessages',
   'ping',
 ]);
 

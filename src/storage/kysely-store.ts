@@ -2,6 +2,7 @@ import { type Kysely, Migrator, type Selectable, sql } from 'kysely';
 import { AppError } from '../errors.js';
 import { createDashboardStore } from './kysely-dashboard.js';
 import { createThemeStore } from './kysely-themes.js';
+import { createWebhookStore } from './kysely-webhooks.js';
 import { migrationProvider } from './migrations/index.js';
 import type { Account, ApiKeyRecord, Store, UsageKind, UsageRow } from './store.js';
 import type { Tables } from './tables.js';
@@ -44,8 +45,10 @@ export function createKyselyStore(db: Kysely<Tables>, kind: Store['kind']): Stor
 
   return {
     kind,
+    db,
     ...createDashboardStore(db),
     ...createThemeStore(db),
+    ...createWebhookStore(db),
 
     async createAccount(a) {
       try {
@@ -260,7 +263,7 @@ function fromKey(k: ApiKeyRecord): Tables['api_keys'] {
 }
 
 /** SQLite's SQLITE_CONSTRAINT_UNIQUE or PostgreSQL's 23505. */
-function isUniqueViolation(err: unknown): boolean {
+export function isUniqueViolation(err: unknown): boolean {
   const code = (err as { code?: string }).code;
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
 }
@@ -271,7 +274,7 @@ function isUniqueViolation(err: unknown): boolean {
  * disk) and some I/O errors, so the ROLLBACK that follows answers "cannot rollback - no
  * transaction is active", which used to be all the log said about a full disk.
  */
-async function transact<T>(db: Kysely<Tables>, fn: (tx: Kysely<Tables>) => Promise<T>): Promise<T> {
+export async function transact<DB, T>(db: Kysely<DB>, fn: (tx: Kysely<DB>) => Promise<T>): Promise<T> {
   return db.connection().execute(async (conn) => {
     await sql`begin`.execute(conn);
     let result: T;

@@ -1,3 +1,7 @@
+import type { Kysely } from 'kysely';
+import type { WebhookStore } from '../webhooks/store.js';
+import type { Tables } from './tables.js';
+
 /**
  * The store of accounts, API keys and daily usage. One implementation (kysely) runs on SQLite
  * by default and on PostgreSQL with DATABASE_URL; both pass the same contract suite.
@@ -126,8 +130,13 @@ export interface DashboardStore {
   purgeFormTokens(before: number): Promise<void>;
 }
 
-export interface Store extends DashboardStore, ThemeStore {
+export interface Store extends DashboardStore, ThemeStore, WebhookStore {
   readonly kind: 'sqlite' | 'postgres';
+  /**
+   * The open, migrated database, for areas that keep their own tables in it (jobs): they add
+   * their table shapes with `db.withTables<…>()` and their migrations to migrations/.
+   */
+  readonly db: Kysely<Tables>;
   /** Inserts an account; refuses a second account with the same email. */
   createAccount(account: Account): Promise<void>;
   getAccount(id: string): Promise<Account | undefined>;

@@ -70,4 +70,40 @@ export interface Tables {
     version: string;
     updated_at: number;
   };
+  webhook_endpoints: {
+    id: string;
+    account_id: string;
+    url: string;
+    events: string;
+    secret_sealed: string;
+    previous_sealed: string | null;
+    previous_until: number | null;
+    disabled_at: number | null;
+    disabled_reason: string | null;
+    created_at: number;
+  };
+  webhook_messages: {
+    id: string;
+    endpoint_id: string;
+    account_id: string;
+    type: string;
+    body: string;
+    created_at: number;
+    status: string;
+    attempts: number;
+    series_started_at: number;
+    next_attempt_at: number | null;
+  };
+  webhook_attempts: {
+    id: string;
+    message_id: string;
+    endpoint_id: string;
+    account_id: string;
+    attempt: number;
+    at: number;
+    duration_ms: number;
+    status: number | null;
+    response: string;
+    error: string | null;
+  };
 }

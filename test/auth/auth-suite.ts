@@ -13,6 +13,10 @@ export interface ProtectedRoute {
   path: string;
   /** What the route needs beyond this process (vitest.config.ts), e.g. `chromium` for screenshots. */
   tags?: string[];
+  /** A successful answer's status and type (default 200 image/png: the render routes). */
+  answers?: { status: number; contentType: string };
+  /** False for routes a signed URL must not reach (management routes): it answers 401 there. */
+  signedUrls?: boolean;
   /**
    * Prepares what a valid request needs (fixture servers, settings) and returns its query and
    * body. Called once, before the app starts.
@@ -69,9 +73,10 @@ export function describeAuthSuite(route: ProtectedRoute): void {
       expect(res.headers.ratelimit).toBeUndefined();
     };
     // Signed URLs spend the key's own signed-URL budget, never the account's (issue 26 §3).
+    const answers = route.answers ?? { status: 200, contentType: 'image/png' };
     const expectOk = (res: LightMyRequestResponse, policy = '"pro";q=600;w=60') => {
-      expect(res.statusCode, res.body.slice(0, 200)).toBe(200);
-      expect(res.headers['content-type']).toBe('image/png');
+      expect(res.statusCode, res.body.slice(0, 200)).toBe(answers.status);
+      expect(res.headers['content-type']).toBe(answers.contentType);
       expect(res.headers['ratelimit-policy']).toBe(policy);
     };
     const SIGNED_POLICY = '"pro-signed";q=600;w=60';
@@ -144,7 +149,13 @@ export function describeAuthSuite(route: ProtectedRoute): void {
         });
         expect(ok.statusCode).toBe(200);
       });
+    }
 
+    if (route.method === 'GET' && route.signedUrls === false) {
+      it('refuses a valid signed URL: this route is managed with a key only', async () => {
+        expect401(await send({ url: signed(t.key.record.id, t.key.signingSecret) }));
+      });
+    } else if (route.method === 'GET') {
       it('accepts a valid signed URL', async () => {
         expectOk(await send({ url: signed(t.key.record.id, t.key.signingSecret) }), SIGNED_POLICY);
       });

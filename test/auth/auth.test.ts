@@ -1,4 +1,5 @@
 import { startPageServer } from '../helpers/pages.js';
+import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
 import { describeAuthSuite } from './auth-suite.js';
 
 // Every protected route, one line each.
@@ -29,6 +30,30 @@ describeAuthSuite({
       query: { url: `${pages.url}/split` },
       overrides: { allowPrivateHosts: [pages.hostPort] },
       close: () => pages.close(),
+    };
+  },
+});
+
+describeAuthSuite({
+  name: 'GET /webhooks',
+  method: 'GET',
+  path: '/webhooks',
+  answers: { status: 200, contentType: 'application/json; charset=utf-8' },
+  signedUrls: false,
+  setup: async () => ({}),
+});
+
+describeAuthSuite({
+  name: 'POST /webhooks',
+  method: 'POST',
+  path: '/webhooks',
+  answers: { status: 201, contentType: 'application/json; charset=utf-8' },
+  setup: async () => {
+    const receiver = await startWebhookReceiver();
+    return {
+      payload: { url: `${receiver.url}/hook` },
+      overrides: { allowPrivateHosts: [receiver.hostPort], webhookMaxEndpoints: 100 },
+      close: () => receiver.close(),
     };
   },
 });

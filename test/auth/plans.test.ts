@@ -49,6 +49,13 @@ describe('plans', () => {
       screenshots: { viewports: ['og'], concurrency: 1, queue: 2, options: FREE, maxPixels: 'viewport' },
       rateLimit: { requests: 60, windowSeconds: 60 },
       signedRateLimit: { requests: 60, windowSeconds: 60 },
+      jobs: { maxItems: 100, concurrency: 1, maxWaiting: 1000, retentionDays: 1 },
+    });
+    expect(plans.get('pro')?.jobs).toEqual({
+      maxItems: 10_000,
+      concurrency: 8,
+      maxWaiting: 50_000,
+      retentionDays: 7,
     });
     expect(plans.get('pro')?.rateLimit).toEqual({ requests: 600, windowSeconds: 60 });
     expect(plans.get('pro')?.signedRateLimit).toEqual({ requests: 600, windowSeconds: 60 });
@@ -145,6 +152,7 @@ describe('plans', () => {
           templates: '*',
           screenshots: { viewports: ['og', 'desktop'] },
           rateLimit: { requests: 5000, windowSeconds: 3600 },
+          jobs: { concurrency: 2 },
         },
       }),
       (file) => {
@@ -154,6 +162,14 @@ describe('plans', () => {
         expect(plans.get('team')?.rateLimit.windowSeconds).toBe(3600);
         // Left out: the signed-URL budget has rateLimit's numbers (counted apart).
         expect(plans.get('team')?.signedRateLimit).toEqual({ requests: 5000, windowSeconds: 3600 });
+        // Jobs: a field given replaces pro's; the rest are pro's. A plan that names none keeps its own.
+        expect(plans.get('team')?.jobs).toEqual({
+          maxItems: 10_000,
+          concurrency: 2,
+          maxWaiting: 50_000,
+          retentionDays: 7,
+        });
+        expect(plans.get('free')?.jobs.retentionDays).toBe(1);
       },
     );
   });
@@ -225,6 +241,28 @@ describe('plans', () => {
           },
         },
         'screenshots has an unknown field "parallel"',
+      ],
+      [
+        {
+          gold: {
+            templates: '*',
+            screenshots: false,
+            rateLimit: { requests: 1, windowSeconds: 1 },
+            jobs: { maxItems: 10_001 },
+          },
+        },
+        'plan "gold": jobs.maxItems must be an integer 1…10000',
+      ],
+      [
+        {
+          gold: {
+            templates: '*',
+            screenshots: false,
+            rateLimit: { requests: 1, windowSeconds: 1 },
+            jobs: { workers: 2 },
+          },
+        },
+        'plan "gold": jobs has an unknown field "workers" (allowed: maxItems, concurrency, maxWaiting, retentionDays)',
       ],
       [
         {

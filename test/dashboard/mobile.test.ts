@@ -110,11 +110,25 @@ describe.runIf(chromiumAvailable())('the dashboard at 390 px', () => {
   });
 
   it('shows every navigation entry on screen, each clickable, on every page', async () => {
-    for (const pathname of ['/dashboard', '/dashboard/keys', '/dashboard/playground', '/dashboard/theme']) {
+    for (const pathname of [
+      '/dashboard',
+      '/dashboard/keys',
+      '/dashboard/playground',
+      '/dashboard/theme',
+      '/dashboard/jobs',
+      '/dashboard/webhooks',
+    ]) {
       await page.goto(`${base}${pathname}`);
       await page.evaluate('window.scrollTo(0, 0)');
       const links = await placed(page, 'nav[aria-label="Dashboard"] a');
-      expect(links.map((l) => l.text)).toEqual(['Overview', 'API keys', 'Playground', 'Theme']);
+      expect(links.map((l) => l.text)).toEqual([
+        'Overview',
+        'API keys',
+        'Playground',
+        'Theme',
+        'Jobs',
+        'Webhooks',
+      ]);
       for (const l of links) {
         expect(l.left, `${pathname}: ${l.text}`).toBeGreaterThanOrEqual(0);
         expect(l.right, `${pathname}: ${l.text}`).toBeLessThanOrEqual(WIDTH);

@@ -53,6 +53,10 @@ export async function startTestApp(
     beforeReady?: (app: FastifyInstance) => void;
     /** The screenshots' URL guard (a resolver that maps fixture host names to 127.0.0.1). */
     screenshotGuard?: UrlGuard;
+    /** The webhook deliveries' URL guard (one that admits the test's receivers). */
+    webhookGuard?: UrlGuard;
+    /** The delay after failed webhook attempt n (a short back-off for retry tests). */
+    webhookBackoff?: (attempt: number) => number;
     /** Accounts' brand themes for the card routes. */
     themes?: ThemeSource;
     /** The built-in templates' directory (default: the package's templates/). */
@@ -70,6 +74,8 @@ export async function startTestApp(
   const modules = await createModules(config, log, {
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.screenshotGuard ? { screenshotGuard: opts.screenshotGuard } : {}),
+    ...(opts.webhookGuard ? { webhookGuard: opts.webhookGuard } : {}),
+    ...(opts.webhookBackoff ? { webhookBackoff: opts.webhookBackoff } : {}),
     ...(opts.themes ? { themes: opts.themes } : {}),
     ...(opts.builtinTemplatesDir ? { builtinTemplatesDir: opts.builtinTemplatesDir } : {}),
     templateEngine: await sharedEngine(),

@@ -24,19 +24,25 @@ export interface NodeProcess {
   waitFor(pattern: RegExp, ms?: number): Promise<RegExpExecArray>;
   /** SIGTERM, then SIGKILL after 10 s; its Chromium's process group is ended either way. */
   stop(): Promise<void>;
+  /** SIGKILL at once (a node dying mid-work): nothing of its own shutdown runs. Its data dir stays. */
+  kill(): Promise<void>;
 }
 
 /**
  * Starts a node with `env` on top of the test's environment, a fresh data dir and PORT=0;
  * with `uid`, as that user (the test runs as root), owning the data dir, which is also its HOME.
+ * With `dataDir`, that one (a node started again on the state a killed one left): the caller
+ * owns it, and `stop()` leaves it.
  */
 export async function startNodeProcess(
   root: string,
   name: string,
   env: Record<string, string>,
-  opts: { uid?: number } = {},
+  opts: { uid?: number; dataDir?: string } = {},
 ): Promise<NodeProcess> {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), `cardshot-${name}-`));
+  const dataDir = opts.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), `cardshot-${name}-`)));
+  const removeDataDir = () =>
+    opts.dataDir === undefined ? rm(dataDir, { recursive: true, force: true }) : Promise.resolve();
   const user = opts.uid === undefined ? {} : { uid: opts.uid, gid: opts.uid };
   if (opts.uid !== undefined) await chown(dataDir, opts.uid, opts.uid);
   const child: ChildProcess = spawn(process.execPath, [path.join(root, 'dist/src/main.js')], {
@@ -93,7 +99,7 @@ export async function startNodeProcess(
     port = Number((await waitFor(/"port":(\d+)/))[1]);
   } catch (e) {
     onExit();
-    await rm(dataDir, { recursive: true, force: true });
+    await removeDataDir();
     throw e;
   }
   return {
@@ -120,7 +126,17 @@ export async function startNodeProcess(
       }
       endBrowsers(groups);
       process.off('exit', onExit);
-      await rm(dataDir, { recursive: true, force: true });
+      await removeDataDir();
+    },
+    async kill() {
+      const groups = browserGroups();
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+        child.kill('SIGKILL');
+        await exited;
+      }
+      endBrowsers(groups);
+      process.off('exit', onExit);
     },
   };
 }

@@ -2,8 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import sharp from 'sharp';
 import { createApp } from '../../src/app.js';
+import { createRenderCommand } from '../../src/render/command.js';
 import { createStaticRegistry } from '../../src/render/template/registry.js';
 import { createTemplateRenderer, type TemplateRenderer } from '../../src/render/template/renderer.js';
+import { createTemplateService } from '../../src/render/template/service.js';
 import type { TestApp } from './app.js';
 import { TEMPLATES } from './builtins.js';
 import { csrfOf, type DashClient } from './dashboard.js';
@@ -13,17 +15,21 @@ import { plainTemplate, themedTemplate } from './themed-template.js';
 
 /**
  * A second app on the test app's modules whose template registry also holds the `themed` and
- * `plain` fixtures (one draws the theme, one never does, whatever the built-ins do), with its own renderer over that registry.
+ * `plain` fixtures (one draws the theme, one never does, whatever the built-ins do), with its
+ * own renderer, card service and render command over that registry.
  * The returned TestApp shares the store, sessions, queue and theme service with `t`.
  */
 export async function withThemedTemplates(t: TestApp): Promise<TestApp & { renderer: TemplateRenderer }> {
   const registry = createStaticRegistry([...Object.values(TEMPLATES), themedTemplate, plainTemplate]);
   const renderer = await createTemplateRenderer(registry, await sharedEngine());
+  const { artwork, cache, renderQueue: queue, themes, screenshots, limiter, usage } = t.modules;
+  const templates = createTemplateService({ registry, renderer, artwork, cache, queue, themes });
+  const render = createRenderCommand({ templates, screenshots, limiter, usage });
   const app: FastifyInstance = createApp({
     config: t.config,
     log: t.app.log as unknown as Logger,
     ...t.modules,
-    renderer,
+    render,
     registry,
   });
   await app.ready();

@@ -5,31 +5,41 @@ import { DEFAULT_PLANS, type Plan } from '../../src/auth/plans.js';
 import { AppError } from '../../src/errors.js';
 import { installErrorHandling } from '../../src/http/errors.js';
 import { installObservation } from '../../src/http/observe.js';
-import { type Rendered, type RenderRoute, renderHandler } from '../../src/http/render-pipeline.js';
+import { type RenderRoute, renderHandler } from '../../src/http/render-pipeline.js';
 import type { TimingsRecord } from '../../src/http/timings.js';
+import { createRenderCommand, type Rendered, type ShotRendered } from '../../src/render/command.js';
+import type { ScreenshotRequest } from '../../src/render/screenshot/request.js';
+import type { ShotResult } from '../../src/render/screenshot/types.js';
+import type { Viewport } from '../../src/render/screenshot/viewports.js';
 import type { UsageKind } from '../../src/storage/store.js';
-import type { UsageRecorder } from '../../src/usage/recorder.js';
 import { capturedLogger } from '../helpers/logs.js';
 
 const plan: Plan = DEFAULT_PLANS[0]!;
-const caller: AuthContext = { accountId: 'acc_1', keyId: 'key_1', plan, via: 'header' };
+const auth: AuthContext = { accountId: 'acc_1', keyId: 'key_1', plan, via: 'header' };
 
 /** What the pipeline did, in order, and what it handed the service. */
 interface Trace {
   steps: string[];
   /** The options each service call got, and whether its signal had aborted by then. */
-  opts: Array<{ ifNoneMatch?: string; signal: AbortSignal; abortedAtCall: boolean }>;
+  opts: Array<{ ifNoneMatch?: string; signal?: AbortSignal; abortedAtCall: boolean }>;
   usage: Array<[string, UsageKind]>;
   timings: Array<TimingsRecord | null>;
 }
 
+/** A screenshot request for the fake route: `forbidden` asks for a viewport the free plan lacks. */
+function shotOf(q: string): ScreenshotRequest {
+  const name = q === 'forbidden' ? 'desktop' : 'og';
+  return { url: `https://example.com/${q}`, viewport: { name } as Viewport, waitUntil: 'load' };
+}
+
 /**
- * A bare app with the real pipeline, error mapping and log line; access control and the service
- * are fakes that write down what they were asked, so the order of the flow can be checked.
+ * A bare app with the real pipeline, render command, error mapping and log line; the caller,
+ * the limiter and the service are fakes that write down what they were asked, so the order of
+ * the flow can be checked.
  */
 async function pipelineApp(
   result: Rendered | (() => Promise<Rendered>),
-  route: Partial<RenderRoute<string, Rendered>> = {},
+  route: Partial<RenderRoute<string, ShotRendered>> = {},
 ): Promise<{ app: FastifyInstance; trace: Trace; lines: Array<Record<string, unknown>> }> {
   const { log, lines } = capturedLogger();
   const app = Fastify({ loggerInstance: log as FastifyBaseLogger });
@@ -38,39 +48,47 @@ async function pipelineApp(
   installErrorHandling(app, 1024);
   app.decorateRequest('auth', null);
   app.decorate('access', {
-    async admit(req, _reply, check) {
-      trace.steps.push('admit');
-      req.auth = caller;
-      check(caller.plan);
-      return caller;
+    callerOf(req) {
+      trace.steps.push('caller');
+      req.auth = auth;
+      return { auth, caller: { ...auth, limit: 'key' }, onBudget: () => trace.steps.push('headers') };
+    },
+    admit: async () => {
+      throw new Error('render routes count through the render command, never admit()');
     },
   });
   app.addHook('onResponse', async (req) => {
     trace.timings.push(req.timings);
   });
-  const usage = {
-    record: (account: string, kind: UsageKind) => trace.usage.push([account, kind]),
-  } as unknown as UsageRecorder;
+  const command = createRenderCommand({
+    templates: { resolve: () => Promise.reject(new Error('no cards here')) },
+    screenshots: {
+      resolve: async (req, opts = {}) => {
+        trace.steps.push(`resolve:${opts.owner?.accountId}:${req.viewport.name}`);
+        trace.opts.push({ ...opts, abortedAtCall: opts.signal?.aborted === true });
+        const r = typeof result === 'function' ? await result() : result;
+        return { format: 'png', maxAge: 60, age: 0, targetStatus: 200, ...r } as ShotResult;
+      },
+    },
+    limiter: {
+      consume: async (key, limit, windowMs) => {
+        trace.steps.push(`consume:${key}`);
+        return { allowed: true, limit, remaining: limit - 1, resetMs: windowMs, windowMs };
+      },
+    },
+    usage: { record: (account: string, kind: UsageKind) => trace.usage.push([account, kind]) },
+  });
   app.get(
     '/render/fake',
-    renderHandler(app, usage, {
+    renderHandler(app, {
       parse: (req) => {
         trace.steps.push('parse');
         const q = (req.query as { q?: string }).q;
         if (!q) throw new AppError('bad_request', 'q is required');
         return q;
       },
-      allow: (_plan, input) => {
-        trace.steps.push('allow');
-        if (input === 'forbidden') throw new AppError('forbidden', 'Template not available on your plan');
-      },
-      resolve: async (_input, opts, auth) => {
-        trace.steps.push(`resolve:${auth.accountId}`);
-        trace.opts.push({ ...opts, abortedAtCall: opts.signal.aborted });
-        return typeof result === 'function' ? result() : result;
-      },
-      usage: 'screenshot',
-      cacheControl: (r, auth) => `public, max-age=60, for=${auth.keyId}, etag=${r.etag}`,
+      render: (input, caller, opts) => command.screenshot(shotOf(input), caller, opts),
+      cacheControl: (r, a) => `public, max-age=60, for=${a.keyId}, etag=${r.etag}`,
       ...route,
     }),
   );
@@ -93,15 +111,15 @@ const png = (cache: 'HIT' | 'MISS'): Rendered => ({
 });
 
 describe('the render pipeline', () => {
-  it('parses, then admits (running the plan check), then resolves, in that order', async () => {
+  it('parses, then takes the caller, counts the budget (headers), then resolves, in that order', async () => {
     const t = await pipelineApp(png('MISS'));
     open = t.app;
     const res = await t.app.inject({ url: '/render/fake?q=card' });
     expect(res.statusCode).toBe(200);
-    expect(t.trace.steps).toEqual(['parse', 'admit', 'allow', 'resolve:acc_1']);
+    expect(t.trace.steps).toEqual(['parse', 'caller', 'consume:acct:acc_1', 'headers', 'resolve:acc_1:og']);
   });
 
-  it('stops at a 400 before admitting, and at a 403 before resolving; counts no usage', async () => {
+  it('stops at a 400 before the caller, and at a 403 before the budget; counts no usage', async () => {
     const t = await pipelineApp(png('MISS'));
     open = t.app;
     const bad = await t.app.inject({ url: '/render/fake' });
@@ -110,7 +128,8 @@ describe('the render pipeline', () => {
     expect(t.trace.steps).toEqual(['parse']);
     const refused = await t.app.inject({ url: '/render/fake?q=forbidden' });
     expect(refused.statusCode).toBe(403);
-    expect(t.trace.steps).toEqual(['parse', 'parse', 'admit', 'allow']);
+    expect(refused.json()).toEqual({ error: 'Viewport "desktop" is not available on your plan; use og' });
+    expect(t.trace.steps).toEqual(['parse', 'parse', 'caller']);
     expect(t.trace.usage).toEqual([]);
   });
 

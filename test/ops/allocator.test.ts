@@ -15,7 +15,7 @@ describe('the allocator settings the soak measured', () => {
     const start = JSON.parse(read('package.json')).scripts.start as string;
     // `${NAME:-value}`: npm runs the script with sh, so a value in the environment is kept.
     expect(start).toMatch(
-      /^node scripts\/setup\.mjs && MALLOC_ARENA_MAX=\$\{MALLOC_ARENA_MAX:-2\} node dist\/src\/main\.js$/,
+      /^scripts\/setup\.mjs && MALLOC_ARENA_MAX=\$\{MALLOC_ARENA_MAX:-2\} node dist\/src\/main\.js$/,
     );
   });
 

@@ -11,9 +11,20 @@ import { cleanEnv } from '../helpers/node-process.js';
 // docs/deploy.md's production start, `NODE_ENV=production HOST=127.0.0.1 PORT=3000 npm start`, on
 // a fresh clone of this commit (HEAD: uncommitted changes are not in it), twice. It used to fail:
 // npm ci left TypeScript out under NODE_ENV=production, and its stamp made every later start fail
-// the same way. The first start is a real `npm ci` (better-sqlite3 compiled from source): a few
-// minutes on 2 cores, once.
+// the same way. The first start is a real `npm ci`: a few minutes on 2 cores, once. Where the machine's Node is older than engines (Node 20 here), that
+// first start also brings the pinned Node into the clone's .runtime/, and the server runs on it.
 const root = path.resolve(import.meta.dirname, '../..');
+const { machineNode, minimumVersion, pinnedVersion, satisfies } = await import(
+  path.join(root, 'scripts/node-runtime.mjs')
+);
+/** PATH as in a user's shell, without this worktree's node_modules/.bin (and its link to a Node). */
+const userPath = (process.env.PATH ?? '')
+  .split(path.delimiter)
+  .filter((d) => !d.endsWith(`node_modules${path.sep}.bin`) && !d.includes(`${path.sep}.runtime${path.sep}`))
+  .join(path.delimiter);
+const machine: { version: string } | undefined = machineNode(root, userPath);
+const machineIsOld = !machine || !satisfies(machine.version, minimumVersion(root));
+const METRICS_TOKEN = 'production-start-test-metrics-token';
 let clone: string | undefined;
 
 afterAll(async () => {
@@ -38,6 +49,8 @@ async function start(dir: string, port: number, ms: number) {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: cleanEnv({
+      PATH: userPath,
+      CARDSHOT_METRICS_TOKEN: METRICS_TOKEN,
       NODE_ENV: 'production',
       HOST: '127.0.0.1',
       PORT: String(port),
@@ -90,8 +103,22 @@ describe('the production start on a fresh clone', () => {
       // Generous: on an idle 2-core machine the first start takes 2-3 minutes, most of it compiling SQLite.
       const first = await start(clone, port, 15 * 60_000);
       try {
-        expect(first.out()).toContain('[setup] installing dependencies from package-lock.json (npm ci)');
+        expect(first.out()).toMatch(
+          /\[setup\] installing dependencies from package-lock.json for Node.js [\d.]+ \(npm ci\)/,
+        );
         expect(first.out()).toContain('[setup] building (tsc)');
+        const pinned = pinnedVersion(clone);
+        if (machineIsOld) {
+          expect(first.out()).toContain(`[setup] Cardshot runs on Node.js ${pinned} from .runtime/`);
+        }
+        const metrics = await (
+          await fetch(`http://127.0.0.1:${port}/metrics`, {
+            headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+          })
+        ).text();
+        expect(/^cardshot_build_info\{[^}]*node="([\d.]+)"/m.exec(metrics)?.[1]).toBe(
+          machineIsOld ? pinned : machine!.version,
+        );
       } finally {
         await first.stop();
       }

@@ -27,6 +27,8 @@ async function project(main: string): Promise<string> {
     'tsconfig.json',
     'tsconfig.build.json',
     'scripts/setup.mjs',
+    'scripts/node-runtime.mjs',
+    '.node-version',
   ]) {
     await mkdir(path.dirname(path.join(scratch, f)), { recursive: true });
     await copyFile(path.join(root, f), path.join(scratch, f));
@@ -36,10 +38,18 @@ async function project(main: string): Promise<string> {
   return scratch;
 }
 
-const setup = (dir: string, env: Record<string, string> = {}) =>
+/**
+ * The set-up on a machine whose Node is this test's (new enough for engines: nothing to fetch),
+ * after `bin` (a stand-in npm).
+ */
+const setup = (dir: string, bin: string) =>
   runNode([path.join(dir, 'scripts/setup.mjs')], {
     cwd: dir,
-    env: cleanEnv({ NODE_ENV: 'production', CARDSHOT_DATA_DIR: path.join(dir, 'data'), ...env }),
+    env: cleanEnv({
+      NODE_ENV: 'production',
+      CARDSHOT_DATA_DIR: path.join(dir, 'data'),
+      PATH: [bin, path.dirname(process.execPath), process.env.PATH].join(path.delimiter),
+    }),
   });
 
 describe('set-up stamps (npm start)', () => {
@@ -55,9 +65,8 @@ describe('set-up stamps (npm start)', () => {
       `#!/bin/sh\necho "$*" >> "${dir}/npm-calls"\nmkdir -p node_modules/fastify\necho '{}' > node_modules/fastify/package.json\necho "npm error Exit handler never called!" >&2\nexit 0\n`,
       { mode: 0o755 },
     );
-    const env = { PATH: `${bin}:${process.env.PATH}` };
     for (const attempt of [1, 2]) {
-      const res = await setup(dir, env);
+      const res = await setup(dir, bin);
       expect(res.code).toBe(1);
       expect(res.stderr).toMatch(
         /\[setup\] failed: npm ci did not install everything \(missing node_modules\/@[\w-]+\/[\w-]+\/package\.json/,
@@ -81,8 +90,7 @@ describe('set-up stamps (npm start)', () => {
     await writeFile(path.join(bin, 'npm'), '#!/bin/sh\necho "npm must not run here" >&2\nexit 1\n', {
       mode: 0o755,
     });
-    const env = { PATH: `${bin}:${process.env.PATH}` };
-    const setupHere = () => setup(dir, env);
+    const setupHere = () => setup(dir, bin);
     const failed = await setupHere();
     expect(failed.code).toBe(1);
     expect(failed.stderr).toContain('[setup] failed: the TypeScript build failed (tsc exit 2)');

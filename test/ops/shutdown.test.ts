@@ -109,6 +109,16 @@ function baseEnv(port: number, dataDir: string, env: Record<string, string>) {
   });
 }
 
+/** Whether `pid` runs `node main.js` (the shell that started it has the same words in another order). */
+function isServer(pid: number): boolean {
+  try {
+    const [exe, script] = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return exe === process.execPath && script === main;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Starts the server as `node main.js 2>&1 | sleep 3600` in its own process group, as the note's
  * set-up: stdout and stderr are a pipe that nobody reads. Kill `reader` to make it a pipe whose
@@ -137,7 +147,9 @@ async function startPiped(env: Record<string, string> = {}) {
   });
   const end = Date.now() + 10_000;
   while (!node) {
-    node = listProcesses().find((p) => p.pgid === group && p.comm.startsWith('node'))?.pid;
+    // By its command line, not its name: Node 24 renames its main thread (and so the process's
+    // comm) to "MainThread".
+    node = listProcesses().find((p) => p.pgid === group && isServer(p.pid))?.pid;
     if (Date.now() > end) throw new Error('the server did not start');
     await new Promise((r) => setTimeout(r, 25));
   }

@@ -23,7 +23,8 @@ describe('the systemd unit', () => {
     expect(unit).toMatch(
       /^ExecStartPre=\+\/usr\/bin\/env HOME=\/root \/usr\/bin\/node scripts\/setup\.mjs$/m,
     );
-    expect(unit).toMatch(/^ExecStart=\/usr\/bin\/node dist\/src\/main\.js$/m);
+    // The Node the set-up chose and linked (the pinned Node 24 where the machine's is older).
+    expect(unit).toMatch(/^ExecStart=\/usr\/bin\/env node_modules\/\.bin\/node dist\/src\/main\.js$/m);
     expect(unit).toMatch(/^Environment=NODE_ENV=production /m);
     if (!existsSync('/usr/bin/systemd-analyze')) return;
     // Unknown or misspelt keys are reported on stderr (systemd-analyze still exits 0 for them).

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // deploy/Dockerfile runs deploy/verify-install.mjs after `npm ci` and `npm prune`: npm 10.8.2
-// exits 0 after a failed install ("Exit handler never called!"), and the image build must stop
+// exited 0 after a failed install ("Exit handler never called!"), and the image build must stop
 // there instead of going on (it used to fail two steps later, or not at all).
 const script = path.resolve('deploy/verify-install.mjs');
 const run = (cwd: string, ...args: string[]) =>
@@ -28,8 +28,8 @@ describe('deploy/verify-install.mjs', () => {
   });
 
   it('fails when npm left packages out, naming them', async () => {
-    // The lockfile's shape: one production package present, one dev package and better-sqlite3's
-    // native module missing, and another platform's optional binary absent (allowed).
+    // The lockfile's shape: one production package present, one dev package missing, another
+    // platform's optional binary absent (allowed), and no better-sqlite3 to load.
     const lock = {
       lockfileVersion: 3,
       packages: {
@@ -40,6 +40,7 @@ describe('deploy/verify-install.mjs', () => {
       },
     };
     await writeFile(path.join(dir, 'package-lock.json'), JSON.stringify(lock));
+    await writeFile(path.join(dir, 'package.json'), '{"name":"x"}');
     await mkdir(path.join(dir, 'node_modules/present'), { recursive: true });
     await writeFile(path.join(dir, 'node_modules/present/package.json'), '{}');
 
@@ -47,19 +48,29 @@ describe('deploy/verify-install.mjs', () => {
     expect(all.status).toBe(1);
     expect(all.stderr).toContain('npm left node_modules incomplete: 2 missing');
     expect(all.stderr).toContain('node_modules/devtool');
-    expect(all.stderr).toContain('better_sqlite3.node');
+    expect(all.stderr).toContain(
+      "node_modules/better-sqlite3 (does not load: Cannot find module 'better-sqlite3'",
+    );
     expect(all.stderr).not.toContain('other-platform');
 
-    // After npm prune --omit=dev only production packages count; the native module still does.
+    // After npm prune --omit=dev only production packages count; better-sqlite3 still must load.
     const prod = run(dir, '--omit=dev');
     expect(prod.status).toBe(1);
-    expect(prod.stderr).toContain(
-      '1 missing, for example node_modules/better-sqlite3/build/Release/better_sqlite3.node',
-    );
+    expect(prod.stderr).toContain('1 missing, for example node_modules/better-sqlite3 (does not load:');
 
-    const native = path.join(dir, 'node_modules/better-sqlite3/build/Release');
-    await mkdir(native, { recursive: true });
-    await writeFile(path.join(native, 'better_sqlite3.node'), '');
+    // A better-sqlite3 whose binary cannot open a database (built for another Node, or a Node
+    // without Node-API 10) is as bad as none.
+    const pkg = path.join(dir, 'node_modules/better-sqlite3');
+    await mkdir(pkg, { recursive: true });
+    await writeFile(path.join(pkg, 'package.json'), '{"name":"better-sqlite3","main":"index.js"}');
+    await writeFile(
+      path.join(pkg, 'index.js'),
+      "module.exports = class { constructor() { throw new Error('Module did not self-register'); } };",
+    );
+    expect(run(dir, '--omit=dev').stderr).toContain(
+      'node_modules/better-sqlite3 (does not load: Module did not self-register)',
+    );
+    await writeFile(path.join(pkg, 'index.js'), 'module.exports = class { close() {} };');
     expect(run(dir, '--omit=dev').status).toBe(0);
     expect(run(dir).status).toBe(1);
   });

@@ -1,62 +1,13 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAppError } from '../../src/errors.js';
 import { openStore } from '../../src/storage/open.js';
 import type { Account, ApiKeyRecord, Store, ThemeRecord } from '../../src/storage/store.js';
-import { dropSchema, postgresTestUrl, uniqueSchema } from '../helpers/services.js';
+import { storeTargets } from '../helpers/store-targets.js';
 
-// One suite, run against SQLite (a real file) and PostgreSQL (the real server, own schema).
-interface Target {
-  name: string;
-  open(): Promise<Store>;
-  /** Deletes an account row with plain SQL (the service has no account deletion yet). */
-  deleteAccount(id: string): Promise<void>;
-  cleanup(): Promise<void>;
-}
-
-const pgUrl = await postgresTestUrl();
-const targets: Target[] = [];
-{
-  let dir = '';
-  targets.push({
-    name: 'SQLite',
-    async open() {
-      dir ||= await mkdtemp(path.join(os.tmpdir(), 'cardshot-store-'));
-      return openStore({ databaseUrl: '', dataDir: dir, databaseSchema: 'public' });
-    },
-    async deleteAccount(id) {
-      const db = new Database(path.join(dir, 'cardshot.sqlite'));
-      try {
-        db.pragma('foreign_keys = ON');
-        db.prepare('DELETE FROM accounts WHERE id = ?').run(id);
-      } finally {
-        db.close();
-      }
-    },
-    cleanup: () => rm(dir, { recursive: true, force: true }),
-  });
-}
-if (pgUrl) {
-  const schema = uniqueSchema();
-  targets.push({
-    name: 'PostgreSQL',
-    open: () => openStore({ databaseUrl: pgUrl, dataDir: '/nonexistent', databaseSchema: schema }),
-    async deleteAccount(id) {
-      const client = new pg.Client({ connectionString: pgUrl });
-      await client.connect();
-      try {
-        await client.query(`DELETE FROM "${schema}".accounts WHERE id = $1`, [id]);
-      } finally {
-        await client.end();
-      }
-    },
-    cleanup: () => dropSchema(pgUrl, schema),
-  });
-}
+const targets = await storeTargets('store');
 
 let n = 0;
 const account = (over: Partial<Account> = {}): Account => ({

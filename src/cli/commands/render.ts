@@ -1,10 +1,12 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
+import type { Plan } from '../../auth/plans.js';
 import { FILE_EXTENSION } from '../../client/options.js';
 import { isAppError } from '../../errors.js';
 import { createLogger } from '../../log.js';
 import { createModules, type Modules } from '../../modules.js';
+import { createUnmeteredRenderCommand, type RenderCaller, type RenderCommand } from '../../render/command.js';
 import { parseTemplateRequest } from '../../render/template/request.js';
 import { DEFAULT_SIZE, isSizeName, SIZES } from '../../render/template/sizes.js';
 import { loadConfig } from '../../settings.js';
@@ -33,7 +35,11 @@ status is 1 when any row failed.`;
 export async function runRender(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) return help(argv);
   const config = loadConfig({ cacheDiskBytes: 0, logLevel: 'warn' });
-  const modules = await createModules(config, createLogger(config, process.stderr as never));
+  // Only what drawing cards needs: no Chromium, Redis, sessions or limiter, and the database
+  // only when --account names whose theme to draw.
+  const areas: Array<'templates' | 'themes'> = ['templates'];
+  if (argv.some((a) => a === '--account' || a.startsWith('--account='))) areas.push('themes');
+  const modules = await createModules(config, createLogger(config, process.stderr as never), { areas });
   try {
     let args: RenderArgs;
     try {
@@ -52,10 +58,12 @@ export async function runRender(argv: string[]): Promise<number> {
       process.stderr.write(`cardshot render: ${describe(err)}\n`);
       return 1;
     }
-    const opts = account === undefined ? {} : { account };
-    return args.batch !== undefined
-      ? await renderBatch(modules, args, opts)
-      : await renderOne(modules, args, opts);
+    const cli: CliRender = {
+      modules,
+      command: createUnmeteredRenderCommand(modules),
+      caller: { accountId: account ?? CLI_CALLER, plan: OPERATOR_PLAN, limit: 'none' },
+    };
+    return args.batch !== undefined ? await renderBatch(cli, args) : await renderOne(cli, args);
   } finally {
     await modules.close();
   }
@@ -84,16 +92,39 @@ async function help(argv: string[]): Promise<number> {
   }
 }
 
-/** Whose theme the cards draw: the account `--account` named, else none. */
-type ResolveOpts = { account?: string };
+/** The modules a render run starts: templates, and themes with --account. */
+type RenderModules = Modules<'templates' | 'themes'>;
 
-async function renderOne(modules: Modules, args: RenderArgs, opts: ResolveOpts): Promise<number> {
+/**
+ * The operator's rights: every template. The CLI runs with the data dir's own access, not an
+ * account's; --account only chooses whose brand theme to draw.
+ */
+const OPERATOR_PLAN: Plan = {
+  name: 'operator',
+  templates: '*',
+  screenshots: false,
+  rateLimit: { requests: 1, windowSeconds: 1 },
+  signedRateLimit: { requests: 1, windowSeconds: 1 },
+  jobs: { maxItems: 1, concurrency: 1, maxWaiting: 1, retentionDays: 1 },
+};
+
+/** Who a card is drawn for without --account: no account's theme, a cache scope of its own. */
+const CLI_CALLER = 'cli';
+
+/** What a run renders with: the modules, the render command, and who the cards are for. */
+interface CliRender {
+  modules: RenderModules;
+  command: Pick<RenderCommand<'none'>, 'card'>;
+  caller: RenderCaller<'none'>;
+}
+
+async function renderOne({ modules, command, caller }: CliRender, args: RenderArgs): Promise<number> {
   const out = args.output ?? 'card.png';
   try {
     const started = performance.now();
-    const result = await modules.templates.resolve(
+    const result = await command.card(
       parseTemplateRequest(args.input, 'body', undefined, modules.registry),
-      opts,
+      caller,
     );
     if (result.kind !== 'png') throw new Error('unexpected 304');
     await writeFile(out, result.body);
@@ -108,7 +139,7 @@ async function renderOne(modules: Modules, args: RenderArgs, opts: ResolveOpts):
 }
 
 /** The card's pixels: the size asked for, else the template's first. */
-function sizeOf(modules: Modules, input: Record<string, string>): { width: number; height: number } {
+function sizeOf(modules: RenderModules, input: Record<string, string>): { width: number; height: number } {
   const asked = input.size;
   if (asked !== undefined && isSizeName(asked)) return SIZES[asked];
   const first = modules.registry.get(input.template ?? '')?.sizes[0];
@@ -128,7 +159,10 @@ interface BatchRow {
  * empty optional field is in the API), not an unknown one. A declared field stays, so an empty
  * title is still refused as empty.
  */
-function withoutEmptyUndeclared(input: Record<string, unknown>, modules: Modules): Record<string, unknown> {
+function withoutEmptyUndeclared(
+  input: Record<string, unknown>,
+  modules: RenderModules,
+): Record<string, unknown> {
   const def = modules.registry.get(String(input.template ?? ''));
   if (!def) return input;
   return Object.fromEntries(
@@ -136,7 +170,8 @@ function withoutEmptyUndeclared(input: Record<string, unknown>, modules: Modules
   );
 }
 
-async function renderBatch(modules: Modules, args: RenderArgs, opts: ResolveOpts): Promise<number> {
+async function renderBatch(cli: CliRender, args: RenderArgs): Promise<number> {
+  const { modules, command, caller } = cli;
   const file = args.batch as string;
   const outDir = args.outDir ?? 'cards';
   const concurrency = Math.max(1, Number(args.concurrency ?? 4) || 4);
@@ -162,7 +197,7 @@ async function renderBatch(modules: Modules, args: RenderArgs, opts: ResolveOpts
         const { filename, ...given } = row.input;
         const fields = row.csv ? withoutEmptyUndeclared(given, modules) : given;
         const req = parseTemplateRequest(fields, 'body', undefined, modules.registry);
-        const result = await modules.templates.resolve(req, opts);
+        const result = await command.card(req, caller);
         if (result.kind !== 'png') throw new Error('unexpected 304');
         // A row may ask for another format (its format column): the file's extension follows it.
         const name = uniqueName(

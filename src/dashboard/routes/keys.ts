@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isId } from '../../auth/keys.js';
 import { AppError, isAppError } from '../../errors.js';
 import { STATUS } from '../../http/errors.js';
 import { systemClock } from '../../lib/clock.js';
@@ -76,17 +75,14 @@ type Params = { Params: { id: string } };
 /** The API keys panel: list, create (shown once), revoke with confirmation, rotate with a grace period. */
 export function registerKeyRoutes(scope: FastifyInstance, deps: DashboardDeps): void {
   const clock = deps.clock ?? systemClock;
-  const { accounts, store } = deps.accounts;
+  const { accounts } = deps.accounts;
   const page = { config: { dashboard: 'page' as const } };
 
   /** The key with this id if it belongs to the signed-in account; a 404 page otherwise. */
   const ownKey = async (req: FastifyRequest<Params>): Promise<ApiKeyRecord> => {
-    const { account } = sessionOf(req);
-    const id = req.params.id;
-    const found = isId(id, 'key') ? await store.findKey({ id }) : undefined;
-    if (!found || found.key.accountId !== account.id)
-      throw new AppError('not_found', 'There is no such key.');
-    return found.key;
+    const key = await accounts.findOwnKey(sessionOf(req).account.id, req.params.id);
+    if (!key) throw new AppError('not_found', 'There is no such key.');
+    return key;
   };
 
   // Issued here and bound to the session: a form the server did not serve cannot show a key.

@@ -51,12 +51,12 @@ function firstInput(def: TemplateDefinition | undefined, template: string, brand
 /** What both playgrounds start from: the signed-in account, its plan, its keys to sign with, now. */
 export function playgroundContext(deps: DashboardDeps) {
   const clock = deps.clock ?? systemClock;
-  const { plans, store } = deps.accounts;
+  const { plans, accounts } = deps.accounts;
   return async (req: FastifyRequest) => {
     const { account } = sessionOf(req);
     const plan = plans.get(account.plan);
     const now = clock.now();
-    const keys = signingKeys(await store.listKeys(account.id), now);
+    const keys = signingKeys(await accounts.listKeys(account.id), now);
     return { account, plan, keys, now };
   };
 }

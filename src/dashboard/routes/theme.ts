@@ -4,7 +4,7 @@ import { clientGoneSignal } from '../../http/client-gone.js';
 import { STATUS } from '../../http/errors.js';
 import { DEFAULT_THEME, type ThemeInput } from '../../themes/service.js';
 import { type DashboardDeps, field, seeOther, sendPage, sessionOf } from '../context.js';
-import { renderPreview } from '../theme-preview.js';
+import { createPreviewer } from '../theme-preview.js';
 import { type ThemeForm, themePage } from '../views/theme.js';
 import { registerLogoUpload } from './theme-logo.js';
 
@@ -39,6 +39,7 @@ export function registerThemeRoutes(scope: FastifyInstance, deps: DashboardDeps)
   const page = { config: { dashboard: 'page' as const } };
   const api = { config: { dashboard: 'api' as const } };
   const { registry } = deps;
+  const renderPreview = createPreviewer({ render: deps.render, registry });
 
   const show = async (
     req: FastifyRequest,
@@ -111,21 +112,21 @@ export function registerThemeRoutes(scope: FastifyInstance, deps: DashboardDeps)
     draft: boolean,
   ) => {
     const { account } = sessionOf(req);
+    // Without a draft the card service draws the account's saved theme itself.
     const theme = draft
       ? await themes.draft(account.id, {
           ...inputOf(formOf(req.body)),
           ...(field(req.body, 'logo') === 'none' ? { logo: null } : {}),
         })
-      : await themes.get(account.id);
+      : undefined;
     const png = await renderPreview(
-      { renderer: deps.renderer, queue: deps.renderQueue, registry },
       {
         accountId: account.id,
         accountName: account.name,
         plan: plans.get(account.plan),
         template,
         size,
-        theme,
+        draft: theme,
       },
       clientGoneSignal(req, reply),
     );

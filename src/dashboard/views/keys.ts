@@ -56,7 +56,8 @@ function createdPanel(c: CreatedKey, rotatedFrom: ApiKeyRecord | undefined): Htm
 </section>`;
 }
 
-function secretRow(label: string, id: string, value: string, hint: string): Html {
+/** A secret with its label, copy button and hint: shown once, after it is made. */
+export function secretRow(label: string, id: string, value: string, hint: string): Html {
   return html`<div class="secret-row">
   <p class="secret-label" id="${id}-label">${label}</p>
   <div class="secret-box"><code id="${id}" aria-labelledby="${id}-label">${value}</code><button class="button small copy" type="button" data-copy="${id}">Copy</button></div>

@@ -2,7 +2,7 @@ import type { Account } from '../../storage/store.js';
 import { assetUrl } from '../assets.js';
 import { type Html, html } from '../html.js';
 
-export type Section = 'overview' | 'keys' | 'playground' | 'theme';
+export type Section = 'overview' | 'keys' | 'playground' | 'theme' | 'jobs' | 'webhooks';
 
 const NAV: ReadonlyArray<{ id: Section; href: string; label: string; icon: Html }> = [
   {
@@ -28,6 +28,18 @@ const NAV: ReadonlyArray<{ id: Section; href: string; label: string; icon: Html 
     href: '/dashboard/theme',
     label: 'Theme',
     icon: html`<svg viewBox="0 0 20 20" aria-hidden="true"><path d="M10 2.5a7.5 7.5 0 1 0 0 15c1 0 1.5-.7 1.5-1.5 0-1.2-1-1.5-1-2.5s.8-1.5 1.8-1.5h1.7a3.5 3.5 0 0 0 3.5-3.5c0-3.3-3.4-6-7.5-6Z"/><circle cx="6.5" cy="9" r="1"/><circle cx="9" cy="6" r="1"/><circle cx="13" cy="6.5" r="1"/></svg>`,
+  },
+  {
+    id: 'jobs',
+    href: '/dashboard/jobs',
+    label: 'Jobs',
+    icon: html`<svg viewBox="0 0 20 20" aria-hidden="true"><rect x="3" y="3" width="14" height="4" rx="1"/><rect x="3" y="9" width="14" height="4" rx="1"/><path d="M3 16h9"/></svg>`,
+  },
+  {
+    id: 'webhooks',
+    href: '/dashboard/webhooks',
+    label: 'Webhooks',
+    icon: html`<svg viewBox="0 0 20 20" aria-hidden="true"><circle cx="6" cy="14" r="2.5"/><circle cx="14" cy="14" r="2.5"/><circle cx="10" cy="5.5" r="2.5"/><path d="m8.8 7.7-2 3.8M11.2 7.7l2 3.8M8.5 14h3"/></svg>`,
   },
 ];
 

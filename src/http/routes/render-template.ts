@@ -1,11 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { assertTemplateAllowed } from '../../auth/plans.js';
 import { AppError } from '../../errors.js';
-import { CONTENT_TYPES } from '../../render/format.js';
+import type { CardRendered, RenderCommand } from '../../render/command.js';
 import { parseTemplateRequest, type TemplateRequest } from '../../render/template/request.js';
-import type { CardResult, TemplateService } from '../../render/template/service.js';
 import type { TemplateRegistry } from '../../render/template/types.js';
-import type { UsageRecorder } from '../../usage/recorder.js';
 import { cardCacheControl } from '../cache-control.js';
 import { type RenderRoute, renderHandler } from '../render-pipeline.js';
 import { documentOnly } from '../schemas/common.js';
@@ -17,19 +14,13 @@ import { renderTemplateGet, renderTemplatePost } from '../schemas/render.js';
  */
 export function registerTemplateRoutes(
   app: FastifyInstance,
-  deps: { templates: TemplateService; usage: UsageRecorder; registry: TemplateRegistry },
+  deps: { render: RenderCommand; registry: TemplateRegistry },
 ): void {
   const card = (
     parse: (req: FastifyRequest) => TemplateRequest,
-  ): RenderRoute<TemplateRequest, CardResult> => ({
+  ): RenderRoute<TemplateRequest, CardRendered> => ({
     parse,
-    allow: (plan, parsed) => assertTemplateAllowed(plan, parsed.template),
-    // imageUrl downloads in flight are limited per account too.
-    resolve: async (parsed, opts, auth) => {
-      const result = await deps.templates.resolve(parsed, { ...opts, account: auth.accountId });
-      return { ...result, contentType: CONTENT_TYPES[result.format] };
-    },
-    usage: 'template',
+    render: (parsed, caller, opts) => deps.render.card(parsed, caller, opts),
     // A signed answer is cacheable until its exp only, not for a year; a themed one is revalidated.
     cacheControl: (result, auth) => cardCacheControl(auth, result.themed),
     // takumi encodes the PNG inside its render call; the phase is named so a reader of the
@@ -45,7 +36,6 @@ export function registerTemplateRoutes(
     documentOnly(renderTemplatePost),
     renderHandler(
       app,
-      deps.usage,
       card((req) => {
         rejectQueryFields(req);
         return parseTemplateRequest(req.body, 'body', undefined, deps.registry);
@@ -57,7 +47,6 @@ export function registerTemplateRoutes(
     documentOnly(renderTemplateGet),
     renderHandler(
       app,
-      deps.usage,
       card((req) => parseTemplateRequest(req.query, 'query', undefined, deps.registry)),
     ),
   );

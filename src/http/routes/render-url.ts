@@ -1,15 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuthContext } from '../../auth/authenticate.js';
-import { assertScreenshotAllowed } from '../../auth/plans.js';
 import type { ServerSecrets } from '../../auth/secret.js';
 import { FRESH_SIGNED_MAX_SECONDS, FRESH_SIGNED_REFUSED } from '../../auth/signing.js';
 import { screenshotParams } from '../../client/options.js';
 import { AppError } from '../../errors.js';
-import { optionsInUse, SHOT_CONTENT_TYPES } from '../../render/screenshot/options.js';
+import type { RenderCommand, ShotRendered } from '../../render/command.js';
 import { parseScreenshotRequest, type ScreenshotRequest } from '../../render/screenshot/request.js';
 import { parseScreenshotBody } from '../../render/screenshot/request-body.js';
-import type { ScreenshotService, ShotResult } from '../../render/screenshot/service/service.js';
-import type { UsageRecorder } from '../../usage/recorder.js';
+import type { ShotResult } from '../../render/screenshot/types.js';
+import type { Viewport } from '../../render/screenshot/viewports.js';
 import { pngCacheControl } from '../cache-control.js';
 import { type RenderRoute, renderHandler } from '../render-pipeline.js';
 import { documentOnly } from '../schemas/common.js';
@@ -17,21 +16,24 @@ import { renderUrl } from '../schemas/render-url.js';
 import { renderUrlPost } from '../schemas/render-url-post.js';
 import { jsonAnswer } from './shot-json.js';
 
+/** What the screenshot routes render with. */
+interface ShotDeps {
+  render: RenderCommand;
+  screenshots: { readonly viewports: ReadonlyMap<string, Viewport> };
+  accounts: { secrets: ServerSecrets };
+}
+
 /**
  * GET /render/url (spec §4.2): a PNG of the page's visible viewport, cached for the configured
  * TTL in our cache and downstream (`max-age` for browsers, `s-maxage` for CDNs), revalidated
  * with a strong ETag. HEAD answers with the same headers and no body.
  */
-export function registerScreenshotRoutes(
-  app: FastifyInstance,
-  deps: { screenshots: ScreenshotService; usage: UsageRecorder; accounts: { secrets: ServerSecrets } },
-): void {
+export function registerScreenshotRoutes(app: FastifyInstance, deps: ShotDeps): void {
   app.get(
     '/render/url',
     documentOnly(renderUrl),
     renderHandler(
       app,
-      deps.usage,
       shotRoute(deps, (req) => ({
         parsed: parseScreenshotRequest(req.query, deps.screenshots.viewports),
         params: Object.entries(req.query as Record<string, string>),
@@ -44,7 +46,6 @@ export function registerScreenshotRoutes(
     { ...documentOnly(renderUrlPost), bodyLimit: POST_BODY_LIMIT },
     renderHandler(
       app,
-      deps.usage,
       shotRoute(deps, (req) => {
         const parsed = parseScreenshotBody(req.body, deps.screenshots.viewports);
         // The image URL of a JSON answer: the body's options as the GET's query (no credentials).
@@ -76,34 +77,30 @@ interface ShotInput {
   base: string;
 }
 
-/** What GET and POST share once the request is read. */
+/** What GET and POST share once the request is read: the render command does plan, limit, usage. */
 function shotRoute(
-  deps: { screenshots: ScreenshotService; accounts: { secrets: ServerSecrets } },
+  deps: ShotDeps,
   read: (req: FastifyRequest) => { parsed: ScreenshotRequest; params: Array<readonly [string, string]> },
-): RenderRoute<ShotInput, ShotResult & { contentType: string; json?: true }> {
+): RenderRoute<ShotInput, ShotRendered & { json?: true }> {
   return {
     parse: (req) => {
       const { parsed, params } = read(req);
       refuseLongFresh(parsed, req.auth);
       return { parsed, params, base: `${req.protocol}://${req.host}` };
     },
-    allow: (plan, { parsed }) =>
-      assertScreenshotAllowed(plan, parsed.viewport.name, optionsInUse(parsed.options)),
-    // The account scopes the cache and takes the capture from its share of the browser.
-    resolve: async ({ parsed, params, base }, opts, auth) => {
+    render: async ({ parsed, params, base }, caller, opts) => {
       const json = parsed.options?.response === 'json';
       // A JSON answer holds a URL signed for now: never a 304 for an older one.
       const { ifNoneMatch: _inm, ...rest } = opts;
-      const result = await deps.screenshots.resolve(parsed, {
-        ...(json ? rest : opts),
-        owner: { accountId: auth.accountId, plan: auth.plan },
-      });
-      if (!json || result.kind !== 'png')
-        return { ...result, contentType: SHOT_CONTENT_TYPES[result.format] };
-      const body = await jsonAnswer(result, parsed, { params, base }, auth, deps.accounts.secrets);
+      const result = await deps.render.screenshot(parsed, caller, json ? rest : opts);
+      if (!json || result.kind !== 'png') return result;
+      // Every caller of this route is an API key or a key's signed URL: the URL is signed with it.
+      const { keyId } = caller;
+      if (keyId === undefined)
+        throw new AppError('internal', 'Internal server error', { detail: 'response=json without a key' });
+      const body = await jsonAnswer(result, parsed, { params, base }, { keyId }, deps.accounts.secrets);
       return { ...result, body, contentType: 'application/json; charset=utf-8', json: true as const };
     },
-    usage: 'screenshot',
     cacheControl: (result, auth) =>
       result.json ? 'private, no-store' : pngCacheControl(auth, result.maxAge, { age: result.age }),
     headers: shotHeaders,

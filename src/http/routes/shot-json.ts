@@ -30,7 +30,7 @@ async function sizeOf(body: Buffer, format: ShotResult['format']) {
 function imageUrl(
   params: ReadonlyArray<readonly [string, string]> | null,
   base: string,
-  auth: AuthContext,
+  auth: Pick<AuthContext, 'keyId'>,
   secrets: ServerSecrets,
   now: number,
 ): string | null {
@@ -51,7 +51,8 @@ export async function jsonAnswer(
   result: ShotResult & { kind: 'png' },
   req: ScreenshotRequest,
   where: { params: ReadonlyArray<readonly [string, string]> | null; base: string },
-  auth: AuthContext,
+  /** The key the image URL is signed with: the caller's. */
+  auth: Pick<AuthContext, 'keyId'>,
   secrets: ServerSecrets,
   now = Date.now(),
 ): Promise<Buffer> {

@@ -142,6 +142,19 @@ export const SECURITY_SCHEMES = {
     description:
       'Signed URL, part 3 of 3: base64url HMAC-SHA-256, under the key\'s signing secret, of "GET\\n<path>\\n<sorted, RFC 3986-encoded query without sig>".',
   },
+  resultLinkExpires: {
+    type: 'apiKey',
+    in: 'query',
+    name: 'expires',
+    description:
+      'A job result link, part 1 of 2: expiry in unix seconds (the links GET /jobs/:id hands out).',
+  },
+  resultLinkSignature: {
+    type: 'apiKey',
+    in: 'query',
+    name: 'signature',
+    description: 'A job result link, part 2 of 2: its signature.',
+  },
   metricsToken: {
     type: 'http',
     scheme: 'bearer',

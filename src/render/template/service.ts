@@ -11,7 +11,14 @@ import type { ArtworkFetcher } from '../image/artwork.js';
 import type { TemplateRenderer } from './renderer.js';
 import type { TemplateRequest } from './request.js';
 import { SIZES } from './sizes.js';
-import type { BuildContext, CardTheme, TemplateFields, TemplateRegistry, ThemeSource } from './types.js';
+import type {
+  BuildContext,
+  CardTheme,
+  TemplateDefinition,
+  TemplateFields,
+  TemplateRegistry,
+  ThemeSource,
+} from './types.js';
 
 /** What a card request resolves to: an image (from cache or fresh; PNG unless asked) or "you already have it". */
 export type CardResult = {
@@ -29,12 +36,23 @@ export type Timings = Partial<
 
 export interface TemplateService {
   /** The card for `req`: 304 decision, cache, coalescing, artwork and render in that order. */
-  resolve(
-    req: TemplateRequest,
-    opts?: { ifNoneMatch?: string; signal?: AbortSignal; account?: string },
-  ): Promise<CardResult>;
+  resolve(req: TemplateRequest, opts?: ResolveCardOptions): Promise<CardResult>;
   /** The ETag a request would get (fetches artwork when the template draws it). */
   etagOf(req: TemplateRequest, signal?: AbortSignal, account?: string): Promise<string>;
+}
+
+/** What a card request is resolved with besides itself. */
+export interface ResolveCardOptions {
+  ifNoneMatch?: string;
+  signal?: AbortSignal;
+  /** The account: its theme, its cache scope and its share of artwork downloads. */
+  account?: string;
+  /**
+   * A theme not saved yet (the Theme page's preview), drawn instead of the account's where the
+   * template draws one. Such a card is neither looked up in nor stored in the cache: a page that
+   * redraws on every change would otherwise fill it with themes nobody will ask for again.
+   */
+  draftTheme?: CardTheme;
 }
 
 interface Deps {
@@ -55,7 +73,12 @@ interface Deps {
 export function createTemplateService(deps: Deps): TemplateService {
   const flight: SingleFlight<{ body: Buffer; timings: Timings }> = createSingleFlight();
 
-  async function identify(req: TemplateRequest, signal?: AbortSignal, account?: string) {
+  async function identify(
+    req: TemplateRequest,
+    signal?: AbortSignal,
+    account?: string,
+    draftTheme?: CardTheme,
+  ) {
     const def = deps.registry.get(req.template);
     // The parser checked the name; a reload may have removed the template since.
     if (!def)
@@ -78,12 +101,10 @@ export function createTemplateService(deps: Deps): TemplateService {
       artworkHash = fetched.sha256;
       timings.fetch = fetched.ms;
     }
-    // The account's theme only where the template draws one and the request did not say
-    // theme=none; its version is in the identity, so a themed card is cached per theme.
-    const theme: CardTheme | undefined =
-      def.uses.theme && req.theme !== 'none' && account !== undefined
-        ? await deps.themes?.get(account)
-        : undefined;
+    // The account's theme (or the draft being previewed) only where the template draws one and
+    // the request did not say theme=none; its version is in the identity, so a themed card is
+    // cached per theme.
+    const theme = await themeOf(def, req, account, draftTheme);
     const identity = [
       'cardshot-template',
       deps.renderer.version,
@@ -107,6 +128,17 @@ export function createTemplateService(deps: Deps): TemplateService {
     return { def, etag, artworkBytes, artworkHash, timings, release, ctx, themed: theme !== undefined };
   }
 
+  async function themeOf(
+    def: TemplateDefinition,
+    req: TemplateRequest,
+    account: string | undefined,
+    draftTheme: CardTheme | undefined,
+  ): Promise<CardTheme | undefined> {
+    if (!def.uses.theme || req.theme === 'none') return undefined;
+    if (draftTheme) return draftTheme;
+    return account !== undefined ? await deps.themes?.get(account) : undefined;
+  }
+
   return {
     async etagOf(req, signal, account) {
       const { etag, release } = await identify(req, signal, account);
@@ -115,7 +147,7 @@ export function createTemplateService(deps: Deps): TemplateService {
     },
 
     async resolve(req, opts = {}) {
-      const { release, ...identified } = await identify(req, opts.signal, opts.account);
+      const { release, ...identified } = await identify(req, opts.signal, opts.account, opts.draftTheme);
       try {
         return await resolveIdentified(req, identified, opts);
       } finally {
@@ -135,16 +167,17 @@ export function createTemplateService(deps: Deps): TemplateService {
       ctx,
       themed,
     }: Omit<Awaited<ReturnType<typeof identify>>, 'release'>,
-    opts: { ifNoneMatch?: string; account?: string },
+    opts: ResolveCardOptions,
   ): Promise<CardResult> {
+    const cached = opts.draftTheme === undefined;
     const format = req.output?.format ?? 'png';
     if (opts.ifNoneMatch !== undefined && etagMatches(opts.ifNoneMatch, etag)) {
       return { kind: 'not-modified', etag, format, timings, themed };
     }
 
     const lookupStart = performance.now();
-    const hit = await deps.cache.get(etag);
-    timings.cache = performance.now() - lookupStart;
+    const hit = cached ? await deps.cache.get(etag) : undefined;
+    if (cached) timings.cache = performance.now() - lookupStart;
     if (hit) return { kind: 'png', etag, format, body: hit.body, cache: 'HIT', timings, themed };
 
     const joined = performance.now();
@@ -182,9 +215,11 @@ export function createTemplateService(deps: Deps): TemplateService {
       t.layout = out.timings.layout;
       t.render = out.timings.render;
       // The disk write happens after the response; the memory tier is filled at once.
-      deps.cache
-        .set(etag, { body: out.image, etag, storedAt: Date.now(), expiresAt: null })
-        .catch((err) => deps.log?.warn({ err }, 'cache store failed'));
+      if (cached) {
+        deps.cache
+          .set(etag, { body: out.image, etag, storedAt: Date.now(), expiresAt: null })
+          .catch((err) => deps.log?.warn({ err }, 'cache store failed'));
+      }
       return { body: out.image, timings: t };
     });
     return {

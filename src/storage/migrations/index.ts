@@ -3,6 +3,8 @@ import { initial } from './001-initial.js';
 import { dashboard } from './002-dashboard.js';
 import { keyRotation } from './003-key-rotation.js';
 import { themes } from './004-themes.js';
+import { jobs } from './005-jobs.js';
+import { webhooks } from './006-webhooks.js';
 
 /**
  * Every migration in order. Names sort lexically, so keep the numeric prefix; never edit a
@@ -13,6 +15,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '002-dashboard': dashboard,
   '003-key-rotation': keyRotation,
   '004-themes': themes,
+  '005-jobs': jobs,
+  '006-webhooks': webhooks,
 };
 
 /** Kysely's provider over the static list above (no file-system scanning in a bundled build). */

@@ -1,0 +1,113 @@
+/**
+ * The jobs area (issue 28 §1, §3): the job store over the service's database, this node's item
+ * workers on the shared queue (pg-boss with PostgreSQL, the SQLite queue in the data dir
+ * otherwise), result files under the data dir, signed result links, and the retention sweep.
+ */
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { linkOrigin } from '../accounts/origin.js';
+import { type Area, startArea } from '../area.js';
+import type { Plans } from '../auth/plans.js';
+import type { ServerSecrets } from '../auth/secret.js';
+import type { HttpConfig } from '../http/settings.js';
+import type { WorkQueue } from '../lib/work-queue.js';
+import type { RenderCommand } from '../render/command.js';
+import type { ScreenshotService } from '../render/screenshot/types.js';
+import type { TemplateRegistry } from '../render/template/types.js';
+import type { StorageConfig } from '../storage/settings.js';
+import type { Store } from '../storage/store.js';
+import type { JobEventSink } from './events.js';
+import { createPriorityGate, nodeLoad } from './gate.js';
+import { createResultLinks, type ResultLinks } from './links.js';
+import type { JobQueue } from './queue/types.js';
+import { createItemRenderer } from './render.js';
+import { createResultFiles, type ResultFiles } from './results.js';
+import { createJobService, type JobService } from './service.js';
+import type { JobsConfig } from './settings.js';
+import { createJobStore } from './store/kysely-jobs.js';
+import type { JobStore } from './store/types.js';
+import { createItemHandler, ITEM_QUEUE, type ItemTask, itemPolicy } from './worker.js';
+
+/** What the HTTP routes use of the jobs area. */
+export interface Jobs {
+  service: JobService;
+  store: JobStore;
+  files: ResultFiles;
+  links: ResultLinks;
+}
+
+export interface JobsDeps {
+  store: Store;
+  plans: Plans;
+  secrets: ServerSecrets;
+  /** The queue area's queue (closed by it, after this area). */
+  queue: JobQueue;
+  registry: TemplateRegistry;
+  /** Its viewports (items are parsed with them) and its queue's load (items yield to requests). */
+  screenshots: ScreenshotService;
+  /** The card render queue's load (items yield to requests). */
+  renderQueue: WorkQueue;
+  /** The render command items go through, as `job` callers. */
+  render: RenderCommand;
+  /** The webhooks area's sink; absent: no events (and a job naming a webhook is refused). */
+  events?: JobEventSink;
+  log: Logger;
+}
+
+/** Opens the queue, starts this node's workers (CARDSHOT_JOBS_WORKERS) and the sweep. */
+export function createJobsArea(
+  config: JobsConfig & StorageConfig & Pick<HttpConfig, 'publicUrl' | 'host' | 'port'>,
+  deps: JobsDeps,
+): Promise<Area<Jobs>> {
+  return startArea(deps.log, async (parts) => {
+    const log = deps.log.child({ area: 'jobs' });
+    const store = createJobStore(deps.store.db);
+    const files = createResultFiles(config.jobsResultsDir || path.join(config.dataDir, 'jobs'));
+    const links = createResultLinks(deps.secrets);
+    const { queue } = deps;
+    await queue.createQueue(ITEM_QUEUE, itemPolicy(config.jobsLeaseSeconds * 1000));
+    const parsers = () => ({ registry: deps.registry, viewports: deps.screenshots.viewports });
+    // Created before the service, which announces canceled jobs through it.
+    let service: JobService | undefined;
+    const handler = createItemHandler({
+      store,
+      queue,
+      renderer: createItemRenderer(deps.render),
+      files,
+      gate: createPriorityGate(nodeLoad(deps.renderQueue, deps.screenshots)),
+      links,
+      parsers,
+      getAccount: (id) => deps.store.getAccount(id),
+      plans: deps.plans,
+      noteLimit: (account, limit) => service?.noteLimit(account, limit),
+      maxBytesPerAccount: config.jobsMaxBytesPerAccount,
+      origin: () => linkOrigin(config),
+      ...(deps.events ? { events: deps.events } : {}),
+      log,
+    });
+    service = createJobService({
+      store,
+      queue,
+      files,
+      parsers,
+      ...(deps.events ? { events: deps.events } : {}),
+      announce: handler.announceJob,
+      log,
+    });
+    const jobs = service;
+    if (config.jobsWorkers > 0) {
+      const worker = await queue.work<ItemTask>(
+        ITEM_QUEUE,
+        { concurrency: config.jobsWorkers, groupLimit: (account) => jobs.groupLimit(account) },
+        handler.handle,
+      );
+      parts.add('job workers', () => worker.stop());
+    }
+    const sweep = setInterval(() => {
+      jobs.sweep().catch((err: unknown) => log.warn({ err }, 'job sweep failed'));
+    }, config.jobsSweepSeconds * 1000);
+    sweep.unref();
+    parts.add('job sweep', async () => clearInterval(sweep));
+    return { service: { service: jobs, store, files, links } };
+  });
+}

@@ -1,0 +1,398 @@
+import { type Kysely, type Selectable, sql } from 'kysely';
+import { isUniqueViolation, transact } from '../../storage/kysely-store.js';
+import type { Tables } from '../../storage/tables.js';
+import type { JobTables } from './tables.js';
+import {
+  ITEM_STATUSES,
+  type ItemCounts,
+  type ItemRecord,
+  type ItemStatus,
+  type JobRecord,
+  type JobStatus,
+  type JobStore,
+  type NewItem,
+} from './types.js';
+
+type Db = Kysely<JobTables>;
+/** Rows per INSERT: far below SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
+const BATCH = 500;
+const LIVE_ITEM: ItemStatus[] = ['queued', 'running'];
+const LIVE_JOB: JobStatus[] = ['queued', 'running'];
+
+/** The job store over the service's database (SQLite or PostgreSQL, one query layer). */
+export function createJobStore(base: Kysely<Tables>): JobStore {
+  const db: Db = base.withTables<JobTables>() as unknown as Db;
+
+  const getJob = async (id: string, accountId?: string) => {
+    let q = db.selectFrom('jobs').selectAll().where('id', '=', id);
+    if (accountId !== undefined) q = q.where('account_id', '=', accountId);
+    const row = await q.executeTakeFirst();
+    return row && toJob(row);
+  };
+  const findByIdempotencyKey = async (accountId: string, key: string, after: number) => {
+    const row = await db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('idempotency_key', '=', key)
+      .where('created_at', '>=', after)
+      .executeTakeFirst();
+    return row && toJob(row);
+  };
+
+  return {
+    getJob,
+    findByIdempotencyKey,
+
+    async createJob(job, items, reuseAfter) {
+      const insert = () =>
+        transact(db, async (tx) => {
+          if (job.idempotencyKey !== null) {
+            // A key last used before the window is free again: its old job keeps no key.
+            await tx
+              .updateTable('jobs')
+              .set({ idempotency_key: null })
+              .where('account_id', '=', job.accountId)
+              .where('idempotency_key', '=', job.idempotencyKey)
+              .where('created_at', '<', reuseAfter)
+              .execute();
+          }
+          await tx.insertInto('jobs').values(fromJob(job)).execute();
+          let batch: NewItem[] = [];
+          const flush = async () => {
+            if (batch.length === 0) return;
+            await tx
+              .insertInto('job_items')
+              .values(batch.map((i) => ({ ...fromItem(i), job_id: job.id, account_id: job.accountId })))
+              .execute();
+            batch = [];
+          };
+          for (const item of items) {
+            batch.push(item);
+            if (batch.length >= BATCH) await flush();
+          }
+          await flush();
+        });
+      try {
+        await insert();
+        return { created: true, job };
+      } catch (err) {
+        // Two submissions with one key raced: the other's job is the answer.
+        if (job.idempotencyKey === null || !isUniqueViolation(err)) throw err;
+        const existing = await findByIdempotencyKey(job.accountId, job.idempotencyKey, reuseAfter);
+        if (!existing) throw err;
+        return { created: false, job: existing };
+      }
+    },
+
+    async markEnqueued(jobId) {
+      await db.updateTable('jobs').set({ enqueued: 1 }).where('id', '=', jobId).execute();
+    },
+
+    async unenqueued(before) {
+      const rows = await db
+        .selectFrom('jobs')
+        .selectAll()
+        .where('enqueued', '=', 0)
+        .where('created_at', '<', before)
+        .where('status', 'in', LIVE_JOB)
+        .orderBy('created_at')
+        .limit(100)
+        .execute();
+      return rows.map(toJob);
+    },
+
+    async listJobs(accountId, { after, limit }) {
+      let q = db.selectFrom('jobs').selectAll().where('account_id', '=', accountId);
+      if (after) {
+        q = q.where((eb) =>
+          eb.or([
+            eb('created_at', '<', after.createdAt),
+            eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
+          ]),
+        );
+      }
+      const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+      return rows.map(toJob);
+    },
+
+    async counts(jobId) {
+      const rows = await db
+        .selectFrom('job_items')
+        .select(['status', sql<number | string>`count(*)`.as('n')])
+        .where('job_id', '=', jobId)
+        .groupBy('status')
+        .execute();
+      const counts = Object.fromEntries(ITEM_STATUSES.map((s) => [s, 0])) as ItemCounts;
+      for (const r of rows) counts[r.status as ItemStatus] = Number(r.n);
+      return counts;
+    },
+
+    async waitingOf(accountId) {
+      const row = await db
+        .selectFrom('job_items')
+        .select(sql<number | string>`count(*)`.as('n'))
+        .where('account_id', '=', accountId)
+        .where('status', '=', 'queued')
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+
+    async bytesOf(accountId) {
+      const row = await db
+        .selectFrom('jobs')
+        .select(sql<number | string | null>`sum(bytes)`.as('n'))
+        .where('account_id', '=', accountId)
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+
+    async getItem(jobId, index) {
+      const row = await db
+        .selectFrom('job_items')
+        .selectAll()
+        .where('job_id', '=', jobId)
+        .where('idx', '=', index)
+        .executeTakeFirst();
+      return row && toItem(row);
+    },
+
+    async listItems(jobId, { status, after, limit }) {
+      let q = db.selectFrom('job_items').selectAll().where('job_id', '=', jobId);
+      if (status !== undefined) q = q.where('status', '=', status);
+      if (after !== undefined) q = q.where('idx', '>', after);
+      const rows = await q.orderBy('idx').limit(limit).execute();
+      return rows.map(toItem);
+    },
+
+    async claimItem(jobId, index, now) {
+      // RETURNING (SQLite ≥ 3.35, PostgreSQL): one statement claims and reads the item.
+      const row = await db
+        .updateTable('job_items')
+        .set((eb) => ({ status: 'running', attempts: eb('attempts', '+', 1), started_at: now }))
+        .where('job_id', '=', jobId)
+        .where('idx', '=', index)
+        .where('status', 'in', LIVE_ITEM)
+        .returningAll()
+        .executeTakeFirst();
+      return row && toItem(row);
+    },
+
+    async releaseItem(jobId, index) {
+      await db
+        .updateTable('job_items')
+        .set((eb) => ({ status: 'queued', attempts: eb('attempts', '-', 1), started_at: null }))
+        .where('job_id', '=', jobId)
+        .where('idx', '=', index)
+        .where('status', '=', 'running')
+        .execute();
+    },
+
+    async finishItem(jobId, index, outcome, now) {
+      return transact(db, async (tx) => {
+        const set =
+          outcome.status === 'succeeded'
+            ? {
+                status: 'succeeded',
+                error: null,
+                file: outcome.result.file,
+                content_type: outcome.result.contentType,
+                bytes: outcome.result.bytes,
+                etag: outcome.result.etag,
+                width: outcome.result.width,
+                height: outcome.result.height,
+                completed_at: now,
+              }
+            : { status: 'failed', error: outcome.error, completed_at: now };
+        const result = await tx
+          .updateTable('job_items')
+          .set(set)
+          .where('job_id', '=', jobId)
+          .where('idx', '=', index)
+          .where('status', 'in', LIVE_ITEM)
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) === 0) return false;
+        if (outcome.status === 'succeeded') {
+          // In the same transaction as the item: the byte count moves exactly when the item does.
+          await tx
+            .updateTable('jobs')
+            .set((eb) => ({ bytes: eb('bytes', '+', outcome.result.bytes) }))
+            .where('id', '=', jobId)
+            .execute();
+        }
+        return true;
+      });
+    },
+
+    async startJob(jobId, now) {
+      const result = await db
+        .updateTable('jobs')
+        .set({ status: 'running', started_at: now })
+        .where('id', '=', jobId)
+        .where('status', '=', 'queued')
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    async finishJobIfDone(jobId, now) {
+      const live = db
+        .selectFrom('job_items')
+        .select('idx')
+        .where('job_id', '=', jobId)
+        .where('status', 'in', LIVE_ITEM);
+      const succeeded = db
+        .selectFrom('job_items')
+        .select('idx')
+        .where('job_id', '=', jobId)
+        .where('status', '=', 'succeeded');
+      // One statement decides and writes, so two workers finishing the last two items at once
+      // cannot both end the job (nor both miss it).
+      const result = await db
+        .updateTable('jobs')
+        .set((eb) => ({
+          status: eb.case().when(eb.exists(succeeded)).then('completed').else('failed').end(),
+          completed_at: now,
+        }))
+        .where('id', '=', jobId)
+        .where('status', 'in', LIVE_JOB)
+        .where('enqueued', '=', 1)
+        .where((eb) => eb.not(eb.exists(live)))
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) return undefined;
+      return getJob(jobId);
+    },
+
+    async cancelJob(jobId, accountId, now) {
+      const canceled = await transact(db, async (tx) => {
+        const result = await tx
+          .updateTable('jobs')
+          .set({ status: 'canceled', completed_at: now })
+          .where('id', '=', jobId)
+          .where('account_id', '=', accountId)
+          .where('status', 'in', LIVE_JOB)
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) === 0) return false;
+        await tx
+          .updateTable('job_items')
+          .set({ status: 'canceled', completed_at: now })
+          .where('job_id', '=', jobId)
+          .where('status', '=', 'queued')
+          .execute();
+        return true;
+      });
+      return canceled ? getJob(jobId) : undefined;
+    },
+
+    async failStale(before, error, now) {
+      const rows = await db
+        .updateTable('job_items')
+        .set({ status: 'failed', error, completed_at: now })
+        .where('status', '=', 'running')
+        .where('started_at', '<', before)
+        .returning('job_id')
+        .execute();
+      return [...new Set(rows.map((r) => r.job_id))];
+    },
+
+    async expired(now, limit) {
+      const rows = await db
+        .selectFrom('jobs')
+        .selectAll()
+        .where('expires_at', '<', now)
+        .orderBy('expires_at')
+        .limit(limit)
+        .execute();
+      return rows.map(toJob);
+    },
+
+    async deleteJob(jobId) {
+      await transact(db, async (tx) => {
+        await tx.deleteFrom('job_items').where('job_id', '=', jobId).execute();
+        await tx.deleteFrom('jobs').where('id', '=', jobId).execute();
+      });
+    },
+  };
+}
+
+const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
+
+function toJob(r: Selectable<JobTables['jobs']>): JobRecord {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    status: r.status as JobStatus,
+    total: Number(r.total),
+    webhook: r.webhook,
+    metadata: r.metadata === null ? null : (JSON.parse(r.metadata) as Record<string, unknown>),
+    idempotencyKey: r.idempotency_key,
+    enqueued: Number(r.enqueued) === 1,
+    bytes: Number(r.bytes),
+    createdAt: Number(r.created_at),
+    startedAt: num(r.started_at),
+    completedAt: num(r.completed_at),
+    expiresAt: Number(r.expires_at),
+  };
+}
+
+function fromJob(j: JobRecord): JobTables['jobs'] {
+  return {
+    id: j.id,
+    account_id: j.accountId,
+    status: j.status,
+    total: j.total,
+    webhook: j.webhook,
+    metadata: j.metadata === null ? null : JSON.stringify(j.metadata),
+    idempotency_key: j.idempotencyKey,
+    enqueued: j.enqueued ? 1 : 0,
+    bytes: j.bytes,
+    created_at: j.createdAt,
+    started_at: j.startedAt,
+    completed_at: j.completedAt,
+    expires_at: j.expiresAt,
+  };
+}
+
+function fromItem(i: NewItem): Omit<JobTables['job_items'], 'job_id' | 'account_id'> {
+  return {
+    idx: i.index,
+    kind: i.kind,
+    request: i.request,
+    status: 'queued',
+    error: null,
+    attempts: 0,
+    file: null,
+    content_type: null,
+    bytes: null,
+    etag: null,
+    width: null,
+    height: null,
+    started_at: null,
+    completed_at: null,
+  };
+}
+
+function toItem(r: Selectable<JobTables['job_items']>): ItemRecord {
+  const done = r.status === 'succeeded' && r.file !== null && r.etag !== null;
+  return {
+    jobId: r.job_id,
+    index: Number(r.idx),
+    accountId: r.account_id,
+    kind: r.kind as ItemRecord['kind'],
+    request: r.request,
+    status: r.status as ItemStatus,
+    error: r.error,
+    attempts: Number(r.attempts),
+    result: done
+      ? {
+          file: r.file as string,
+          contentType: r.content_type ?? 'image/png',
+          bytes: Number(r.bytes),
+          etag: r.etag as string,
+          width: Number(r.width),
+          height: Number(r.height),
+        }
+      : null,
+    startedAt: num(r.started_at),
+    completedAt: num(r.completed_at),
+  };
+}

@@ -1,0 +1,36 @@
+/** The jobs area's tables as kysely sees them (migration 005-jobs). */
+export type JobTables = {
+  jobs: {
+    id: string;
+    account_id: string;
+    status: string;
+    total: number;
+    webhook: string | null;
+    metadata: string | null;
+    idempotency_key: string | null;
+    enqueued: number;
+    bytes: number | string;
+    created_at: number | string;
+    started_at: number | string | null;
+    completed_at: number | string | null;
+    expires_at: number | string;
+  };
+  job_items: {
+    job_id: string;
+    idx: number;
+    account_id: string;
+    kind: string;
+    request: string;
+    status: string;
+    error: string | null;
+    attempts: number;
+    file: string | null;
+    content_type: string | null;
+    bytes: number | null;
+    etag: string | null;
+    width: number | null;
+    height: number | null;
+    started_at: number | string | null;
+    completed_at: number | string | null;
+  };
+};

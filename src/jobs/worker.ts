@@ -1,0 +1,274 @@
+/**
+ * Runs one item (a queue task `{ job, index }`). Every step is safe to repeat: the claim takes
+ * only a live item, the result is stored only over a live item (a second run's file is then
+ * removed), and the job is ended by one conditional update, so a task that runs twice (its node
+ * died after the render) neither doubles nor loses a result, and exactly one run announces it.
+ */
+import type { Logger } from 'pino';
+import type { Plans } from '../auth/plans.js';
+import { isAppError } from '../errors.js';
+import type { Account } from '../storage/store.js';
+import type { JobEvent, JobEventSink } from './events.js';
+import type { PriorityGate } from './gate.js';
+import { type ItemParsers, parseStoredItem } from './items.js';
+import type { ResultLinks } from './links.js';
+import type { JobQueue, QueuePolicy, Task } from './queue/types.js';
+import type { ItemRenderer } from './render.js';
+import type { ResultFiles } from './results.js';
+import type { ItemOutcome, ItemRecord, JobRecord, JobStore } from './store/types.js';
+import { itemView, jobView } from './view.js';
+
+/** The queue every job item goes through. */
+export const ITEM_QUEUE = 'job-items';
+
+/** A task's data: which item (never its request or its bytes). */
+export interface ItemTask {
+  job: string;
+  index: number;
+}
+
+/** Two retries of a transient failure (a full render queue, a restarting browser), then the item fails. */
+export const ITEM_RETRY_LIMIT = 2;
+
+/** The item queue's policy; `leaseMs` is how soon a dead node's item runs elsewhere. */
+export function itemPolicy(leaseMs: number): QueuePolicy {
+  return { retryLimit: ITEM_RETRY_LIMIT, retryDelayMs: 1000, retryBackoff: true, expireMs: leaseMs };
+}
+
+export interface WorkerDeps {
+  store: JobStore;
+  queue: JobQueue;
+  renderer: ItemRenderer;
+  files: ResultFiles;
+  gate: PriorityGate;
+  links: ResultLinks;
+  parsers: () => ItemParsers;
+  getAccount(id: string): Promise<Account | undefined>;
+  plans: Plans;
+  /** Remembers an account's jobs.concurrency for the queue's group limit. */
+  noteLimit(accountId: string, limit: number): void;
+  maxBytesPerAccount: number;
+  /** Where links in events point (CARDSHOT_PUBLIC_URL, or where this server listens). */
+  origin(): string;
+  events?: JobEventSink;
+  log: Logger;
+  now?: () => number;
+}
+
+/** The queue handler that runs job items. */
+export function createItemHandler(deps: WorkerDeps) {
+  const now = deps.now ?? Date.now;
+  const { store, log } = deps;
+
+  const publish = async (accountId: string, event: JobEvent) => {
+    if (!deps.events) return;
+    try {
+      await deps.events.publish(accountId, event);
+    } catch (err) {
+      log.warn({ err, type: event.type }, 'job event not queued');
+    }
+  };
+
+  /** Stores the outcome (once), then announces the item and, if it was the last, the job. */
+  const settle = async (job: JobRecord, index: number, outcome: ItemOutcome, claimed?: ItemRecord) => {
+    const at = now();
+    if (!(await store.finishItem(job.id, index, outcome, at))) return false;
+    // The item as stored, without reading it back (the claim read it).
+    const item: ItemRecord | undefined = claimed
+      ? {
+          ...claimed,
+          status: outcome.status,
+          error: outcome.status === 'failed' ? outcome.error : null,
+          result: outcome.status === 'succeeded' ? outcome.result : null,
+          completedAt: at,
+        }
+      : await store.getItem(job.id, index);
+    if (item) await announceItem(job, item);
+    const ended = await store.finishJobIfDone(job.id, now());
+    if (ended) await announceJob(ended);
+    return true;
+  };
+
+  const announceItem = (job: JobRecord, item: ItemRecord) =>
+    publish(job.accountId, {
+      type: item.status === 'succeeded' ? 'render.succeeded' : 'render.failed',
+      data: { jobId: job.id, ...itemView(job, item, deps.origin(), deps.links) },
+      ...(job.webhook ? { endpointId: job.webhook } : {}),
+    });
+
+  const announceJob = async (job: JobRecord) => {
+    const counts = await store.counts(job.id);
+    const type =
+      job.status === 'completed' ? 'job.completed' : job.status === 'failed' ? 'job.failed' : 'job.canceled';
+    await publish(job.accountId, {
+      type,
+      data: jobView(job, counts, deps.origin(), deps.links),
+      ...(job.webhook ? { endpointId: job.webhook } : {}),
+    });
+  };
+
+  /** Puts an item off until the account's budget has room again: a new task, this one completes. */
+  const defer = async (task: Task<ItemTask>, item: ItemRecord, seconds: number) => {
+    await store.releaseItem(item.jobId, item.index);
+    const at = now() + Math.ceil(seconds * 1000);
+    await deps.queue.add(ITEM_QUEUE, [
+      { group: task.group, data: task.data, key: `${item.jobId}:${item.index}:${at}`, startAfter: at },
+    ]);
+  };
+
+  // A job's items run back to back: its record (what an item reads of it never changes) and its
+  // account's plan are read once every few seconds, not once per item. A plan change applies
+  // within CACHE_MS; a cancel is seen by the claim, which reads the item itself.
+  const jobs = recentlyRead((id: string) => store.getJob(id));
+  const plans = recentlyRead(async (accountId: string) => {
+    const account = await deps.getAccount(accountId);
+    return account && deps.plans.get(account.plan);
+  });
+  const started = new Set<string>();
+  /** queued → running, once per job and process. */
+  const markStarted = async (job: JobRecord) => {
+    if (job.status !== 'queued' || started.has(job.id)) return;
+    if (started.size > 10_000) started.clear();
+    started.add(job.id);
+    await store.startJob(job.id, now());
+  };
+
+  async function handle(task: Task<ItemTask>, signal: AbortSignal): Promise<void> {
+    const { job: jobId, index } = task.data;
+    const job = await jobs(jobId);
+    if (!job) return; // deleted (retention, or its account)
+    const plan = await plans(job.accountId);
+    if (!plan) {
+      await settle(job, index, { status: 'failed', error: 'the account or its plan no longer exists' });
+      return;
+    }
+    deps.noteLimit(job.accountId, plan.jobs.concurrency);
+    const item = await store.claimItem(jobId, index, now());
+    if (!item) return; // ended already, or canceled
+    await markStarted(job);
+
+    let parsed: ReturnType<typeof parseStoredItem>;
+    try {
+      parsed = parseStoredItem(item.kind, item.request, deps.parsers());
+    } catch (err) {
+      // A template removed since the submission: the item fails as the route would refuse it.
+      if (!isAppError(err)) throw err;
+      await settle(job, index, { status: 'failed', error: err.message }, item);
+      return;
+    }
+    const release = await deps.gate.turn(item.kind, signal);
+    let rendered: Awaited<ReturnType<ItemRenderer['render']>>;
+    try {
+      rendered = await deps.renderer.render(parsed, { accountId: job.accountId, plan }, signal);
+    } catch (err) {
+      release();
+      if (isAppError(err, 'rate_limited')) return defer(task, item, err.retryAfter ?? 1);
+      const transient = !isAppError(err) || isAppError(err, 'unavailable', 'internal', 'client_closed');
+      // Retried by the queue while it may; the last attempt's failure is the item's.
+      if (transient && task.attempt <= ITEM_RETRY_LIMIT) throw err;
+      await settle(job, index, { status: 'failed', error: failureMessage(err) }, item);
+      return;
+    }
+    release();
+    await keep(job, item, rendered);
+  }
+
+  /** Writes the file within the account's bound and stores the result; a full disk fails the item. */
+  async function keep(
+    job: JobRecord,
+    item: ItemRecord,
+    rendered: Awaited<ReturnType<ItemRenderer['render']>>,
+  ): Promise<void> {
+    // Reserved before the write, so two items of one account on this node cannot both pass
+    // the bound with the last bytes (across nodes it is counted from the store every 3 s).
+    if (!(await bytes.take(job.accountId, rendered.body.length, deps.maxBytesPerAccount))) {
+      const limit = deps.maxBytesPerAccount;
+      const size =
+        limit >= 1024 ** 3 ? `${(limit / 1024 ** 3).toFixed(1)} GiB` : `${Math.round(limit / 1024 ** 2)} MiB`;
+      const error = `could not store the result: your account's job results are at their limit (${size}) until older jobs reach the end of their retention`;
+      await settle(job, item.index, { status: 'failed', error }, item);
+      return;
+    }
+    let file: string;
+    try {
+      file = await deps.files.write(
+        {
+          accountId: job.accountId,
+          jobId: job.id,
+          index: item.index,
+          etag: rendered.etag,
+          contentType: rendered.contentType,
+        },
+        rendered.body,
+      );
+    } catch (err) {
+      bytes.give(job.accountId, rendered.body.length);
+      if (!isAppError(err)) throw err;
+      log.error({ err, job: job.id, index: item.index }, 'job result not written');
+      await settle(job, item.index, { status: 'failed', error: err.message }, item);
+      return;
+    }
+    const { body: _body, ...facts } = rendered;
+    const kept = await settle(
+      job,
+      item.index,
+      { status: 'succeeded', result: { file, bytes: rendered.body.length, ...facts } },
+      item,
+    );
+    if (!kept) bytes.give(job.accountId, rendered.body.length);
+    if (!kept) {
+      // Another run stored this item first: its file stays, this one goes (unless it is the same file).
+      const first = await deps.store.getItem(job.id, item.index);
+      if (first?.result?.file !== file) await deps.files.remove(file);
+    }
+  }
+
+  /** An account's stored bytes: read every CACHE_MS, with this node's reservations in between. */
+  const bytes = (() => {
+    const known = new Map<string, { bytes: number; at: number }>();
+    return {
+      /** Reserves `n` bytes when they fit under `max`; false (nothing reserved) when not. */
+      async take(accountId: string, n: number, max: number): Promise<boolean> {
+        let k = known.get(accountId);
+        if (!k || now() - k.at >= CACHE_MS) {
+          const fresh = await store.bytesOf(accountId);
+          if (known.size > 10_000) known.clear();
+          k = { bytes: fresh, at: now() };
+          known.set(accountId, k);
+        }
+        // From here on synchronous: concurrent items of this node see each other's reservation.
+        if (k.bytes + n > max) return false;
+        k.bytes += n;
+        return true;
+      },
+      give(accountId: string, n: number) {
+        const k = known.get(accountId);
+        if (k) k.bytes = Math.max(0, k.bytes - n);
+      },
+    };
+  })();
+
+  /** `read(key)`, remembered for CACHE_MS (a bounded map: cleared past 10,000 keys). */
+  function recentlyRead<T>(read: (key: string) => Promise<T>): (key: string) => Promise<T> {
+    const seen = new Map<string, { value: T; at: number }>();
+    return async (key) => {
+      const hit = seen.get(key);
+      if (hit && now() - hit.at < CACHE_MS) return hit.value;
+      const value = await read(key);
+      if (seen.size > 10_000) seen.clear();
+      seen.set(key, { value, at: now() });
+      return value;
+    };
+  }
+
+  return { handle, announceJob };
+}
+
+/** How long a job record, a plan and an account's byte count are reused. */
+const CACHE_MS = 3000;
+
+/** An item's error in the synchronous route's words; never an internal detail. */
+function failureMessage(err: unknown): string {
+  if (isAppError(err) && err.code !== 'internal') return err.message;
+  return 'internal error while rendering this item';
+}

@@ -1,0 +1,74 @@
+/**
+ * The areas of work that outlives a request: the queue, the webhooks (endpoints, the event sink,
+ * delivery workers) and the jobs (item workers over the render command). Each area's module is
+ * imported when its area starts, like the others (modules-wiring.ts).
+ */
+import type { Logger } from 'pino';
+import type { Area } from './area.js';
+import type { AreaName } from './areas.js';
+import type { JobQueue } from './jobs/queue/types.js';
+import type { StartContext, startCore, startRendering } from './modules-wiring.js';
+import type { Config } from './settings.js';
+
+/**
+ * The queue, then the webhooks (endpoints, the event sink, delivery workers) and the jobs over
+ * the render command (item workers), which publish their events to the webhooks.
+ */
+export async function startWork(
+  { config, log, opts, metrics, start, has }: StartContext,
+  core: Awaited<ReturnType<typeof startCore>>,
+  rendering: Awaited<ReturnType<typeof startRendering>>,
+) {
+  const clock = opts.clock ? { clock: opts.clock } : {};
+  const queue = has('queue') ? await start('queue', openQueueArea(config, log)) : undefined;
+  const accounts = () => needed(core.accounts, 'accounts');
+  const webhooks = has('webhooks')
+    ? await start(
+        'webhooks',
+        (await import('./webhooks/module.js')).createWebhooksArea(config, {
+          store: accounts().store,
+          secrets: accounts().secrets,
+          queue: needed(queue, 'queue'),
+          log,
+          ...clock,
+          ...(opts.webhookGuard ? { guard: opts.webhookGuard } : {}),
+          ...(opts.webhookBackoff ? { backoff: opts.webhookBackoff } : {}),
+          ...(opts.webhookWorkers === false ? { deliver: false } : {}),
+          onAttempt: (outcome, seconds) => metrics.observeWebhookAttempt(outcome, seconds),
+        }),
+      )
+    : undefined;
+  const jobs = has('jobs')
+    ? await start(
+        'jobs',
+        (await import('./jobs/module.js')).createJobsArea(config, {
+          store: accounts().store,
+          plans: accounts().plans,
+          secrets: accounts().secrets,
+          queue: needed(queue, 'queue'),
+          registry: needed(core.registry, 'template files'),
+          screenshots: needed(rendering.screenshots, 'screenshots'),
+          renderQueue: needed(rendering.renderQueue, 'templates'),
+          render: needed(rendering.render, 'render'),
+          ...(webhooks ? { events: webhooks } : {}),
+          log,
+        }),
+      )
+    : undefined;
+  return { queue, webhooks, jobs };
+}
+
+/** The queue as an area: closed after the areas that work on it (they start after it). */
+async function openQueueArea(config: Config, log: Logger): Promise<Area<JobQueue>> {
+  const { createJobQueue } = await import('./jobs/queue/open.js');
+  const queue = await createJobQueue(config, {
+    onError: (err) => log.warn({ err }, 'queue storage error (the workers carry on)'),
+  });
+  return { service: queue, close: () => queue.close() };
+}
+
+/** An area's service that `resolveAreas` guarantees; a clear error if the wiring ever breaks that. */
+function needed<S>(service: S | undefined, area: AreaName): S {
+  if (service === undefined) throw new Error(`createModules: the ${area} area was needed but not started`);
+  return service;
+}

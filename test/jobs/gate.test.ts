@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { createPriorityGate, type QueueLoad } from '../../src/jobs/gate.js';
+
+// The gate's policy over a render queue whose load the test sets (the queue itself is tested in
+// work-queue.test.ts); time is the test's clock.
+function setup() {
+  const q: QueueLoad = { active: 0, waiting: 0, concurrency: 2 };
+  let t = 0;
+  const gate = createPriorityGate({ card: () => q, screenshot: () => q }, () => t);
+  const signal = new AbortController().signal;
+  const started = (p: Promise<unknown>) =>
+    Promise.race([p.then(() => true), new Promise((r) => setTimeout(() => r(false), 30))]);
+  return { q, gate, signal, started, advance: (ms: number) => (t += ms) };
+}
+
+describe('priority gate', () => {
+  it('lets items use every slot, and one more preparing, when no request is around', async () => {
+    const { q, gate, signal, started } = setup();
+    const a = await gate.turn('card', signal);
+    q.active = 1;
+    const b = await gate.turn('card', signal);
+    q.active = 2;
+    // One more gets ready while both slots render.
+    const c = await gate.turn('card', signal);
+    const fourth = gate.turn('card', signal);
+    expect(await started(fourth)).toBe(false);
+    // An item that ends wakes the next at once.
+    a();
+    expect(await started(fourth)).toBe(true);
+    b();
+    c();
+  });
+
+  it('starts no item while a request renders or waits, then leaves requests a slot for a second', async () => {
+    const { q, gate, signal, started, advance } = setup();
+    q.waiting = 1;
+    q.active = 2;
+    const held = gate.turn('card', signal);
+    expect(await started(held)).toBe(false);
+    // The request renders (nothing waits): still its cores.
+    q.waiting = 0;
+    q.active = 1;
+    expect(await started(held)).toBe(false);
+    // It ended: one item may start, the other slot stays free for the next request.
+    q.active = 0;
+    expect(await started(held)).toBe(true);
+    const release = await held;
+    q.active = 1;
+    const second = gate.turn('card', signal);
+    expect(await started(second)).toBe(false);
+    // A second without requests: every slot again.
+    advance(1001);
+    expect(await started(second)).toBe(true);
+    release();
+    (await second)();
+  });
+
+  it('gives up waiting when its signal aborts', async () => {
+    const { q, gate } = setup();
+    q.waiting = 3;
+    const stop = new AbortController();
+    const waiting = gate.turn('screenshot', stop.signal);
+    stop.abort(new Error('node stopping'));
+    await expect(waiting).rejects.toThrow('node stopping');
+  });
+});
