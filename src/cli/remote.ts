@@ -76,3 +76,27 @@ export async function runRemote(
     throw err;
   }
 }
+
+/**
+ * The shared first step of a command with verbs (`jobs get ID`, `webhooks rotate ID`): prints the
+ * command's or the verb's help (exit 0 when asked, 2 when no verb was given), else the verb to
+ * run. Every verb but `list` needs an id; `needsId` says what the user left out.
+ */
+export function pickVerb<V>(
+  verbs: Readonly<Record<string, V>>,
+  verbHelp: Readonly<Record<string, string>>,
+  parsed: { help: boolean; positionals: readonly string[] },
+  io: ShotIo,
+  command: { help: string; needsId(verb: string): string },
+): { exit: number } | { run: V; verb: string } {
+  const [verb, id] = parsed.positionals;
+  if (parsed.help || verb === undefined) {
+    const one = verb === undefined ? undefined : verbHelp[verb];
+    io.stdout.write(`${one ?? command.help}\n`);
+    return { exit: verb === undefined && !parsed.help ? 2 : 0 };
+  }
+  const run = Object.hasOwn(verbs, verb) ? verbs[verb] : undefined;
+  if (!run) throw new UsageError(`unknown subcommand "${printable(verb)}"`);
+  if (verb !== 'list' && !id) throw new UsageError(command.needsId(verb));
+  return { run, verb };
+}

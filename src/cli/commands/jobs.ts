@@ -4,7 +4,7 @@ import { saveResults } from '../jobs/save.js';
 import { itemsTable, jobsTable, jobText } from '../jobs/show.js';
 import { submitJob } from '../jobs/submit.js';
 import { printable } from '../printable.js';
-import { remoteClient, runRemote, SERVER_FLAGS, SERVER_HELP } from '../remote.js';
+import { pickVerb, remoteClient, runRemote, SERVER_FLAGS, SERVER_HELP } from '../remote.js';
 import { processIo, type ShotIo } from '../shot/io.js';
 
 /** Each subcommand's help, shown by `jobs <verb> --help`. */
@@ -129,22 +129,16 @@ function limitOf(text: string | undefined): number {
 export async function runJobs(argv: string[], io: ShotIo = processIo): Promise<number> {
   return runRemote('jobs', HELP, io, async () => {
     const { values: v, positionals } = parseVerbArgs(argv, FLAGS);
-    const [verb, id] = positionals;
-    if (v.help || verb === undefined) {
-      const one = verb === undefined ? undefined : VERB_HELP[verb];
-      io.stdout.write(`${one ?? HELP}\n`);
-      return verb === undefined && !v.help ? 2 : 0;
-    }
-    const run = Object.hasOwn(VERBS, verb) ? VERBS[verb] : undefined;
-    if (!run) throw new UsageError(`unknown subcommand "${printable(verb)}"`);
-    if (verb !== 'list' && !id) {
-      throw new UsageError(
+    const picked = pickVerb(VERBS, VERB_HELP, { help: Boolean(v.help), positionals }, io, {
+      help: HELP,
+      needsId: (verb) =>
         verb === 'submit'
           ? 'jobs submit needs a FILE.csv or FILE.json'
           : `jobs ${verb} needs the job id (job_…)`,
-      );
-    }
+    });
+    if ('exit' in picked) return picked.exit;
+    const id = positionals[1];
     if (positionals.length > 2) throw new UsageError(`unexpected "${printable(positionals[2]!)}"`);
-    return run(await remoteClient(v, io), id ?? '', v, io);
+    return picked.run(await remoteClient(v, io), id ?? '', v, io);
   });
 }

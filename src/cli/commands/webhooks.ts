@@ -1,7 +1,7 @@
 import type { WebhookDelivery, WebhookEndpoint, WebhookEventType } from '../../client/webhook-endpoints.js';
 import { parseVerbArgs, table, UsageError } from '../admin.js';
 import { printable } from '../printable.js';
-import { remoteClient, runRemote, SERVER_FLAGS, SERVER_HELP } from '../remote.js';
+import { pickVerb, remoteClient, runRemote, SERVER_FLAGS, SERVER_HELP } from '../remote.js';
 import { processIo, type ShotIo } from '../shot/io.js';
 
 const EVENTS = ['job.completed', 'job.failed', 'job.canceled', 'render.succeeded', 'render.failed'];
@@ -99,22 +99,16 @@ const VERBS: Record<string, Verb> = {
 export async function runWebhooks(argv: string[], io: ShotIo = processIo): Promise<number> {
   return runRemote('webhooks', HELP, io, async () => {
     const { values: v, positionals } = parseVerbArgs(argv, FLAGS);
-    const [verb, id, extra] = positionals;
-    if (v.help || verb === undefined) {
-      const one = verb === undefined ? undefined : VERB_HELP[verb];
-      io.stdout.write(`${one ?? HELP}\n`);
-      return verb === undefined && !v.help ? 2 : 0;
-    }
-    const run = Object.hasOwn(VERBS, verb) ? VERBS[verb] : undefined;
-    if (!run) throw new UsageError(`unknown subcommand "${printable(verb)}"`);
-    if (verb !== 'list' && !id) {
-      throw new UsageError(
+    const picked = pickVerb(VERBS, VERB_HELP, { help: Boolean(v.help), positionals }, io, {
+      help: HELP,
+      needsId: (verb) =>
         verb === 'add'
           ? 'webhooks add needs the URL to send events to'
           : `webhooks ${verb} needs the endpoint id (ep_…)`,
-      );
-    }
-    return run(await remoteClient(v, io), { id: id ?? '', extra, v, io });
+    });
+    if ('exit' in picked) return picked.exit;
+    const [, id, extra] = positionals;
+    return picked.run(await remoteClient(v, io), { id: id ?? '', extra, v, io });
   });
 }
 

@@ -22,7 +22,7 @@ import type {
   TaskHandler,
   WorkOptions,
 } from './types.js';
-import { startWorker } from './worker-loop.js';
+import { startWorker, tracked } from './worker-loop.js';
 
 export interface PgBossQueueOptions {
   connectionString: string;
@@ -181,14 +181,7 @@ export async function createPgBossQueue(opts: PgBossQueueOptions): Promise<JobQu
         renewMs: Math.floor(lease / 3),
         onError,
       });
-      const tracked: QueueWorker = {
-        async stop(graceMs) {
-          await worker.stop(graceMs);
-          workers.delete(tracked);
-        },
-      };
-      workers.add(tracked);
-      return tracked;
+      return tracked(workers, worker);
     },
     async counts(queue, group): Promise<GroupCounts> {
       const { rows: r } = await db.executeSql(countsSql(schema), [queue, group]);

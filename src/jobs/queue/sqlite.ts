@@ -14,7 +14,7 @@ import type {
   TaskHandler,
   WorkOptions,
 } from './types.js';
-import { retryDelay, startWorker, type TaskSource } from './worker-loop.js';
+import { retryDelay, startWorker, type TaskSource, tracked } from './worker-loop.js';
 
 /**
  * The embedded default's queue: tasks in a SQLite file, claimed in IMMEDIATE transactions. SQLite
@@ -199,14 +199,7 @@ export function createSqliteQueue(opts: SqliteQueueOptions): JobQueue {
         renewMs: Math.max(20, Math.floor(policy.expireMs / 3)),
         onError,
       });
-      const tracked: QueueWorker = {
-        async stop(graceMs) {
-          await worker.stop(graceMs);
-          workers.delete(tracked);
-        },
-      };
-      workers.add(tracked);
-      return tracked;
+      return tracked(workers, worker);
     },
     async counts(queue, group): Promise<GroupCounts> {
       const row = st.counts.get(queue, group) as { waiting: number | null; running: number | null };

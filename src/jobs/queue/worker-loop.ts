@@ -190,3 +190,15 @@ export function retryDelay(
   // spread out instead of returning at one instant, and none comes back sooner than half the delay.
   return Math.round(base / 2 + (random() * base) / 2);
 }
+
+/** Adds `worker` to a queue's set of running workers until it stops (the queue's close stops the rest). */
+export function tracked(workers: Set<QueueWorker>, worker: QueueWorker): QueueWorker {
+  const handle: QueueWorker = {
+    async stop(graceMs) {
+      await worker.stop(graceMs);
+      workers.delete(handle);
+    },
+  };
+  workers.add(handle);
+  return handle;
+}
