@@ -17,6 +17,24 @@ const FREE = [
   'scale',
   'format',
   'quality',
+  // Issue 29: the PDF, reader and sign-in options cost no more than a plain capture (a PDF stops
+  // at CARDSHOT_PDF_MAX_PAGES), so a plan without its own list has them.
+  'paper',
+  'landscape',
+  'margin',
+  'printBackground',
+  'pageRanges',
+  'media',
+  'locale',
+  'timezone',
+  'reducedMotion',
+  'css',
+  'clip',
+  'headers',
+  'cookies',
+  'basicAuth',
+  'userAgent',
+  'response',
   'ttl',
 ];
 
@@ -272,7 +290,7 @@ describe('plans', () => {
             rateLimit: { requests: 1, windowSeconds: 1 },
           },
         },
-        'plan "gold": screenshots.options must be "*" or a list of option names (fullPage, selector, waitForSelector, delay, darkMode, hideSelectors, blockAds, blockCookieBanners, scale, format, quality, ttl, fresh)',
+        'plan "gold": screenshots.options must be "*" or a list of option names (fullPage, selector, waitForSelector, delay, darkMode, hideSelectors, blockAds, blockCookieBanners, scale, format, quality, paper, landscape, margin, printBackground, pageRanges, media, locale, timezone, reducedMotion, css, clip, headers, cookies, basicAuth, userAgent, response, ttl, fresh)',
       ],
       [
         {
