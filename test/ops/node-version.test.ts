@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { killGroup, liveGroupMembers } from '../../src/render/screenshot/engine/browser/processes.js';
 import { unsupportedNode } from '../../src/version.js';
+import { machine, machineIsOld, pinnedVersion, userPath } from '../helpers/machine-node.js';
 import { cleanEnv, runNode } from '../helpers/node-process.js';
 
 // Node 20 is past end of life: `npm start`, `npm test` and `npx cardshot` run Cardshot on Node
@@ -14,18 +15,8 @@ import { cleanEnv, runNode } from '../helpers/node-process.js';
 // the machine's is older. On the machines this project is developed on the system's Node is 20,
 // so this checks the pinned one is what runs.
 const root = path.resolve(import.meta.dirname, '../..');
-const { machineNode, minimumVersion, pinnedVersion, satisfies } = await import(
-  path.join(root, 'scripts/node-runtime.mjs')
-);
-/** PATH as in a user's shell: npm adds node_modules/.bin (where the link to the chosen Node is) itself. */
-const userPath = (process.env.PATH ?? '')
-  .split(path.delimiter)
-  .filter((d) => !d.endsWith(`node_modules${path.sep}.bin`) && !d.includes(`${path.sep}.runtime${path.sep}`))
-  .join(path.delimiter);
-const machine: { path: string; version: string } | undefined = machineNode(root, userPath);
-const machineIsOld = !machine || !satisfies(machine.version, minimumVersion(root));
 /** The Node that must run Cardshot here. */
-const expected: string = machineIsOld ? pinnedVersion(root) : machine.version;
+const expected: string = machineIsOld || !machine ? pinnedVersion(root) : machine.version;
 const dirs: string[] = [];
 afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { killGroup, liveGroupMembers } from '../../src/render/screenshot/engine/browser/processes.js';
+import { machine, machineIsOld, pinnedVersion, userPath } from '../helpers/machine-node.js';
 import { cleanEnv } from '../helpers/node-process.js';
 
 // docs/deploy.md's production start, `NODE_ENV=production HOST=127.0.0.1 PORT=3000 npm start`, on
@@ -14,16 +15,6 @@ import { cleanEnv } from '../helpers/node-process.js';
 // the same way. The first start is a real `npm ci`: a few minutes on 2 cores, once. Where the machine's Node is older than engines (Node 20 here), that
 // first start also brings the pinned Node into the clone's .runtime/, and the server runs on it.
 const root = path.resolve(import.meta.dirname, '../..');
-const { machineNode, minimumVersion, pinnedVersion, satisfies } = await import(
-  path.join(root, 'scripts/node-runtime.mjs')
-);
-/** PATH as in a user's shell, without this worktree's node_modules/.bin (and its link to a Node). */
-const userPath = (process.env.PATH ?? '')
-  .split(path.delimiter)
-  .filter((d) => !d.endsWith(`node_modules${path.sep}.bin`) && !d.includes(`${path.sep}.runtime${path.sep}`))
-  .join(path.delimiter);
-const machine: { version: string } | undefined = machineNode(root, userPath);
-const machineIsOld = !machine || !satisfies(machine.version, minimumVersion(root));
 const METRICS_TOKEN = 'production-start-test-metrics-token';
 let clone: string | undefined;
 
