@@ -7,7 +7,11 @@ export type ItemStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancel
 /** The states after which a job never changes again. */
 export const FINAL_JOB_STATUSES: readonly JobStatus[] = ['completed', 'failed', 'canceled'];
 
-/** One item of a job: a card (as POST /render/template takes it) or a screenshot (as GET /render/url). */
+/**
+ * One item of a job: a card (as POST /render/template takes it) or a screenshot (as POST
+ * /render/url takes it: its `headers`, `cookies`, `basicAuth` and `userAgent` included, stored
+ * sealed with the server secret and cleared once the item has ended).
+ */
 export type JobItemInput = TemplateInput | ScreenshotInput;
 
 /** POST /jobs's JSON body. */

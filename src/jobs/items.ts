@@ -6,8 +6,10 @@
  */
 import { assertScreenshotAllowed, assertTemplateAllowed, type Plan } from '../auth/plans.js';
 import { AppError, isAppError } from '../errors.js';
+import { CREDENTIAL_FIELDS, type ShotCredentials } from '../render/screenshot/credentials.js';
 import { optionsInUse } from '../render/screenshot/options.js';
 import { parseScreenshotRequest, type ScreenshotRequest } from '../render/screenshot/request.js';
+import { parseScreenshotBody } from '../render/screenshot/request-body.js';
 import type { Viewport } from '../render/screenshot/viewports.js';
 import { parseTemplateRequest, requestBody, type TemplateRequest } from '../render/template/request.js';
 import type { TemplateRegistry } from '../render/template/types.js';
@@ -24,6 +26,11 @@ export type ParsedItem =
   | { kind: 'card'; request: TemplateRequest }
   | { kind: 'screenshot'; request: ScreenshotRequest };
 
+/** A valid item: its stored form, and its credentials in clear until the service seals them. */
+export interface ValidItem extends Omit<NewItem, 'credentials'> {
+  credentials?: ShotCredentials;
+}
+
 /** Items named in a refusal; the rest are counted. */
 export const MAX_NAMED_ERRORS = 20;
 
@@ -37,14 +44,20 @@ export function validateItems(
   source: 'body' | 'query',
   plan: Plan,
   parsers: ItemParsers,
-): NewItem[] {
-  const items: NewItem[] = [];
+): ValidItem[] {
+  const items: ValidItem[] = [];
   const problems: Array<{ index: number; err: AppError }> = [];
   raw.forEach((value, index) => {
     try {
       const { parsed, stored } = parseItem(value, source, parsers);
       allowItem(plan, parsed);
-      items.push({ index, kind: parsed.kind, request: JSON.stringify(stored) });
+      const credentials = parsed.kind === 'screenshot' ? parsed.request.credentials : undefined;
+      items.push({
+        index,
+        kind: parsed.kind,
+        request: JSON.stringify(stored),
+        ...(credentials ? { credentials } : {}),
+      });
     } catch (err) {
       if (!isAppError(err, 'bad_request', 'forbidden')) throw err;
       problems.push({ index, err });
@@ -54,16 +67,22 @@ export function validateItems(
   return items;
 }
 
-/** Parses one stored item again (the worker's side): the same parsers, the same result. */
+/**
+ * Parses one stored item again (the worker's side): the same parsers, the same result, with the
+ * screenshot's credentials (opened from their own column) put back.
+ */
 export function parseStoredItem(
   kind: 'card' | 'screenshot',
   request: string,
   parsers: ItemParsers,
+  credentials?: ShotCredentials,
 ): ParsedItem {
   const value = JSON.parse(request) as unknown;
   if (kind === 'card')
     return { kind, request: parseTemplateRequest(value, 'body', undefined, parsers.registry) };
-  return { kind, request: parseScreenshotRequest(value, parsers.viewports) };
+  // The POST body's parser reads text values as the GET does: items stored as a query still parse.
+  const parsed = parseScreenshotBody(value, parsers.viewports);
+  return { kind, request: credentials ? { ...parsed, credentials } : parsed };
 }
 
 /** The plan's refusal of an item (403), as the synchronous route would refuse it. */
@@ -85,9 +104,18 @@ function parseItem(
   const shot = present(record.url);
   if (card && shot) throw bad('give template (a card) or url (a screenshot), not both');
   if (shot) {
-    const query = asQuery(record);
-    const request = parseScreenshotRequest(query, parsers.viewports);
-    return { parsed: { kind: 'screenshot', request }, stored: query };
+    if (source === 'query') {
+      const query = asQuery(record);
+      const request = parseScreenshotRequest(query, parsers.viewports);
+      return { parsed: { kind: 'screenshot', request }, stored: query };
+    }
+    // A JSON item is a POST /render/url body: its values, its errors, its credentials. They
+    // are kept out of the stored request (the service seals them into their own column).
+    // A blank option is left out, as a CSV cell is (a credential is checked as POST checks it).
+    const given = Object.entries(record).filter(([k, v]) => v !== '' || isCredential(k));
+    const request = parseScreenshotBody(Object.fromEntries(given), parsers.viewports);
+    const stored = Object.fromEntries(given.filter(([k, v]) => v !== null && !isCredential(k)));
+    return { parsed: { kind: 'screenshot', request }, stored };
   }
   if (!card) throw bad('template is required for a card, or url for a screenshot');
   const request = parseTemplateRequest(record, source, undefined, parsers.registry);
@@ -96,21 +124,17 @@ function parseItem(
   return { parsed: { kind: 'card', request }, stored };
 }
 
+const isCredential = (field: string) => (CREDENTIAL_FIELDS as readonly string[]).includes(field);
+
 function present(v: unknown): boolean {
   return v !== undefined && v !== null && v !== '';
 }
 
-/**
- * A screenshot item as the query string GET /render/url reads: numbers and booleans as their
- * text, a list of selectors joined by commas, blank cells left out.
- */
+/** A CSV row's screenshot as the query string GET /render/url reads (its cells are text). */
 function asQuery(record: Record<string, unknown>): Record<string, string> {
   const query: Record<string, string> = {};
   for (const [name, v] of Object.entries(record)) {
-    if (v === undefined || v === null || v === '') continue;
-    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') query[name] = String(v);
-    else if (Array.isArray(v) && v.every((s) => typeof s === 'string')) query[name] = v.join(',');
-    else throw bad(`${name.slice(0, 40)} must be a string, a number or true/false`);
+    if (v !== undefined && v !== null && v !== '') query[name] = String(v);
   }
   return query;
 }

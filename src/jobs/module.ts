@@ -16,6 +16,7 @@ import type { ScreenshotService } from '../render/screenshot/types.js';
 import type { TemplateRegistry } from '../render/template/types.js';
 import type { StorageConfig } from '../storage/settings.js';
 import type { Store } from '../storage/store.js';
+import { createItemCredentials } from './credentials.js';
 import type { JobEventSink } from './events.js';
 import { createPriorityGate, nodeLoad } from './gate.js';
 import { createResultLinks, type ResultLinks } from './links.js';
@@ -67,6 +68,7 @@ export function createJobsArea(
     const { queue } = deps;
     await queue.createQueue(ITEM_QUEUE, itemPolicy(config.jobsLeaseSeconds * 1000));
     const parsers = () => ({ registry: deps.registry, viewports: deps.screenshots.viewports });
+    const credentials = createItemCredentials(deps.secrets);
     // Created before the service, which announces canceled jobs through it.
     let service: JobService | undefined;
     const handler = createItemHandler({
@@ -77,6 +79,11 @@ export function createJobsArea(
       gate: createPriorityGate(nodeLoad(deps.renderQueue, deps.screenshots)),
       links,
       parsers,
+      credentials: async (item) => {
+        const sealed =
+          item.kind === 'screenshot' ? await store.sealedCredentials(item.jobId, item.index) : undefined;
+        return sealed === undefined ? undefined : credentials.open(item.jobId, item.index, sealed);
+      },
       getAccount: (id) => deps.store.getAccount(id),
       plans: deps.plans,
       noteLimit: (account, limit) => service?.noteLimit(account, limit),
@@ -90,6 +97,7 @@ export function createJobsArea(
       queue,
       files,
       parsers,
+      credentials,
       ...(deps.events ? { events: deps.events } : {}),
       announce: handler.announceJob,
       log,

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { MAX_JOB_ITEMS } from '../auth/plan-jobs.js';
 import type { Plan } from '../auth/plans.js';
 import { AppError } from '../errors.js';
+import type { ItemCredentials } from './credentials.js';
 import type { JobEvent, JobEventSink } from './events.js';
 import { type ItemParsers, validateItems } from './items.js';
 import type { JobQueue, NewTask } from './queue/types.js';
@@ -68,6 +69,8 @@ export interface ServiceDeps {
   queue: JobQueue;
   files: ResultFiles;
   parsers: () => ItemParsers;
+  /** Seals a screenshot item's credentials before they are stored. */
+  credentials: ItemCredentials;
   events?: JobEventSink;
   /** Announces a canceled job (the worker's job.* announcer). */
   announce(job: JobRecord): Promise<void>;
@@ -163,7 +166,11 @@ export function createJobService(deps: ServiceDeps): JobService {
         expiresAt: at + allowance.retentionDays * DAY_MS,
       };
       limits.set(caller.accountId, allowance.concurrency);
-      const made = await store.createJob(job, items, at - IDEMPOTENCY_MS);
+      // Sealed under the job's id and the item's index: they are stored only so.
+      const sealed = items.map(({ credentials, ...item }) =>
+        credentials ? { ...item, credentials: deps.credentials.seal(job.id, item.index, credentials) } : item,
+      );
+      const made = await store.createJob(job, sealed, at - IDEMPOTENCY_MS);
       if (made.created) await enqueue(job);
       return made;
     },
@@ -196,6 +203,8 @@ export function createJobService(deps: ServiceDeps): JobService {
 
     async cancel(accountId, id) {
       const canceled = await store.cancelJob(id, accountId, now());
+      // Its canceled items never run: their credentials go now (a running one's, once it ends).
+      if (canceled) await store.clearCredentials(id);
       if (canceled) await deps.announce(canceled);
       // A job that had ended already is answered as it is (DELETE is idempotent).
       const job = canceled ?? (await store.getJob(id, accountId));
@@ -216,6 +225,9 @@ export function createJobService(deps: ServiceDeps): JobService {
         const ended = await store.finishJobIfDone(id, now());
         if (ended) await deps.announce(ended);
       }
+      // Credentials are kept only while an item may still run.
+      const cleared = await store.clearCredentials();
+      if (cleared > 0) log.debug({ items: cleared }, 'credentials of ended items cleared');
       // A job whose node died while queueing it: a minute old and still not all queued.
       for (const job of await store.unenqueued(now() - 60_000)) {
         log.warn({ job: job.id }, 'queueing the rest of a job whose node stopped while queueing it');

@@ -4,6 +4,7 @@
  */
 import { parse as parseCsv } from 'csv-parse/sync';
 import { AppError } from '../errors.js';
+import { CREDENTIAL_FIELDS } from '../render/screenshot/credentials.js';
 import { MAX_METADATA_BYTES, type Submission } from './service.js';
 
 const KEYS = ['items', 'webhook', 'metadata'];
@@ -37,12 +38,27 @@ export function readCsvSubmission(text: string, query: Record<string, unknown>):
   }
   let rows: Array<Record<string, string>>;
   try {
-    rows = parseCsv(text, { columns: true, skip_empty_lines: true, trim: true, bom: true });
+    rows = parseCsv(text, { columns: csvColumns, skip_empty_lines: true, trim: true, bom: true });
   } catch (err) {
+    if (err instanceof AppError) throw err;
     throw bad(`The CSV body cannot be read: ${(err as Error).message}`);
   }
   const items = rows.map((row) => Object.fromEntries(Object.entries(row).filter(([, v]) => v !== '')));
   return { items, source: 'query', ...webhookOf(query.webhook) };
+}
+
+/**
+ * The header row, refused when it names a credential: a CSV file is passed around and kept in
+ * clear (spreadsheets, shell history, CI logs), and a cell cannot hold an object anyway.
+ */
+function csvColumns(header: string[]): string[] {
+  const named = header.filter((h) => (CREDENTIAL_FIELDS as readonly string[]).includes(h));
+  if (named.length > 0) {
+    throw bad(
+      `The CSV header names ${named.join(', ')}: credentials (${CREDENTIAL_FIELDS.join(', ')}) cannot be given in a CSV body; submit the job as JSON ({"items": [...]}) to sign a screenshot in`,
+    );
+  }
+  return header;
 }
 
 function webhookOf(v: unknown): { webhook?: string } {

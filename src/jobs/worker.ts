@@ -7,6 +7,7 @@
 import type { Logger } from 'pino';
 import type { Plans } from '../auth/plans.js';
 import { isAppError } from '../errors.js';
+import type { ShotCredentials } from '../render/screenshot/credentials.js';
 import type { Account } from '../storage/store.js';
 import type { JobEvent, JobEventSink } from './events.js';
 import type { PriorityGate } from './gate.js';
@@ -43,6 +44,8 @@ export interface WorkerDeps {
   gate: PriorityGate;
   links: ResultLinks;
   parsers: () => ItemParsers;
+  /** A screenshot item's credentials, opened from their sealed column (jobs/credentials.ts). */
+  credentials?: (item: ItemRecord) => Promise<ShotCredentials | undefined>;
   getAccount(id: string): Promise<Account | undefined>;
   plans: Plans;
   /** Remembers an account's jobs.concurrency for the queue's group limit. */
@@ -149,7 +152,7 @@ export function createItemHandler(deps: WorkerDeps) {
 
     let parsed: ReturnType<typeof parseStoredItem>;
     try {
-      parsed = parseStoredItem(item.kind, item.request, deps.parsers());
+      parsed = parseStoredItem(item.kind, item.request, deps.parsers(), await deps.credentials?.(item));
     } catch (err) {
       // A template removed since the submission: the item fails as the route would refuse it.
       if (!isAppError(err)) throw err;

@@ -305,6 +305,27 @@ export function createJobStore(base: Kysely<Tables>): JobStore {
       return rows.map(toJob);
     },
 
+    async sealedCredentials(jobId, index) {
+      const row = await db
+        .selectFrom('job_items')
+        .select('credentials_sealed')
+        .where('job_id', '=', jobId)
+        .where('idx', '=', index)
+        .executeTakeFirst();
+      return row?.credentials_sealed ?? undefined;
+    },
+
+    async clearCredentials(jobId) {
+      let q = db
+        .updateTable('job_items')
+        .set({ credentials_sealed: null })
+        .where('credentials_sealed', 'is not', null)
+        .where('status', 'not in', LIVE_ITEM);
+      if (jobId !== undefined) q = q.where('job_id', '=', jobId);
+      const result = await q.executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
     async deleteJob(jobId) {
       await transact(db, async (tx) => {
         await tx.deleteFrom('job_items').where('job_id', '=', jobId).execute();
@@ -368,6 +389,7 @@ function fromItem(i: NewItem): Omit<JobTables['job_items'], 'job_id' | 'account_
     height: null,
     started_at: null,
     completed_at: null,
+    credentials_sealed: i.credentials ?? null,
   };
 }
 

@@ -1,4 +1,4 @@
-/** The jobs area's tables as kysely sees them (migration 005-jobs). */
+/** The jobs area's tables as kysely sees them (migrations 005-jobs, 008-job-credentials). */
 export type JobTables = {
   jobs: {
     id: string;
@@ -32,5 +32,7 @@ export type JobTables = {
     height: number | null;
     started_at: number | string | null;
     completed_at: number | string | null;
+    /** A screenshot item's credentials, sealed (jobs/credentials.ts); null once it has ended. */
+    credentials_sealed: string | null;
   };
 };

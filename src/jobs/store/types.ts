@@ -62,6 +62,8 @@ export interface NewItem {
   index: number;
   kind: ItemKind;
   request: string;
+  /** A screenshot's credentials, sealed (jobs/credentials.ts): never in `request`. */
+  credentials?: string;
 }
 
 export type ItemCounts = Record<ItemStatus, number>;
@@ -137,6 +139,13 @@ export interface JobStore {
   failStale(before: number, error: string, now: number): Promise<string[]>;
   /** Jobs whose retention ended before `now`, oldest first. */
   expired(now: number, limit: number): Promise<JobRecord[]>;
+  /** An item's sealed credentials; undefined when it has none (or they were cleared). */
+  sealedCredentials(jobId: string, index: number): Promise<string | undefined>;
+  /**
+   * Clears the sealed credentials of items that have ended (of one job, or of every job): no
+   * run needs them again. The number of items cleared.
+   */
+  clearCredentials(jobId?: string): Promise<number>;
   /** Deletes the job and its items. */
   deleteJob(jobId: string): Promise<void>;
 }
