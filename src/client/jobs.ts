@@ -71,25 +71,36 @@ export class JobsApi {
 
   /**
    * Polls GET /jobs/:id until the job has ended (completed, failed or canceled) and returns it.
-   * Pauses start at `intervalMs` and grow to `maxIntervalMs`, so a long job costs few requests.
+   * Pauses start at `intervalMs` and grow to `maxIntervalMs`, so a long job costs few requests;
+   * a 429 waits for its Retry-After and polls on.
    */
   async wait(id: string, opts: WaitOptions = {}): Promise<Job> {
     const started = Date.now();
     const max = opts.maxIntervalMs ?? 5000;
     let pause = Math.min(opts.intervalMs ?? 500, max);
+    let status = 'queued';
     for (;;) {
-      const job = await this.get(id, opts.signal ? { signal: opts.signal } : {});
-      opts.onProgress?.(job);
-      if (FINAL_JOB_STATUSES.includes(job.status)) return job;
+      // A 429 (the account's reads of its jobs are spent: other code of yours polls too) waits
+      // as long as Retry-After says, then asks again; it never ends the wait.
+      let wait = pause;
+      try {
+        const job = await this.get(id, opts.signal ? { signal: opts.signal } : {});
+        opts.onProgress?.(job);
+        if (FINAL_JOB_STATUSES.includes(job.status)) return job;
+        status = job.status;
+        pause = Math.min(max, Math.ceil(pause * 1.5));
+      } catch (err) {
+        if (!(err instanceof CardshotError) || err.status !== 429) throw err;
+        wait = Math.max(pause, (err.retryAfter ?? 1) * 1000);
+      }
       const left = opts.timeoutMs === undefined ? Infinity : opts.timeoutMs - (Date.now() - started);
       if (left <= 0) {
-        throw new CardshotError(`Job ${id} is still ${job.status} after ${opts.timeoutMs} ms`, {
+        throw new CardshotError(`Job ${id} is still ${status} after ${opts.timeoutMs} ms`, {
           status: 0,
           code: 'timeout',
         });
       }
-      await sleep(Math.min(pause, left), opts.signal);
-      pause = Math.min(max, Math.ceil(pause * 1.5));
+      await sleep(Math.min(wait, left), opts.signal);
     }
   }
 

@@ -35,6 +35,8 @@ export interface Jobs {
   store: JobStore;
   files: ResultFiles;
   links: ResultLinks;
+  /** An account's reads of its jobs per 10 s (CARDSHOT_JOBS_POLL_LIMIT: poll-budget.ts). */
+  pollLimit: number;
 }
 
 export interface JobsDeps {
@@ -116,6 +118,6 @@ export function createJobsArea(
     }, config.jobsSweepSeconds * 1000);
     sweep.unref();
     parts.add('job sweep', async () => clearInterval(sweep));
-    return { service: { service: jobs, store, files, links } };
+    return { service: { service: jobs, store, files, links, pollLimit: config.jobsPollLimit } };
   });
 }

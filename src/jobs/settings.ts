@@ -39,7 +39,15 @@ export const jobSettings = {
     min: 1,
     max: 86_400,
     description:
-      'How often a node deletes jobs past their plan retention (with their result files) and queues the items of jobs whose node died while queueing them.',
+      'How often a node deletes jobs past their plan retention (with their result files), clears the sealed credentials of items that have ended, and queues the items of jobs whose node died while queueing them.',
+  },
+  jobsPollLimit: {
+    kind: 'int',
+    default: 300,
+    min: 1,
+    max: 100_000,
+    description:
+      "Reads of an account's jobs (GET /jobs, /jobs/:id, /jobs/:id/items) it may make per 10 seconds, apart from its render budget; past it 429 with Retry-After. Downloads of results are not counted.",
   },
 } as const satisfies SettingsGroup;
 

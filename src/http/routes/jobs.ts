@@ -6,10 +6,12 @@ import { baseUrl } from '../../dashboard/context.js';
 import { AppError } from '../../errors.js';
 import { carriesLink } from '../../jobs/links.js';
 import type { Jobs } from '../../jobs/module.js';
+import { POLL_POLICY, spendPoll } from '../../jobs/poll-budget.js';
 import { ITEM_STATUSES, type ItemStatus, type JobCursor } from '../../jobs/store/types.js';
 import { readCsvSubmission, readJsonSubmission } from '../../jobs/submission.js';
 import { itemView, jobView, paths, submittedView } from '../../jobs/view.js';
 import { zipResults } from '../../jobs/zip.js';
+import type { RateLimiter } from '../../ratelimit/limiter.js';
 import { logAppError, sendError, toAppError } from '../errors.js';
 import { documentOnly } from '../schemas/common.js';
 import * as schemas from '../schemas/jobs.js';
@@ -30,7 +32,12 @@ const MAX_PAGE = 100;
  */
 export function registerJobRoutes(
   app: FastifyInstance,
-  deps: { jobs: Jobs; authenticator: Authenticator; config: Pick<HttpConfig, 'publicUrl'> },
+  deps: {
+    jobs: Jobs;
+    authenticator: Authenticator;
+    limiter: RateLimiter;
+    config: Pick<HttpConfig, 'publicUrl'>;
+  },
 ): void {
   const { service, links, files, store } = deps.jobs;
   // Items and their CSV arrive here only: every other route keeps refusing text/csv (415).
@@ -53,6 +60,15 @@ export function registerJobRoutes(
       query,
     });
     for (const p of AUTH_QUERY_PARAMS) delete query[p];
+    return auth;
+  };
+  /** The caller of a read, counted against its account's poll budget (poll-budget.ts). */
+  const reader = async (req: FastifyRequest, reply: FastifyReply): Promise<AuthContext> => {
+    const auth = await caller(req);
+    const limit = deps.jobs.pollLimit;
+    const d = await spendPoll(deps.limiter, auth.accountId, limit);
+    reply.header('RateLimit-Policy', `"${POLL_POLICY}";q=${limit};w=${Math.round(d.windowMs / 1000)}`);
+    reply.header('RateLimit', `"${POLL_POLICY}";r=${d.remaining};t=${Math.ceil(d.resetMs / 1000)}`);
     return auth;
   };
   const origin = (req: FastifyRequest) => baseUrl(req, deps.config);
@@ -93,7 +109,7 @@ export function registerJobRoutes(
   });
 
   app.get('/jobs', documentOnly(schemas.list), async (req, reply) => {
-    const auth = await caller(req);
+    const auth = await reader(req, reply);
     const q = req.query as Record<string, unknown>;
     const limit = pageSize(q.limit);
     const after = jobCursor(q.cursor);
@@ -109,7 +125,7 @@ export function registerJobRoutes(
   });
 
   app.get('/jobs/:id', documentOnly(schemas.get), async (req, reply) => {
-    const auth = await caller(req);
+    const auth = await reader(req, reply);
     const { job, counts } = await service.get(auth.accountId, jobId(req));
     reply.header('Cache-Control', 'no-store');
     return reply.send(jobView(job, counts, origin(req), links));
@@ -123,7 +139,7 @@ export function registerJobRoutes(
   });
 
   app.get('/jobs/:id/items', documentOnly(schemas.items), async (req, reply) => {
-    const auth = await caller(req);
+    const auth = await reader(req, reply);
     const q = req.query as Record<string, unknown>;
     const limit = pageSize(q.limit);
     const status = itemStatus(q.status);
