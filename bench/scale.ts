@@ -157,6 +157,8 @@ async function main() {
     REDIS_URL,
     CARDSHOT_REDIS_PREFIX: PREFIX,
     CARDSHOT_SECRET: 'bench-scale-secret-0123456789abcdefghij',
+    // Nodes on one database share one job results directory (a node with its own refuses to start).
+    CARDSHOT_JOBS_RESULTS_DIR: path.join(os.tmpdir(), `cardshot-bench-scale-results-${process.pid}`),
     CARDSHOT_CACHE_MEMORY_BYTES: String(64 << 20),
     CARDSHOT_LOG_LEVEL: 'warn',
   };
@@ -303,6 +305,7 @@ async function main() {
     for (const s of servers) await s.stop().catch(() => {});
     await setup.query(`DROP SCHEMA IF EXISTS "${SCHEMA}" CASCADE`).catch(() => {});
     await setup.end();
+    await rm(shared.CARDSHOT_JOBS_RESULTS_DIR, { recursive: true, force: true });
     const r = new Redis(REDIS_URL);
     const keys = await r.keys(`${PREFIX}*`);
     if (keys.length) await r.del(...keys);

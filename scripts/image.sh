@@ -312,12 +312,13 @@ compose() {
   local p="cardshot-compose-$$" pg rd n1 n2 ng pw secret key acc t n rc
   FAILS=0
   OUT=$(mktemp -d /tmp/cardshot-compose.XXXXXX)
-  trap 'for n in nginx node1 node2 postgres redis; do podman rm -f -t 0 '"$p"'-$n >/dev/null 2>&1 || true; done; for n in node1 node2 postgres; do podman volume rm -f '"$p"'-$n >/dev/null 2>&1 || true; done; [[ -n ${PAGE_PID:-} ]] && kill $PAGE_PID 2>/dev/null; rm -rf "$PAGE_DIR" "$OUT"' EXIT
+  trap 'for n in nginx node1 node2 postgres redis; do podman rm -f -t 0 '"$p"'-$n >/dev/null 2>&1 || true; done; for n in node1 node2 postgres results; do podman volume rm -f '"$p"'-$n >/dev/null 2>&1 || true; done; [[ -n ${PAGE_PID:-} ]] && kill $PAGE_PID 2>/dev/null; rm -rf "$PAGE_DIR" "$OUT"' EXIT
   start_page_server
   pg=$(free_port) rd=$(free_port) n1=$(free_port) n2=$(free_port) ng=$(free_port)
   pw=$(node -e 'console.log(require("crypto").randomBytes(12).toString("hex"))')
   secret=$(node -e 'console.log(require("crypto").randomBytes(32).toString("base64"))')
-  for n in node1 node2 postgres; do podman volume create "$p-$n" >/dev/null; done
+  # results: the job results, shared by both nodes (docs/deploy.md, "Job results").
+  for n in node1 node2 postgres results; do podman volume create "$p-$n" >/dev/null; done
   t=$(now)
   podman run -d --name "$p-postgres" --network host -v "$p-postgres:/var/lib/postgresql/data" \
     -e POSTGRES_USER=cardshot -e POSTGRES_PASSWORD="$pw" -e POSTGRES_DB=cardshot \
@@ -336,7 +337,7 @@ compose() {
   for n in 1 2; do
     local port=$n1
     [[ $n == 2 ]] && port=$n2
-    podman run -d --name "$p-node$n" --network host -v "$p-node$n:/data" --memory 1536m \
+    podman run -d --name "$p-node$n" --network host -v "$p-node$n:/data" -v "$p-results:/data/jobs" --memory 1536m \
       -e HOST=127.0.0.1 -e PORT="$port" \
       -e DATABASE_URL="postgres://cardshot:$pw@127.0.0.1:$pg/cardshot" \
       -e REDIS_URL="redis://127.0.0.1:$rd/0" \

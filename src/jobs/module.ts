@@ -23,6 +23,7 @@ import { createResultLinks, type ResultLinks } from './links.js';
 import type { JobQueue } from './queue/types.js';
 import { createItemRenderer } from './render.js';
 import { createResultFiles, type ResultFiles } from './results.js';
+import { checkSharedResults } from './results-volume.js';
 import { createJobService, type JobService } from './service.js';
 import type { JobsConfig } from './settings.js';
 import { createJobStore } from './store/kysely-jobs.js';
@@ -65,7 +66,10 @@ export function createJobsArea(
   return startArea(deps.log, async (parts) => {
     const log = deps.log.child({ area: 'jobs' });
     const store = createJobStore(deps.store.db);
-    const files = createResultFiles(config.jobsResultsDir || path.join(config.dataDir, 'jobs'));
+    const resultsDir = config.jobsResultsDir || path.join(config.dataDir, 'jobs');
+    // Several nodes share the PostgreSQL database: they must share the results directory too.
+    if (deps.store.kind === 'postgres') await checkSharedResults(resultsDir, deps.store);
+    const files = createResultFiles(resultsDir);
     const links = createResultLinks(deps.secrets);
     const { queue } = deps;
     await queue.createQueue(ITEM_QUEUE, itemPolicy(config.jobsLeaseSeconds * 1000));

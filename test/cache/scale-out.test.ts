@@ -75,6 +75,8 @@ beforeAll(async () => {
     REDIS_URL: redisProxy.url('redis', rd.pathname),
     CARDSHOT_REDIS_PREFIX: prefix,
     CARDSHOT_SECRET: SECRET,
+    // Nodes on one database share one job results directory (a node with its own refuses to start).
+    CARDSHOT_JOBS_RESULTS_DIR: path.join(dir, 'job-results'),
     CARDSHOT_PLANS_FILE: plans,
     CARDSHOT_ALLOW_PRIVATE_HOSTS: pages.hostPort,
     CARDSHOT_TRUST_PROXY: 'true',

@@ -1,3 +1,4 @@
+import type { ReadStream } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthContext, Authenticator } from '../../auth/authenticate.js';
 import { AUTH_QUERY_PARAMS } from '../../auth/authenticate.js';
@@ -172,9 +173,10 @@ export function registerJobRoutes(
     reply.header('Cache-Control', 'private, max-age=3600');
     const inm = req.headers['if-none-match'];
     if (typeof inm === 'string' && etagMatches(inm, result.etag)) return reply.code(304).send();
+    const body = await opened(files.read(result.file), `item ${index} of ${id}`);
     reply.type(result.contentType);
     reply.header('Content-Length', String(result.bytes));
-    return reply.code(200).send(files.read(result.file));
+    return reply.code(200).send(body);
   });
 
   app.get('/jobs/:id/results.zip', documentOnly(schemas.zip), async (req, reply) => {
@@ -186,6 +188,31 @@ export function registerJobRoutes(
     reply.header('Content-Disposition', `attachment; filename="${id}.zip"`);
     reply.header('Cache-Control', 'private, no-store');
     return reply.code(200).send(zipResults(store, files, id, job.total));
+  });
+}
+
+/**
+ * The file once it is open: a result the store names but this node cannot read (a node whose
+ * results directory is not the shared one, or files removed by hand) is a clear 503 before any
+ * header is sent, never a 200 with a broken body.
+ */
+function opened(stream: ReadStream, what: string): Promise<ReadStream> {
+  return new Promise((resolve, reject) => {
+    stream.once('open', () => resolve(stream));
+    stream.once('error', (err: NodeJS.ErrnoException) => {
+      stream.destroy();
+      reject(
+        new AppError(
+          'unavailable',
+          `The image of ${what} cannot be read on this server right now; try again later`,
+          {
+            retryAfter: 30,
+            detail: `result file of ${what}: ${err.code ?? err.message} (is CARDSHOT_JOBS_RESULTS_DIR the directory every node shares?)`,
+            cause: err,
+          },
+        ),
+      );
+    });
   });
 }
 
