@@ -11,7 +11,7 @@ import { configTableMarkdown as tableOf } from './config/docs.js';
 import { type ExplainedConfig, explainSettings, loadSettings, type Overrides } from './config/load.js';
 import { assembleSettings, type ConfigOf, envNameOf } from './config/setting.js';
 import { type UnknownVariable, findUnknownVariables as unknownIn } from './config/unknown-env.js';
-import { sessionSettings, signInSettings } from './dashboard/settings.js';
+import { adminSettings, sessionSettings, signInSettings } from './dashboard/settings.js';
 import { requestSettings, serverSettings, serviceSettings } from './http/settings.js';
 import { jobSettings } from './jobs/settings.js';
 import { netSettings } from './net/settings.js';
@@ -36,6 +36,7 @@ export const settings = assembleSettings(
   sessionSettings,
   accountSettings,
   signInSettings,
+  adminSettings,
   netSettings,
   requestSettings,
   templateSettings,

@@ -52,7 +52,7 @@ export interface DashboardDeps {
    */
   config: DashboardConfig &
     Pick<HttpConfig, 'publicUrl' | 'bodyLimitBytes'> &
-    Pick<StorageConfig, 'dataDir'> &
+    Pick<StorageConfig, 'dataDir' | 'databaseUrl' | 'databaseSchema'> &
     Pick<ScreenshotConfig, 'screenshotViewports'> &
     Pick<ThemeConfig, 'themeLogoMaxBytes'>;
   log: Logger;

@@ -4,6 +4,7 @@ import { AppError } from '../errors.js';
 import { logAppError, retryAfterHeader, STATUS, sendError, toAppError } from '../http/errors.js';
 import { registerAssets } from './assets.js';
 import { type DashboardDeps, type DashboardRouteKind, sendPage } from './context.js';
+import { registerAdminQueue } from './routes/admin-queue.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerJobPages } from './routes/jobs.js';
 import { registerKeyRoutes } from './routes/keys.js';
@@ -56,6 +57,8 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
     },
     { prefix: '/dashboard' },
   );
+  // Beside the dashboard's scope, not in it: its CSP and form hooks are the pages' own.
+  registerAdminQueue(app, deps);
 }
 
 function kindOf(req: FastifyRequest): DashboardRouteKind {

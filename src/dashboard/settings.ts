@@ -45,5 +45,15 @@ export const signInSettings = {
   },
 } as const satisfies SettingsGroup;
 
+/** Who operates the service from the dashboard. */
+export const adminSettings = {
+  dashboardAdmins: {
+    kind: 'list',
+    default: [],
+    description:
+      "Comma-separated emails of the accounts whose dashboard users are the service's operators: they alone see the admin pages (the job queue's pg-boss dashboard, with PostgreSQL, under /dashboard/admin/queue). Empty by default: no one.",
+  },
+} as const satisfies SettingsGroup;
+
 /** What the dashboard reads of its own settings. */
-export type DashboardConfig = ConfigOf<typeof sessionSettings & typeof signInSettings>;
+export type DashboardConfig = ConfigOf<typeof sessionSettings & typeof signInSettings & typeof adminSettings>;
