@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveSecrets, loadServerSecret } from '../../src/auth/secret.js';
+import { Cardshot, CardshotError } from '../../src/client/index.js';
 import { createItemCredentials } from '../../src/jobs/credentials.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { BASIC, SESSION, TOKEN } from '../helpers/credential-site.js';
@@ -194,6 +195,21 @@ describe('refusals', () => {
         'item 4: Unknown field "headers". Allowed: template, title, subtitle, brand, imageUrl, size, theme, format, quality',
     );
     for (const secret of SECRETS) expect(res.body).not.toContain(secret);
+  });
+
+  it('the TypeScript client submits them as JSON items', async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const baseUrl = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+    const client = new Cardshot({ baseUrl, apiKey: t.key.key });
+    const job = await client.jobs.submit({ items: [{ url: 'http://127.0.0.1:9/account', ...CREDS }] });
+    expect(job).toMatchObject({ status: 'queued', items: 1, created: true });
+    const refused = await client.jobs
+      .submit({ items: [{ url: 'http://127.0.0.1:9/account', headers: { Host: 'evil.example' } }] })
+      .catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(CardshotError);
+    expect((refused as CardshotError).message).toBe(
+      'item 0: headers: "Host" cannot be set (it belongs to the connection, not the page)',
+    );
   });
 
   it('a CSV header naming a credential is refused: CSV cannot carry them', async () => {
