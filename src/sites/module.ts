@@ -11,6 +11,7 @@ import type { NetConfig } from '../net/settings.js';
 import { createUrlGuard, type UrlGuard } from '../net/url-guard.js';
 import { createHeadReader, type HeadReader } from './head/reader.js';
 import type { SiteConfig } from './settings.js';
+import { createPreviewImages, type PreviewImages } from './unfurl/preview-image.js';
 import { createUnfurlService, type UnfurlService } from './unfurl/service.js';
 
 /** What the area gives the app. */
@@ -18,6 +19,8 @@ export interface Sites {
   unfurl: UnfurlService;
   /** Page heads through the URL guard (1 MB at most, up to `</head>`). */
   reader: HeadReader;
+  /** The Link preview's images, fetched through the guard for the signed-in account. */
+  previewImages: PreviewImages;
 }
 
 /** Bytes of a page read at most: Facebook's crawler reads about this much too. */
@@ -56,7 +59,15 @@ export function createSitesArea(
     });
     parts.add('unfurl', () => unfurl.close());
     return {
-      service: { unfurl, reader },
+      service: {
+        unfurl,
+        reader,
+        previewImages: createPreviewImages({
+          guard,
+          timeoutMs: config.unfurlTimeoutMs,
+          ...(deps.ca ? { ca: deps.ca } : {}),
+        }),
+      },
       samples: {
         unfurl: () => ({
           queues: {

@@ -81,7 +81,8 @@ export function createUnfurlService(deps: UnfurlDeps): UnfurlService {
       }
       const url = normaliseScreenshotUrl(raw);
       await preflight(deps.guard, url);
-      const key = `${caller.accountId}\n${url}`;
+      // A report with a suggested card URL (the dashboard's) is not the API's plain one.
+      const key = `${caller.accountId}\n${caller.suggestImage ? 'suggest' : 'plain'}\n${url}`;
       const kept = cache.get(key);
       if (kept && clock.now() - kept.at < deps.cacheMs) return kept.report;
       const running = inFlight.get(key);
