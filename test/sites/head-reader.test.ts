@@ -15,7 +15,9 @@ const open = new Set<ServerResponse>();
 const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void> = {
   '/stalls-after-head': (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.write('<html lang="fr"><head><title>Bonjour</title><meta property="og:title" content="Salut"></head><body>');
+    res.write(
+      '<html lang="fr"><head><title>Bonjour</title><meta property="og:title" content="Salut"></head><body>',
+    );
     open.add(res); // the body never ends
   },
   '/shift-jis': (_req, res) => {
@@ -144,7 +146,11 @@ describe('page head reader', () => {
 
   it('checks every hop with the guard and stops after 5 redirects', async () => {
     const refused = await reader().read(`${base}/to-private`, 'TestBot/1');
-    expect(refused).toMatchObject({ ok: false, failure: 'refused', chain: [{ url: `${base}/to-private`, status: 302 }] });
+    expect(refused).toMatchObject({
+      ok: false,
+      failure: 'refused',
+      chain: [{ url: `${base}/to-private`, status: 302 }],
+    });
     const loop = await reader().read(`${base}/loop`, 'TestBot/1');
     expect(loop).toMatchObject({ ok: false, failure: 'too_many_redirects' });
     expect(loop.chain).toHaveLength(6);

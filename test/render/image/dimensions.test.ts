@@ -20,17 +20,27 @@ describe('probeImage', () => {
   });
 
   it('reads a JPEG whose frame header follows large metadata, from its first 512 KB', async () => {
-    const icc = await solid(300, 157).withIccProfile('p3').jpeg().withExif({ IFD0: { ImageDescription: 'x'.repeat(60_000) } }).toBuffer();
+    const icc = await solid(300, 157)
+      .withIccProfile('p3')
+      .jpeg()
+      .withExif({ IFD0: { ImageDescription: 'x'.repeat(60_000) } })
+      .toBuffer();
     expect(probeImage(icc.subarray(0, 512 * 1024))).toEqual({ type: 'jpeg', width: 300, height: 157 });
   });
 
   it('names SVG and unknown bytes without a size', () => {
-    expect(probeImage(Buffer.from('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"/>'))).toEqual({
+    expect(
+      probeImage(Buffer.from('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"/>')),
+    ).toEqual({
       type: 'svg',
       width: null,
       height: null,
     });
-    expect(probeImage(Buffer.from('<!doctype html><html>'))).toEqual({ type: null, width: null, height: null });
+    expect(probeImage(Buffer.from('<!doctype html><html>'))).toEqual({
+      type: null,
+      width: null,
+      height: null,
+    });
     expect(probeImage(Buffer.from([0x89, 0x50]))).toEqual({ type: null, width: null, height: null });
   });
 });
