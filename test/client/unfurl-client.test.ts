@@ -26,13 +26,18 @@ afterAll(async () => {
 describe('Cardshot.unfurl', () => {
   it('declares the report the server sends', () => {
     expectTypeOf<ServerReport>().toMatchTypeOf<UnfurlReport>();
-    expectTypeOf<UnfurlReport['platforms'][number]['card']>().toEqualTypeOf<ServerReport['platforms'][number]['card']>();
+    expectTypeOf<UnfurlReport['platforms'][number]['card']>().toEqualTypeOf<
+      ServerReport['platforms'][number]['card']
+    >();
   });
 
   it('answers the report, and throws CardshotError with the server’s message', async () => {
     const r = await client.unfurl(`${site.url}/no-twitter-card`);
     expect(r.summary).toEqual({ errors: 0, warnings: 1, infos: 0 });
-    expect(r.problems[0]).toMatchObject({ code: 'twitter_card_missing', platforms: ['x', 'slack', 'discord', 'telegram'] });
+    expect(r.problems[0]).toMatchObject({
+      code: 'twitter_card_missing',
+      platforms: ['x', 'slack', 'discord', 'telegram'],
+    });
     const err = await client.unfurl('http://10.0.0.1/').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CardshotError);
     expect((err as CardshotError).status).toBe(400);

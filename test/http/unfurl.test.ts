@@ -175,4 +175,11 @@ describe('GET /unfurl on the fixture site', () => {
     await unfurl('/summary-card');
     expect(site.hits('/summary-card')).toBe(before);
   });
+
+  it('shares one run between identical checks in flight: one read per crawler', async () => {
+    const before = site.hits('/clean');
+    const [a, b] = await Promise.all([unfurl('/clean?shared=1'), unfurl('/clean?shared=1')]);
+    expect(a).toEqual(b);
+    expect(site.hits('/clean') - before).toBe(9);
+  });
 });

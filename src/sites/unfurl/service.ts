@@ -9,6 +9,7 @@ import { LRUCache } from 'lru-cache';
 import { AppError } from '../../errors.js';
 import { type Clock, systemClock } from '../../lib/clock.js';
 import type { WorkQueue } from '../../lib/work-queue.js';
+import { raceAbort } from '../../net/fetch.js';
 import type { UrlGuard } from '../../net/url-guard.js';
 import { normaliseScreenshotUrl, URL_MAX_LENGTH } from '../../render/screenshot/request.js';
 import { preflight } from '../../render/screenshot/service/preflight.js';
@@ -56,9 +57,13 @@ const IMAGE_COUNT_BYTES = Math.max(...PLATFORMS.map((p) => p.maxBytes));
 export function createUnfurlService(deps: UnfurlDeps): UnfurlService {
   const clock = deps.clock ?? systemClock;
   const cache = new LRUCache<string, { at: number; report: UnfurlReport }>({ max: 1000 });
-  const inFlight = new Map<string, Promise<UnfurlReport>>();
+  /** Checks in flight by key, each with the callers still waiting for it. */
+  const inFlight = new Map<
+    string,
+    { report: Promise<UnfurlReport>; abort: AbortController; waiting: number }
+  >();
 
-  const run = async (url: string, caller: UnfurlCaller, signal?: AbortSignal): Promise<UnfurlReport> => {
+  const run = async (url: string, caller: UnfurlCaller, signal: AbortSignal): Promise<UnfurlReport> => {
     const owner = {
       id: caller.accountId,
       concurrency: deps.perAccount,
@@ -69,6 +74,35 @@ export function createUnfurlService(deps: UnfurlDeps): UnfurlService {
         }),
     };
     return deps.queue.run(() => gather(deps, url, caller, signal, clock), signal, owner);
+  };
+
+  /** The check for `key`, shared by identical requests; it stops only when every one of them has gone. */
+  const join = (
+    key: string,
+    url: string,
+    caller: UnfurlCaller,
+    signal?: AbortSignal,
+  ): Promise<UnfurlReport> => {
+    let flight = inFlight.get(key);
+    if (!flight) {
+      const abort = new AbortController();
+      const report = run(url, caller, abort.signal).then((r) => {
+        if (deps.cacheMs > 0) cache.set(key, { at: clock.now(), report: r });
+        return r;
+      });
+      const made = { report, abort, waiting: 0 };
+      report.finally(() => inFlight.delete(key)).catch(() => {});
+      inFlight.set(key, made);
+      flight = made;
+    }
+    const f = flight;
+    f.waiting++;
+    if (!signal) return f.report;
+    const leave = () => {
+      if (--f.waiting === 0) f.abort.abort(signal.reason);
+    };
+    signal.addEventListener('abort', leave, { once: true });
+    return raceAbort(f.report, signal).finally(() => signal.removeEventListener('abort', leave));
   };
 
   return {
@@ -85,13 +119,7 @@ export function createUnfurlService(deps: UnfurlDeps): UnfurlService {
       const key = `${caller.accountId}\n${caller.suggestImage ? 'suggest' : 'plain'}\n${url}`;
       const kept = cache.get(key);
       if (kept && clock.now() - kept.at < deps.cacheMs) return kept.report;
-      const running = inFlight.get(key);
-      if (running) return running;
-      const p = run(url, caller, signal).finally(() => inFlight.delete(key));
-      inFlight.set(key, p);
-      const report = await p;
-      if (deps.cacheMs > 0) cache.set(key, { at: clock.now(), report });
-      return report;
+      return join(key, url, caller, signal);
     },
     async close() {
       cache.clear();
