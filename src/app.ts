@@ -176,7 +176,7 @@ export function createApp(deps: AppDeps): FastifyInstance {
     registerScreenshotRoutes(api, deps);
     registerWebhookRoutes(api, deps);
     const sites = deps.sites;
-    if (sites) registerUnfurlRoute(api, { sites, usage: deps.usage });
+    if (sites) registerUnfurlRoute(api, { ...deps, sites });
     registerHealthRoutes(api, deps);
     registerMetricsRoute(api, { metrics: deps.metrics, token: deps.config.metricsToken });
     // In a plugin of its own: its CSV parser, body limit and 413 message stay its own.

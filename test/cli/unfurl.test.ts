@@ -51,10 +51,15 @@ describe('cardshot unfurl', () => {
     const r = await unfurl([`${site.url}/no-image`]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('  ✗ error   No og:image: the card has no picture\n');
-    expect(r.stdout).toContain(
-      '\nFixes\n  ✗ og_image_missing (every network)\n      <meta property="og:image" content="https://example.com/og/card.png">\n',
+    // The fix names a card of the page's title, signed with the key that asked: ready to paste.
+    expect(r.stdout).toMatch(
+      /\nFixes\n {2}✗ og_image_missing \(every network\)\n {6}<meta property="og:image" content="http:\/\/127\.0\.0\.1:\d+\/render\/template\?template=blog&amp;title=Launch%20week%3A%20five%20new%20templates&amp;kid=key_\w+&amp;exp=\d+&amp;sig=[\w-]+">\n/,
     );
     expect(r.stdout.endsWith('\n1 error, 0 warnings, 0 notes\n')).toBe(true);
+    // …and it draws: the signed URL renders the card without a key.
+    const signed = /content="([^"]+)"/.exec(r.stdout)![1]!.replace(/&amp;/g, '&');
+    const card = await fetch(signed);
+    expect([card.status, card.headers.get('content-type')]).toEqual([200, 'image/png']);
   });
 
   it('lets warnings pass by default and fails on them with --fail-on warning', async () => {

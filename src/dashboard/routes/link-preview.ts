@@ -1,18 +1,14 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Plan } from '../../auth/plans.js';
-import { encodeRfc3986 } from '../../auth/signing.js';
 import { AppError, isAppError } from '../../errors.js';
 import { STATUS } from '../../http/errors.js';
 import { budgetOf, RATE_LIMITED } from '../../ratelimit/budgets.js';
-import { allowCard } from '../../render/plan-gate.js';
-import { parseTemplateRequest } from '../../render/template/request.js';
 import type { Sites } from '../../sites/module.js';
 import type { UnfurlReport } from '../../sites/unfurl/types.js';
-import type { ApiKeyRecord } from '../../storage/store.js';
 import { baseUrl, type DashboardDeps, sendPage, sessionOf } from '../context.js';
-import { signPlaygroundUrls } from '../playground.js';
-import { linkPreviewPage, type SuggestedCard } from '../views/link-preview.js';
+import { cardSuggester, type SuggestedCard } from '../link-card.js';
+import { linkPreviewPage } from '../views/link-preview.js';
 import { playgroundContext } from './playground.js';
 
 type UrlQuery = { Querystring: { url?: string } };
@@ -46,9 +42,17 @@ export function registerLinkPreviewPages(scope: FastifyInstance, deps: Dashboard
     if (url !== '') {
       try {
         await admit(deps, account.id, plan);
-        const suggest = cardFor(req, deps, plan, keys, now);
+        const suggest = cardSuggester({
+          plan,
+          key: keys[0],
+          secrets,
+          registry: deps.registry,
+          baseUrl: baseUrl(req, deps.config),
+          now,
+        });
         report = await sites().unfurl.check(url, {
           accountId: account.id,
+          variant: `dashboard:${keys[0]?.id ?? ''}`,
           suggestImage: (title) => suggest(title)?.ogUrl ?? 'https://example.com/og/card.png',
         });
         deps.usage.record(account.id, 'unfurl');
@@ -89,37 +93,4 @@ async function admit(deps: DashboardDeps, accountId: string, plan: Plan | undefi
     deps.usage.record(accountId, 'rate_limited');
     throw new AppError('rate_limited', RATE_LIMITED, { retryAfter: d.resetMs / 1000 });
   }
-}
-
-/**
- * A Cardshot card for a page title: the blog template, signed with the account's best key, or
- * null when the account has no key or its plan lacks the template.
- */
-function cardFor(
-  req: FastifyRequest,
-  deps: DashboardDeps,
-  plan: Plan | undefined,
-  keys: readonly ApiKeyRecord[],
-  now: number,
-): (title: string | null) => SuggestedCard | null {
-  return (title) => {
-    const key = keys[0];
-    if (!key || !plan || !title) return null;
-    const text = [...title].slice(0, 200).join('');
-    try {
-      allowCard(
-        plan,
-        parseTemplateRequest({ template: 'blog', title: text }, 'query', undefined, deps.registry),
-      );
-    } catch {
-      return null;
-    }
-    const path = `/render/template?template=blog&title=${encodeRfc3986(text)}`;
-    const signed = signPlaygroundUrls(path, key, {
-      secrets: deps.accounts.secrets,
-      baseUrl: baseUrl(req, deps.config),
-      now,
-    });
-    return { ogUrl: signed.publicUrl, previewUrl: signed.previewUrl };
-  };
 }

@@ -1,17 +1,10 @@
 import type { UnfurlReport } from '../../sites/unfurl/types.js';
 import type { Account } from '../../storage/store.js';
 import { type Html, html } from '../html.js';
+import type { SuggestedCard } from '../link-card.js';
 import { appPage } from './layout.js';
 import { type ImageSrc, platformCard } from './link-preview-cards.js';
 import { snippet } from './playground.js';
-
-/** A Cardshot card for the page, to offer as its og:image. */
-export interface SuggestedCard {
-  /** The signed, long-lived URL for the tag. */
-  ogUrl: string;
-  /** Same-origin, short-lived: the preview <img>. */
-  previewUrl: string;
-}
 
 /** The Link preview page: the form, then each network's card, the problems and the tags to paste. */
 export function linkPreviewPage(opts: {

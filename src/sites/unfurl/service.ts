@@ -26,6 +26,8 @@ export interface UnfurlCaller {
   accountId: string;
   /** A card URL for the page's title (a signed Cardshot URL); a placeholder when absent. */
   suggestImage?: (title: string | null) => string;
+  /** What the suggestion depends on (the key that signs it): reports are kept apart by it. */
+  variant?: string;
 }
 
 /** Checks links. */
@@ -115,8 +117,8 @@ export function createUnfurlService(deps: UnfurlDeps): UnfurlService {
       }
       const url = normaliseScreenshotUrl(raw);
       await preflight(deps.guard, url);
-      // A report with a suggested card URL (the dashboard's) is not the API's plain one.
-      const key = `${caller.accountId}\n${caller.suggestImage ? 'suggest' : 'plain'}\n${url}`;
+      // Reports whose fixes name a card signed with another key are kept apart.
+      const key = `${caller.accountId}\n${caller.variant ?? ''}\n${url}`;
       const kept = cache.get(key);
       if (kept && clock.now() - kept.at < deps.cacheMs) return kept.report;
       return join(key, url, caller, signal);
