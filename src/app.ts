@@ -32,6 +32,7 @@ import { registerJobRoutes } from './http/routes/jobs.js';
 import { registerMetricsRoute } from './http/routes/metrics.js';
 import { registerTemplateRoutes } from './http/routes/render-template.js';
 import { registerScreenshotRoutes } from './http/routes/render-url.js';
+import { registerUnfurlRoute } from './http/routes/unfurl.js';
 import { registerWebhookRoutes } from './http/routes/webhooks.js';
 import type { HttpConfig } from './http/settings.js';
 import { readTrustProxy } from './http/trust-proxy.js';
@@ -42,6 +43,7 @@ import type { RateLimiter } from './ratelimit/limiter.js';
 import type { RenderCommand } from './render/command.js';
 import type { ScreenshotService } from './render/screenshot/service/service.js';
 import type { TemplateRegistry } from './render/template/types.js';
+import type { Sites } from './sites/module.js';
 import type { UsageRecorder } from './usage/recorder.js';
 import type { WebhookService } from './webhooks/service.js';
 
@@ -69,6 +71,8 @@ export interface AppDeps {
   jobs?: Jobs | null;
   /** Webhook endpoints of the caller's account (/webhooks). */
   webhooks: WebhookService;
+  /** The link unfurl check (GET /unfurl, the dashboard's Link preview); not served when absent. */
+  sites?: Sites | null;
   clock?: Clock;
   /** Time for a request's headers and body to arrive (default 30 s; tests shorten it). */
   requestTimeoutMs?: number;
@@ -171,6 +175,8 @@ export function createApp(deps: AppDeps): FastifyInstance {
     registerTemplateRoutes(api, deps);
     registerScreenshotRoutes(api, deps);
     registerWebhookRoutes(api, deps);
+    const sites = deps.sites;
+    if (sites) registerUnfurlRoute(api, { ...deps, sites });
     registerHealthRoutes(api, deps);
     registerMetricsRoute(api, { metrics: deps.metrics, token: deps.config.metricsToken });
     // In a plugin of its own: its CSV parser, body limit and 413 message stay its own.

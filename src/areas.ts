@@ -23,6 +23,7 @@ export const AREA_NAMES = [
   'queue',
   'webhooks',
   'jobs',
+  'sites',
 ] as const;
 
 export type AreaName = (typeof AREA_NAMES)[number];
@@ -50,6 +51,7 @@ export const AREA_NEEDS = {
   queue: [],
   webhooks: ['accounts', 'queue'],
   jobs: ['accounts', 'render', 'queue', 'webhooks'],
+  sites: [],
 } as const satisfies Record<AreaName, readonly AreaName[]>;
 
 type Needs<A extends AreaName> = (typeof AREA_NEEDS)[A][number];
@@ -101,6 +103,7 @@ const MODULE_AREAS: Readonly<Record<keyof ModuleSet, AreaName | null>> = {
   queue: 'queue',
   webhooks: 'webhooks',
   jobs: 'jobs',
+  sites: 'sites',
 };
 
 /**

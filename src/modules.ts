@@ -15,6 +15,7 @@ import type { Clock } from './lib/clock.js';
 import { createCloser } from './lib/closer.js';
 import type { WorkQueue } from './lib/work-queue.js';
 import { createMetrics, type Metrics } from './metrics/metrics.js';
+import { startSites } from './modules-sites.js';
 import { type StartContext, type Starter, startCore, startRendering } from './modules-wiring.js';
 import { startWork } from './modules-work.js';
 import type { UrlGuard } from './net/url-guard.js';
@@ -27,6 +28,7 @@ import type { TemplateRenderer } from './render/template/renderer.js';
 import type { TemplateService } from './render/template/service.js';
 import type { TemplateRegistry, ThemeSource } from './render/template/types.js';
 import type { Config } from './settings.js';
+import type { Sites } from './sites/module.js';
 import type { ThemeService } from './themes/service.js';
 import type { UsageRecorder } from './usage/recorder.js';
 import { CARDSHOT_VERSION } from './version.js';
@@ -77,6 +79,8 @@ export interface ModuleSet {
   webhooks: WebhookService;
   /** Jobs: their store, this node's item workers, result files and links. */
   jobs: Jobs;
+  /** Pages read without a browser: the link unfurl check and the page head reader. */
+  sites: Sites;
   close(): Promise<void>;
 }
 
@@ -98,6 +102,7 @@ interface Provides {
   queue: 'queue';
   webhooks: 'webhooks';
   jobs: 'jobs';
+  sites: 'sites';
 }
 
 /**
@@ -131,6 +136,10 @@ export interface ModuleOptions<A extends AreaName> {
   webhookBackoff?: (attempt: number) => number;
   /** False: deliver no webhooks from this process. */
   webhookWorkers?: boolean;
+  /** The unfurl check's URL guard (tests give one that admits their fixture site). */
+  unfurlGuard?: UrlGuard;
+  /** The one certificate authority the unfurl check trusts instead of the system ones (tests' https fixtures). */
+  unfurlCa?: string;
 }
 
 /**
@@ -167,6 +176,7 @@ export async function createModules<A extends AreaName = AreaName>(
     const core = await startCore(ctx);
     const rendering = await startRendering(ctx, core);
     const { queue, webhooks, jobs } = await startWork(ctx, core, rendering);
+    const sites = await startSites(ctx);
     const { redis, notices, ...coreModules } = core;
     const { redisCache, flight, ...renderModules } = rendering;
     const set: Partial<ModuleSet> = {
@@ -179,6 +189,7 @@ export async function createModules<A extends AreaName = AreaName>(
       queue,
       webhooks,
       jobs,
+      sites,
       close: () => started.close(),
     };
     return guardMissing(set, areas) as Modules<A>;

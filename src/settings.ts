@@ -19,6 +19,7 @@ import { redisSettings } from './redis/settings.js';
 import { imageSettings } from './render/image/settings.js';
 import { screenshotSettings } from './render/screenshot/settings.js';
 import { templateSettings } from './render/template/settings.js';
+import { siteSettings } from './sites/settings.js';
 import { storageSettings } from './storage/settings.js';
 import { themeSettings } from './themes/settings.js';
 import { usageSettings } from './usage/settings.js';
@@ -46,6 +47,7 @@ export const settings = assembleSettings(
   screenshotSettings,
   jobSettings,
   webhookSettings,
+  siteSettings,
 );
 
 export type Settings = typeof settings;

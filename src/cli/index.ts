@@ -23,6 +23,10 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<
     help: 'jobs submit FILE.csv|FILE.json [--wait] [--out-dir DIR] | get|cancel|results ID | list   background batches through a running server',
     run: async (argv) => (await import('./commands/jobs.js')).runJobs(argv),
   },
+  unfurl: {
+    help: 'unfurl URL [--fail-on error|warning|info] [--json]   how nine networks will show a link, and what to fix (CI)',
+    run: async (argv) => (await import('./commands/unfurl.js')).runUnfurl(argv),
+  },
   webhooks: {
     help: 'webhooks add URL [--events …] | list | rotate ID | test ID | remove ID | deliveries ID   signed job events',
     run: async (argv) => (await import('./commands/webhooks.js')).runWebhooks(argv),

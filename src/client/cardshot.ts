@@ -10,7 +10,8 @@ import {
 } from './options.js';
 import { encodeRfc3986, signPath } from './signing.js';
 import type { CardshotTemplates } from './templates.generated.js';
-import { send } from './transport.js';
+import { send, sendJson } from './transport.js';
+import type { UnfurlReport } from './unfurl.js';
 import { WebhooksApi } from './webhook-endpoints.js';
 
 /**
@@ -199,6 +200,21 @@ export class Cardshot {
     expiry: Expiry = {},
   ): Promise<string> {
     return this.sign('/render/template', templateParams(input), expiry);
+  }
+
+  /**
+   * GET /unfurl: how X, LinkedIn, Facebook, Slack, Discord, WhatsApp, iMessage, Telegram and
+   * Mastodon will show `url`, and every problem found with its fix. The server reads the page as
+   * each network's crawler; the same account gets the same report for a minute.
+   */
+  unfurl(url: string, call: CallOptions = {}): Promise<UnfurlReport> {
+    return sendJson<UnfurlReport>(
+      { ...this.opts, baseUrl: this.baseUrl, fetchImpl: this.fetchImpl },
+      'GET',
+      `/unfurl?url=${encodeURIComponent(url)}`,
+      undefined,
+      call,
+    );
   }
 
   /** A signed GET /render/url URL with every option given (same rules as `signedTemplateUrl`). */

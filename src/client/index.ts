@@ -48,6 +48,14 @@ export {
 } from './options.js';
 export { canonicalRequest, encodeRfc3986 } from './signing.js';
 export type { CardshotTemplates } from './templates.generated.js';
+export type {
+  UnfurlImage,
+  UnfurlPlatformId,
+  UnfurlPlatformView,
+  UnfurlProblem,
+  UnfurlReport,
+  UnfurlSeverity,
+} from './unfurl.js';
 export {
   type DeliveryPage,
   type WebhookAttempt,

@@ -42,6 +42,8 @@ function load(): Map<string, Asset> {
     'shot-playground.js': 'src/dashboard/static/shot-playground.js',
     'theme.js': 'src/dashboard/static/theme.js',
     'jobs.js': 'src/dashboard/static/jobs.js',
+    'link-preview.js': 'src/dashboard/static/link-preview.js',
+    'link-preview.css': 'src/dashboard/static/link-preview.css',
     'logo.svg': 'src/dashboard/static/logo.svg',
   };
   for (const weight of [400, 500, 600, 700]) {

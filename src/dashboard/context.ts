@@ -9,6 +9,7 @@ import type { RateLimiter } from '../ratelimit/limiter.js';
 import type { RenderCommand } from '../render/command.js';
 import type { ScreenshotConfig } from '../render/screenshot/settings.js';
 import type { TemplateRegistry } from '../render/template/types.js';
+import type { Sites } from '../sites/module.js';
 import type { StorageConfig } from '../storage/settings.js';
 import type { ThemeService } from '../themes/service.js';
 import type { ThemeConfig } from '../themes/settings.js';
@@ -70,6 +71,8 @@ export interface DashboardDeps {
   jobs?: Jobs | null;
   /** The Webhooks pages: endpoints, secrets shown once, the delivery log. */
   webhooks: WebhookService;
+  /** The Link preview page (null or absent: this server does not check links). */
+  sites?: Sites | null;
   clock?: Clock;
 }
 

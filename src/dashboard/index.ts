@@ -8,6 +8,7 @@ import { registerAdminQueue } from './routes/admin-queue.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerJobPages } from './routes/jobs.js';
 import { registerKeyRoutes } from './routes/keys.js';
+import { registerLinkPreviewPages } from './routes/link-preview.js';
 import { registerOverviewRoutes } from './routes/overview.js';
 import { registerPlaygroundRoutes } from './routes/playground.js';
 import { registerScreenshotPlaygroundRoutes } from './routes/screenshot-playground.js';
@@ -54,6 +55,7 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
       registerThemeRoutes(scope, deps);
       registerJobPages(scope, deps);
       registerWebhookPages(scope, deps);
+      registerLinkPreviewPages(scope, deps);
     },
     { prefix: '/dashboard' },
   );

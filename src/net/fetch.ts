@@ -246,8 +246,10 @@ function refuseChunk(body: Body, total: number, size: number, maxBytes: number, 
  * origin (and so the Host header and the TLS server name, from which the certificate is
  * verified) stays the URL's host name; only the address the socket dials is replaced.
  */
-export function pinnedClient(target: CheckedTarget): Client {
-  const base = buildConnector({ lookup: noLookup });
+export function pinnedClient(target: CheckedTarget, tls: { ca?: string } = {}): Client {
+  // `ca`: an extra certificate authority a test fixture's https server is signed by (the
+  // system's stay trusted only when it is absent: tests hand their own in).
+  const base = buildConnector({ lookup: noLookup, ...(tls.ca ? { ca: tls.ca } : {}) });
   const host = target.url.hostname;
   const servername = target.url.protocol === 'https:' && isIP(host) === 0 ? host : undefined;
   return new Client(target.url.origin, {

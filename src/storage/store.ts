@@ -43,6 +43,7 @@ export const USAGE_KINDS = [
   'not_modified',
   'error',
   'rate_limited',
+  'unfurl',
 ] as const;
 export type UsageKind = (typeof USAGE_KINDS)[number];
 

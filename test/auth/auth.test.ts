@@ -57,3 +57,19 @@ describeAuthSuite({
     };
   },
 });
+
+describeAuthSuite({
+  name: 'GET /unfurl',
+  method: 'GET',
+  path: '/unfurl',
+  answers: { status: 200, contentType: 'application/json; charset=utf-8' },
+  signedUrls: false,
+  setup: async () => {
+    const pages = await startPageServer();
+    return {
+      query: { url: `${pages.url}/split` },
+      overrides: { allowPrivateHosts: [pages.hostPort] },
+      close: () => pages.close(),
+    };
+  },
+});

@@ -59,6 +59,8 @@ export async function startTestApp(
     webhookBackoff?: (attempt: number) => number;
     /** Accounts' brand themes for the card routes. */
     themes?: ThemeSource;
+    /** The certificate authority the unfurl check trusts (the fixture site's https server). */
+    unfurlCa?: string;
     /** The built-in templates' directory (default: the package's templates/). */
     builtinTemplatesDir?: string;
     /**
@@ -77,6 +79,7 @@ export async function startTestApp(
     ...(opts.webhookGuard ? { webhookGuard: opts.webhookGuard } : {}),
     ...(opts.webhookBackoff ? { webhookBackoff: opts.webhookBackoff } : {}),
     ...(opts.themes ? { themes: opts.themes } : {}),
+    ...(opts.unfurlCa ? { unfurlCa: opts.unfurlCa } : {}),
     ...(opts.builtinTemplatesDir ? { builtinTemplatesDir: opts.builtinTemplatesDir } : {}),
     templateEngine: await sharedEngine(),
     ...(opts.fullPasswordCost ? {} : { passwordCost: MIN_LN }),

@@ -198,6 +198,7 @@ describe('rate limits', () => {
       not_modified: 1,
       error: 2, // the 400 and the 403
       rate_limited: 4,
+      unfurl: 0,
     });
   });
 });

@@ -2,7 +2,7 @@ import type { Account } from '../../storage/store.js';
 import { assetUrl } from '../assets.js';
 import { type Html, html } from '../html.js';
 
-export type Section = 'overview' | 'keys' | 'playground' | 'theme' | 'jobs' | 'webhooks';
+export type Section = 'overview' | 'keys' | 'playground' | 'link-preview' | 'theme' | 'jobs' | 'webhooks';
 
 const NAV: ReadonlyArray<{ id: Section; href: string; label: string; icon: Html }> = [
   {
@@ -22,6 +22,12 @@ const NAV: ReadonlyArray<{ id: Section; href: string; label: string; icon: Html 
     href: '/dashboard/playground',
     label: 'Playground',
     icon: html`<svg viewBox="0 0 20 20" aria-hidden="true"><rect x="2.5" y="4" width="15" height="12" rx="2"/><path d="m2.5 13 4-4 3 3 2-2 6 5"/><circle cx="13" cy="7.5" r="1"/></svg>`,
+  },
+  {
+    id: 'link-preview',
+    href: '/dashboard/link-preview',
+    label: 'Link preview',
+    icon: html`<svg viewBox="0 0 20 20" aria-hidden="true"><rect x="2.5" y="3.5" width="15" height="13" rx="2"/><path d="M2.5 11.5h15M5.5 14h6"/><path d="m8 6.5 2.5 2.5L13 6.5"/></svg>`,
   },
   {
     id: 'theme',
@@ -44,7 +50,7 @@ const NAV: ReadonlyArray<{ id: Section; href: string; label: string; icon: Html 
 ];
 
 /** The <head> shared by every page, with a page's own scripts after the shared one. */
-function head(title: string, scripts: readonly string[] = []): Html {
+function head(title: string, scripts: readonly string[] = [], styles: readonly string[] = []): Html {
   return html`<head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -52,6 +58,7 @@ function head(title: string, scripts: readonly string[] = []): Html {
 <title>${title} · Cardshot</title>
 <link rel="icon" href="${assetUrl('logo.svg')}" type="image/svg+xml">
 <link rel="stylesheet" href="${assetUrl('dashboard.css')}">
+${styles.map((s) => html`<link rel="stylesheet" href="${assetUrl(s)}">`)}
 <script src="${assetUrl('dashboard.js')}" defer></script>
 ${scripts.map((s) => html`<script src="${assetUrl(s)}" defer></script>`)}
 </head>`;
@@ -71,10 +78,12 @@ export function appPage(opts: {
   body: Html;
   /** Static scripts only this page needs (assets by name). */
   scripts?: readonly string[];
+  /** Style sheets only this page needs (assets by name). */
+  styles?: readonly string[];
 }): Html {
   const { account } = opts;
   return html`<html lang="en">
-${head(opts.title, opts.scripts)}
+${head(opts.title, opts.scripts, opts.styles)}
 <body class="app">
 <a class="skip-link" href="#main">Skip to content</a>
 <div class="shell">
