@@ -32,6 +32,7 @@ import { registerJobRoutes } from './http/routes/jobs.js';
 import { registerMetricsRoute } from './http/routes/metrics.js';
 import { registerTemplateRoutes } from './http/routes/render-template.js';
 import { registerScreenshotRoutes } from './http/routes/render-url.js';
+import { registerStorageRoutes } from './http/routes/storage.js';
 import { registerWebhookRoutes } from './http/routes/webhooks.js';
 import type { HttpConfig } from './http/settings.js';
 import { readTrustProxy } from './http/trust-proxy.js';
@@ -43,6 +44,7 @@ import type { RenderCommand } from './render/command.js';
 import type { ScreenshotService } from './render/screenshot/service/service.js';
 import type { TemplateRegistry } from './render/template/types.js';
 import type { UsageRecorder } from './usage/recorder.js';
+import type { DeliveryService } from './delivery/service.js';
 import type { WebhookService } from './webhooks/service.js';
 
 export interface AppDeps {
@@ -69,6 +71,8 @@ export interface AppDeps {
   jobs?: Jobs | null;
   /** Webhook endpoints of the caller's account (/webhooks). */
   webhooks: WebhookService;
+  /** Storage targets of the caller's account (/storage) and render uploads (store=s3). */
+  delivery: DeliveryService;
   clock?: Clock;
   /** Time for a request's headers and body to arrive (default 30 s; tests shorten it). */
   requestTimeoutMs?: number;
@@ -171,6 +175,7 @@ export function createApp(deps: AppDeps): FastifyInstance {
     registerTemplateRoutes(api, deps);
     registerScreenshotRoutes(api, deps);
     registerWebhookRoutes(api, deps);
+    registerStorageRoutes(api, deps);
     registerHealthRoutes(api, deps);
     registerMetricsRoute(api, { metrics: deps.metrics, token: deps.config.metricsToken });
     // In a plugin of its own: its CSV parser, body limit and 413 message stay its own.

@@ -22,6 +22,7 @@ export const AREA_NAMES = [
   'render',
   'queue',
   'webhooks',
+  'delivery',
   'jobs',
 ] as const;
 
@@ -49,6 +50,7 @@ export const AREA_NEEDS = {
   render: ['templates', 'screenshots', 'rate limiter', 'usage'],
   queue: [],
   webhooks: ['accounts', 'queue'],
+  delivery: ['accounts'],
   jobs: ['accounts', 'render', 'queue', 'webhooks'],
 } as const satisfies Record<AreaName, readonly AreaName[]>;
 
@@ -100,6 +102,7 @@ const MODULE_AREAS: Readonly<Record<keyof ModuleSet, AreaName | null>> = {
   render: 'render',
   queue: 'queue',
   webhooks: 'webhooks',
+  delivery: 'delivery',
   jobs: 'jobs',
 };
 

@@ -57,6 +57,10 @@ export async function startTestApp(
     webhookGuard?: UrlGuard;
     /** The delay after failed webhook attempt n (a short back-off for retry tests). */
     webhookBackoff?: (attempt: number) => number;
+    /** The storage uploads' URL guard (one that admits the test's S3 server). */
+    storageGuard?: UrlGuard;
+    /** The delay after failed upload attempt n (a short back-off for retry tests). */
+    storageBackoff?: (attempt: number) => number;
     /** Accounts' brand themes for the card routes. */
     themes?: ThemeSource;
     /** The built-in templates' directory (default: the package's templates/). */
@@ -76,6 +80,8 @@ export async function startTestApp(
     ...(opts.screenshotGuard ? { screenshotGuard: opts.screenshotGuard } : {}),
     ...(opts.webhookGuard ? { webhookGuard: opts.webhookGuard } : {}),
     ...(opts.webhookBackoff ? { webhookBackoff: opts.webhookBackoff } : {}),
+    ...(opts.storageGuard ? { storageGuard: opts.storageGuard } : {}),
+    ...(opts.storageBackoff ? { storageBackoff: opts.storageBackoff } : {}),
     ...(opts.themes ? { themes: opts.themes } : {}),
     ...(opts.builtinTemplatesDir ? { builtinTemplatesDir: opts.builtinTemplatesDir } : {}),
     templateEngine: await sharedEngine(),
