@@ -12,6 +12,7 @@ import type { Authenticator } from './auth/authenticate.js';
 import type { DashboardDeps } from './dashboard/context.js';
 import { registerDashboard } from './dashboard/index.js';
 import type { Sessions } from './dashboard/sessions.js';
+import type { DeliveryService } from './delivery/service.js';
 import { AppError } from './errors.js';
 import type { Health } from './health/health.js';
 import { installAccessControl } from './http/access.js';
@@ -44,7 +45,6 @@ import type { RenderCommand } from './render/command.js';
 import type { ScreenshotService } from './render/screenshot/service/service.js';
 import type { TemplateRegistry } from './render/template/types.js';
 import type { UsageRecorder } from './usage/recorder.js';
-import type { DeliveryService } from './delivery/service.js';
 import type { WebhookService } from './webhooks/service.js';
 
 export interface AppDeps {

@@ -12,8 +12,8 @@ import { type ExplainedConfig, explainSettings, loadSettings, type Overrides } f
 import { assembleSettings, type ConfigOf, envNameOf } from './config/setting.js';
 import { type UnknownVariable, findUnknownVariables as unknownIn } from './config/unknown-env.js';
 import { sessionSettings, signInSettings } from './dashboard/settings.js';
-import { requestSettings, serverSettings, serviceSettings } from './http/settings.js';
 import { deliverySettings } from './delivery/settings.js';
+import { requestSettings, serverSettings, serviceSettings } from './http/settings.js';
 import { jobSettings } from './jobs/settings.js';
 import { netSettings } from './net/settings.js';
 import { redisSettings } from './redis/settings.js';

@@ -25,17 +25,38 @@ export class DeliveryError extends Error {
 }
 
 /** Codes a storage answers for a passing condition (with 5xx or 429 they are retried too). */
-const TRANSIENT = new Set(['SlowDown', 'RequestTimeout', 'InternalError', 'ServiceUnavailable', 'Throttling']);
-const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const TRANSIENT = new Set([
+  'SlowDown',
+  'RequestTimeout',
+  'InternalError',
+  'ServiceUnavailable',
+  'Throttling',
+]);
+const NETWORK = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
 
 /** Longest storage message shown (their messages are one sentence; a proxy's HTML page is not). */
 const MAX_MESSAGE = 200;
 
 /** The failure of one attempt, from what the SDK threw; `secret` is scrubbed from any message. */
-export function classify(err: unknown, opts: { timedOut: boolean; timeoutMs: number; secret?: string }): DeliveryError {
+export function classify(
+  err: unknown,
+  opts: { timedOut: boolean; timeoutMs: number; secret?: string },
+): DeliveryError {
   if (err instanceof DeliveryError) return err;
   if (opts.timedOut) {
-    return new DeliveryError('Timeout', `the storage did not finish the upload within ${opts.timeoutMs} ms`, true);
+    return new DeliveryError(
+      'Timeout',
+      `the storage did not finish the upload within ${opts.timeoutMs} ms`,
+      true,
+    );
   }
   const refused = findRefusal(err);
   if (refused) {
@@ -57,7 +78,10 @@ export function classify(err: unknown, opts: { timedOut: boolean; timeoutMs: num
   const clean = scrub(String(e.message ?? err), opts.secret);
   if (status !== undefined && e.name) {
     // The SDK names an exception after the code in the storage's XML answer.
-    const code = e.name === 'Error' || e.name === 'S3ServiceException' || e.name === 'Unknown' ? `Http${status}` : e.name;
+    const code =
+      e.name === 'Error' || e.name === 'S3ServiceException' || e.name === 'Unknown'
+        ? `Http${status}`
+        : e.name;
     const retryable = status >= 500 || status === 429 || TRANSIENT.has(code);
     return new DeliveryError(code, clean || `HTTP ${status}`, retryable);
   }
@@ -68,7 +92,11 @@ export function classify(err: unknown, opts: { timedOut: boolean; timeoutMs: num
   if (e.name === 'TimeoutError' || e.code === 'ECONNABORTED') {
     return new DeliveryError('Timeout', `the storage did not answer in time (${clean})`, true);
   }
-  return new DeliveryError(e.name && e.name !== 'Error' ? e.name : 'UploadFailed', clean || 'unknown error', true);
+  return new DeliveryError(
+    e.name && e.name !== 'Error' ? e.name : 'UploadFailed',
+    clean || 'unknown error',
+    true,
+  );
 }
 
 function findRefusal(err: unknown): UrlRefusedError | undefined {

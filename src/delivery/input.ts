@@ -88,7 +88,9 @@ export function parseEndpoint(value: unknown): string {
     throw bad('endpoint must not carry a user name or password; send accessKeyId and secretAccessKey');
   }
   if (url.pathname !== '/' || url.search !== '' || url.hash !== '') {
-    throw bad('endpoint must be the server address only (no path, query or #fragment); the bucket goes in bucket');
+    throw bad(
+      'endpoint must be the server address only (no path, query or #fragment); the bucket goes in bucket',
+    );
   }
   return url.origin;
 }
@@ -104,7 +106,9 @@ function parseRegion(value: unknown): string {
 function parseBucket(value: unknown): string {
   if (typeof value !== 'string' || value === '') throw bad('bucket is required: the bucket to write to');
   if (!BUCKET.test(value) || value.includes('..')) {
-    throw bad('bucket must be 3 to 63 lower case letters, digits, dots and hyphens, starting and ending with a letter or digit');
+    throw bad(
+      'bucket must be 3 to 63 lower case letters, digits, dots and hyphens, starting and ending with a letter or digit',
+    );
   }
   return value;
 }
@@ -112,7 +116,9 @@ function parseBucket(value: unknown): string {
 function parsePathStyle(value: unknown): boolean {
   if (value === undefined) return true;
   if (typeof value !== 'boolean') {
-    throw bad('pathStyle must be true (https://endpoint/bucket/key, the default) or false (https://bucket.endpoint/key)');
+    throw bad(
+      'pathStyle must be true (https://endpoint/bucket/key, the default) or false (https://bucket.endpoint/key)',
+    );
   }
   return value;
 }

@@ -3,10 +3,11 @@
  * secrets sealed under the server secret) and the uploads of renders and job items to them,
  * every connection through the URL guard.
  */
+
+import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { type Area, startArea } from '../area.js';
 import type { ServerSecrets } from '../auth/secret.js';
-import type { Kysely } from 'kysely';
 import { type Clock, systemClock } from '../lib/clock.js';
 import type { NetConfig } from '../net/settings.js';
 import { createUrlGuard, type UrlGuard } from '../net/url-guard.js';
@@ -38,8 +39,14 @@ export function createDeliveryArea(
   return startArea(log, (parts) => {
     const guard =
       deps.guard ??
-      createUrlGuard({ allowPrivateHosts: [...config.allowPrivateHosts, ...config.storageAllowPrivateHosts] });
-    const clients = createS3Clients({ guard, unseal: deps.secrets.unseal, timeoutMs: config.storageTimeoutMs });
+      createUrlGuard({
+        allowPrivateHosts: [...config.allowPrivateHosts, ...config.storageAllowPrivateHosts],
+      });
+    const clients = createS3Clients({
+      guard,
+      unseal: deps.secrets.unseal,
+      timeoutMs: config.storageTimeoutMs,
+    });
     parts.add('storage clients', async () => clients.close());
     const uploader = createUploader({
       clients,

@@ -88,7 +88,9 @@ export function objectKey(prefix: string, template: string, values: KeyValues): 
   );
   const key = `${prefix}${body}`;
   if (Buffer.byteLength(key) > MAX_KEY_BYTES) {
-    throw bad(`the object key would be longer than ${MAX_KEY_BYTES} bytes; shorten the prefix or the path template`);
+    throw bad(
+      `the object key would be longer than ${MAX_KEY_BYTES} bytes; shorten the prefix or the path template`,
+    );
   }
   return key;
 }

@@ -16,8 +16,12 @@ const TARGET_ID = /^st_[A-Za-z0-9]{1,40}$/;
  * The request without `store` and `storage`, and what they asked. 400 for a store other than
  * s3, a storage without store, or store without response=json (the answer is the location).
  */
-export function takeStoreRequest<T>(input: T, json: (rest: Record<string, unknown>) => boolean): { rest: T; store: StoreRequest } {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) return { rest: input, store: null };
+export function takeStoreRequest<T>(
+  input: T,
+  json: (rest: Record<string, unknown>) => boolean,
+): { rest: T; store: StoreRequest } {
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    return { rest: input, store: null };
   const { store, storage, ...rest } = input as Record<string, unknown>;
   if (store === undefined && storage === undefined) return { rest: input, store: null };
   if (storage !== undefined && store === undefined) {

@@ -182,7 +182,10 @@ export function createDeliveryService(deps: DeliveryServiceDeps): DeliveryServic
       const all = await store.listTargets(accountId);
       if (all.length === 1) return all[0]!;
       if (all.length === 0) {
-        throw new AppError('bad_request', 'store=s3 needs a storage target: add one with POST /storage first');
+        throw new AppError(
+          'bad_request',
+          'store=s3 needs a storage target: add one with POST /storage first',
+        );
       }
       throw new AppError(
         'bad_request',
@@ -191,7 +194,10 @@ export function createDeliveryService(deps: DeliveryServiceDeps): DeliveryServic
     },
 
     async deliver(d, mode, signal) {
-      const release = mode === 'refuse' ? deps.inflight.tryTake(d.accountId) : await deps.inflight.take(d.accountId, signal);
+      const release =
+        mode === 'refuse'
+          ? deps.inflight.tryTake(d.accountId)
+          : await deps.inflight.take(d.accountId, signal);
       if (!release) throw busy();
       try {
         const ext = EXTENSIONS[d.contentType.split(';')[0]!.trim()] ?? 'bin';
@@ -243,7 +249,11 @@ async function removeObject(deps: DeliveryServiceDeps, target: TargetRecord, key
     });
   } catch (err) {
     const e = classify(err, { timedOut: false, timeoutMs: deps.timeoutMs, secret });
-    throw new DeliveryError(e.code, `${e.message.slice(e.code.length + 2)} (deleting the test object)`, false);
+    throw new DeliveryError(
+      e.code,
+      `${e.message.slice(e.code.length + 2)} (deleting the test object)`,
+      false,
+    );
   }
 }
 

@@ -8,7 +8,8 @@ export const deliverySettings = {
     default: 10,
     min: 1,
     max: 1000,
-    description: 'Storage targets (S3-compatible buckets) one account may have; past it POST /storage answers 409.',
+    description:
+      'Storage targets (S3-compatible buckets) one account may have; past it POST /storage answers 409.',
   },
   storageAllowPrivateHosts: {
     kind: 'list',

@@ -42,7 +42,11 @@ export interface UploaderOptions {
 
 export interface Uploader {
   /** Stores the object; throws DeliveryError after the last attempt (or the first that will repeat). */
-  put(target: TargetRecord, object: ObjectInput, signal?: AbortSignal): Promise<StoredObject & { attempts: number }>;
+  put(
+    target: TargetRecord,
+    object: ObjectInput,
+    signal?: AbortSignal,
+  ): Promise<StoredObject & { attempts: number }>;
 }
 
 const MULTIPART_BYTES = 16 * 1024 * 1024;
@@ -103,7 +107,13 @@ export function createUploader(opts: UploaderOptions): Uploader {
       for (let n = 1; ; n++) {
         try {
           const { etag } = await attempt(target, object, signal);
-          return { bucket: target.bucket, key: object.key, url: objectUrl(target, object.key), etag, attempts: n };
+          return {
+            bucket: target.bucket,
+            key: object.key,
+            url: objectUrl(target, object.key),
+            etag,
+            attempts: n,
+          };
         } catch (err) {
           const failure = err instanceof DeliveryError ? err : undefined;
           if (!failure) throw err;
@@ -123,7 +133,10 @@ export function createUploader(opts: UploaderOptions): Uploader {
 }
 
 /** The object's address: path style (`endpoint/bucket/key`) or virtual-hosted (`bucket.endpoint/key`). */
-export function objectUrl(target: Pick<TargetRecord, 'endpoint' | 'bucket' | 'forcePathStyle'>, key: string): string {
+export function objectUrl(
+  target: Pick<TargetRecord, 'endpoint' | 'bucket' | 'forcePathStyle'>,
+  key: string,
+): string {
   const path = key.split('/').map(encodeURIComponent).join('/');
   if (target.forcePathStyle) return `${target.endpoint}/${target.bucket}/${path}`;
   const url = new URL(target.endpoint);

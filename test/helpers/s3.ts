@@ -5,7 +5,7 @@ import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } f
 import S3rver from 's3rver';
 
 /** s3rver's one account: the access key and secret it signs with. */
-export const S3_KEY = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+export const S3_KEY = Object.freeze({ accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' });
 
 /**
  * A real S3-protocol server (s3rver: SigV4 checked, objects on disk) on a free loopback port,
@@ -16,8 +16,14 @@ export interface S3Server {
   endpoint: string;
   hostPort: string;
   client: S3Client;
-  get(bucket: string, key: string): Promise<{ body: Buffer; contentType?: string; metadata: Record<string, string> }>;
-  head(bucket: string, key: string): Promise<{ contentType?: string; metadata: Record<string, string>; size: number }>;
+  get(
+    bucket: string,
+    key: string,
+  ): Promise<{ body: Buffer; contentType?: string; metadata: Record<string, string> }>;
+  head(
+    bucket: string,
+    key: string,
+  ): Promise<{ contentType?: string; metadata: Record<string, string>; size: number }>;
   keys(bucket: string): Promise<string[]>;
   close(): Promise<void>;
 }
@@ -38,7 +44,8 @@ export async function startS3Server(buckets: string[]): Promise<S3Server> {
     endpoint,
     region: 'us-east-1',
     forcePathStyle: true,
-    credentials: S3_KEY,
+    // A copy: the SDK marks the object it is given (a $source field).
+    credentials: { ...S3_KEY },
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
@@ -50,7 +57,11 @@ export async function startS3Server(buckets: string[]): Promise<S3Server> {
     async get(bucket, key) {
       const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
       const body = Buffer.from(await out.Body!.transformToByteArray());
-      return { body, ...(out.ContentType ? { contentType: out.ContentType } : {}), metadata: out.Metadata ?? {} };
+      return {
+        body,
+        ...(out.ContentType ? { contentType: out.ContentType } : {}),
+        metadata: out.Metadata ?? {},
+      };
     },
     async head(bucket, key) {
       const out = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));

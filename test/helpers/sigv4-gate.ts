@@ -15,7 +15,10 @@ export interface SigV4Gate {
   close(): Promise<void>;
 }
 
-export async function startSigV4Gate(upstreamPort: number, secrets: Record<string, string>): Promise<SigV4Gate> {
+export async function startSigV4Gate(
+  upstreamPort: number,
+  secrets: Record<string, string>,
+): Promise<SigV4Gate> {
   const server: Server = createServer((req, res) => {
     const verdict = verify(req, secrets);
     if (verdict !== 'ok') {
@@ -56,9 +59,10 @@ const enc = (s: string) =>
 /** 'ok' (or a key s3rver refuses itself), or why not; unsigned requests are refused too. */
 function verify(req: IncomingMessage, secrets: Record<string, string>): 'ok' | string {
   const auth = req.headers.authorization ?? '';
-  const m = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]+)$/.exec(
-    auth,
-  );
+  const m =
+    /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]+)$/.exec(
+      auth,
+    );
   if (!m) return 'no SigV4 header';
   const [, keyId, day, region, service, signedHeaders, signature] = m as unknown as string[];
   const secret = secrets[keyId!];
@@ -81,9 +85,12 @@ function verify(req: IncomingMessage, secrets: Record<string, string>): 'ok' | s
   const canonical = [req.method, url.pathname, query, headers, signedHeaders, payload].join('\n');
   const date = String(req.headers['x-amz-date'] ?? '');
   const scope = `${day}/${region}/${service}/aws4_request`;
-  const toSign = ['AWS4-HMAC-SHA256', date, scope, createHash('sha256').update(canonical).digest('hex')].join('\n');
+  const toSign = ['AWS4-HMAC-SHA256', date, scope, createHash('sha256').update(canonical).digest('hex')].join(
+    '\n',
+  );
   let key: Buffer = createHmac('sha256', `AWS4${secret}`).update(day!).digest();
-  for (const part of [region!, service!, 'aws4_request']) key = createHmac('sha256', key).update(part).digest();
+  for (const part of [region!, service!, 'aws4_request'])
+    key = createHmac('sha256', key).update(part).digest();
   const expected = createHmac('sha256', key).update(toSign).digest('hex');
   return expected === signature ? 'ok' : 'signature differs';
 }

@@ -11,7 +11,8 @@ import { IMAGE_URL_SECONDS, sizeOf } from './shot-json.js';
 
 /** `response` taken out of a card request: whether it asks for JSON (400 for another value). */
 export function takeResponse<T>(input: T): { rest: T; json: boolean } {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) return { rest: input, json: false };
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    return { rest: input, json: false };
   const { response, ...rest } = input as Record<string, unknown>;
   if (response === undefined) return { rest: input, json: false };
   if (response !== 'json' && response !== 'image') {

@@ -97,7 +97,8 @@ export function registerTemplateRoutes(
       return { ...result, body, contentType: 'application/json; charset=utf-8', json: true as const };
     },
     // A signed answer is cacheable until its exp only, not for a year; a themed one is revalidated.
-    cacheControl: (result, auth) => (result.json ? 'private, no-store' : cardCacheControl(auth, result.themed)),
+    cacheControl: (result, auth) =>
+      result.json ? 'private, no-store' : cardCacheControl(auth, result.themed),
     // takumi encodes the PNG inside its render call; the phase is named so a reader of the
     // header does not go looking for a missing encode step (JPEG, WebP, AVIF have their own).
     notes: (result): Record<string, string> =>

@@ -11,8 +11,8 @@ import type { StoredObject } from '../../delivery/upload.js';
 import { AppError } from '../../errors.js';
 import type { RenderCommand, ShotRendered } from '../../render/command.js';
 import { parseScreenshotRequest, type ScreenshotRequest } from '../../render/screenshot/request.js';
-import { imageEtag } from '../../render/screenshot/service/entries.js';
 import { parseScreenshotBody } from '../../render/screenshot/request-body.js';
+import { imageEtag } from '../../render/screenshot/service/entries.js';
 import type { ShotResult } from '../../render/screenshot/types.js';
 import type { Viewport } from '../../render/screenshot/viewports.js';
 import { pngCacheControl } from '../cache-control.js';
@@ -143,7 +143,15 @@ function shotRoute(
           throw err instanceof DeliveryError ? uploadFailed(err) : err;
         }
       }
-      const body = await jsonAnswer(result, parsed, { params, base }, { keyId }, deps.accounts.secrets, Date.now(), stored);
+      const body = await jsonAnswer(
+        result,
+        parsed,
+        { params, base },
+        { keyId },
+        deps.accounts.secrets,
+        Date.now(),
+        stored,
+      );
       return { ...result, body, contentType: 'application/json; charset=utf-8', json: true as const };
     },
     cacheControl: (result, auth) =>

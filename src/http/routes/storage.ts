@@ -42,12 +42,20 @@ export function registerStorageRoutes(app: FastifyInstance, deps: { delivery: De
     return d.get(await admit(req, reply), id(req));
   });
 
-  app.delete('/storage/:id', { ...documentOnly(deleteStorageSchema), config: BODYLESS }, async (req, reply) => {
-    await d.remove(await admit(req, reply), id(req));
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/storage/:id',
+    { ...documentOnly(deleteStorageSchema), config: BODYLESS },
+    async (req, reply) => {
+      await d.remove(await admit(req, reply), id(req));
+      return reply.code(204).send();
+    },
+  );
 
-  app.post('/storage/:id/test', { ...documentOnly(testStorageSchema), config: BODYLESS }, async (req, reply) => {
-    return d.test(await admit(req, reply), id(req));
-  });
+  app.post(
+    '/storage/:id/test',
+    { ...documentOnly(testStorageSchema), config: BODYLESS },
+    async (req, reply) => {
+      return d.test(await admit(req, reply), id(req));
+    },
+  );
 }

@@ -17,8 +17,14 @@ const Target = Type.Object(
     endpoint: Type.String({ format: 'uri', examples: ['https://s3.eu-west-1.amazonaws.com'] }),
     region: Type.String({ examples: ['eu-west-1'] }),
     bucket: Type.String({ examples: ['my-cards'] }),
-    prefix: Type.String({ description: 'Put before every key; ends with / unless empty.', examples: ['cards/'] }),
-    pathTemplate: Type.String({ description: `A job item's key after the prefix. ${placeholders}.`, examples: [DEFAULT_JOB_TEMPLATE] }),
+    prefix: Type.String({
+      description: 'Put before every key; ends with / unless empty.',
+      examples: ['cards/'],
+    }),
+    pathTemplate: Type.String({
+      description: `A job item's key after the prefix. ${placeholders}.`,
+      examples: [DEFAULT_JOB_TEMPLATE],
+    }),
     syncPathTemplate: Type.String({
       description: "A synchronous render's key after the prefix ({job} and {index} have no value there).",
       examples: [DEFAULT_SYNC_TEMPLATE],
@@ -33,9 +39,12 @@ const Target = Type.Object(
 const TestResult = Type.Object({
   ok: Type.Boolean(),
   code: Type.Union([Type.String(), Type.Null()], {
-    description: "The storage's error code (NoSuchBucket, InvalidAccessKeyId, SignatureDoesNotMatch, AccessDenied, Timeout, EndpointRefused …).",
+    description:
+      "The storage's error code (NoSuchBucket, InvalidAccessKeyId, SignatureDoesNotMatch, AccessDenied, Timeout, EndpointRefused …).",
   }),
-  error: Type.Union([Type.String(), Type.Null()], { examples: ['NoSuchBucket: The specified bucket does not exist (1 attempt)'] }),
+  error: Type.Union([Type.String(), Type.Null()], {
+    examples: ['NoSuchBucket: The specified bucket does not exist (1 attempt)'],
+  }),
   durationMs: Type.Integer({ minimum: 0 }),
 });
 
@@ -47,12 +56,18 @@ const json = (description: string, schema: unknown) => ({
   headers: { ...REQUEST_ID, ...RATE_LIMIT_HEADERS },
   content: { 'application/json': { schema } },
 });
-const unauthorized = errorResponse('No key, or a key that is not valid (a signed URL does not manage storage).', {
-  unauthorized: 'Missing or invalid API key',
-});
-const notFound = errorResponse("No such target on this account (another account's targets read as missing).", {
-  missing: 'No storage target "st_3f2a9c0d1e4b5a6c"',
-});
+const unauthorized = errorResponse(
+  'No key, or a key that is not valid (a signed URL does not manage storage).',
+  {
+    unauthorized: 'Missing or invalid API key',
+  },
+);
+const notFound = errorResponse(
+  "No such target on this account (another account's targets read as missing).",
+  {
+    missing: 'No storage target "st_3f2a9c0d1e4b5a6c"',
+  },
+);
 const tooMany = errorResponse(
   'The rate limit, or (test) the uploads this account has in flight.',
   { rate_limited: 'Rate limit exceeded' },
@@ -85,7 +100,8 @@ export const createStorageSchema = {
         'endpoint must be a public address: Cardshot does not connect to private, loopback or link-local addresses, or names that do not resolve, unless the operator allows the host (CARDSHOT_STORAGE_ALLOW_PRIVATE_HOSTS)',
       bucket:
         'bucket must be 3 to 63 lower case letters, digits, dots and hyphens, starting and ending with a letter or digit',
-      template: 'pathTemplate: {foo} is not a placeholder; use {job}, {index}, {id}, {name}, {ext}, {date}, {etag}',
+      template:
+        'pathTemplate: {foo} is not a placeholder; use {job}, {index}, {id}, {name}, {ext}, {date}, {etag}',
     }),
     401: unauthorized,
     409: errorResponse('The account has as many targets as it may.', {
@@ -113,7 +129,12 @@ export const getStorageSchema = {
   security,
   summary: 'One storage target',
   params: idParam,
-  response: { 200: json('The target.', Type.Ref('StorageTarget')), 401: unauthorized, 404: notFound, 429: tooMany },
+  response: {
+    200: json('The target.', Type.Ref('StorageTarget')),
+    401: unauthorized,
+    404: notFound,
+    429: tooMany,
+  },
 };
 
 export const deleteStorageSchema = {
