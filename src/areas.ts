@@ -51,7 +51,7 @@ export const AREA_NEEDS = {
   queue: [],
   webhooks: ['accounts', 'queue'],
   delivery: ['accounts'],
-  jobs: ['accounts', 'render', 'queue', 'webhooks'],
+  jobs: ['accounts', 'render', 'queue', 'webhooks', 'delivery'],
 } as const satisfies Record<AreaName, readonly AreaName[]>;
 
 type Needs<A extends AreaName> = (typeof AREA_NEEDS)[A][number];

@@ -64,6 +64,7 @@ export async function startWork(
           renderQueue: needed(rendering.renderQueue, 'templates'),
           render: needed(rendering.render, 'render'),
           ...(webhooks ? { events: webhooks } : {}),
+          ...(delivery ? { delivery: delivery.forJobs(webhooks) } : {}),
           log,
         }),
       )

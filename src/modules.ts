@@ -8,7 +8,7 @@ import type { PngCache } from './cache/cache.js';
 import type { RedisPngCache } from './cache/redis.js';
 import type { SharedFlight } from './cache/shared-flight.js';
 import type { Sessions } from './dashboard/sessions.js';
-import type { DeliveryService } from './delivery/service.js';
+import type { Delivery } from './delivery/module.js';
 import { createHealth, type Health } from './health/health.js';
 import type { Jobs } from './jobs/module.js';
 import type { JobQueue } from './jobs/queue/types.js';
@@ -77,7 +77,7 @@ export interface ModuleSet {
   /** Webhook endpoints, the jobs' event sink, and this node's delivery workers. */
   webhooks: WebhookService;
   /** Storage targets (S3-compatible buckets) and the uploads of renders and job items to them. */
-  delivery: DeliveryService;
+  delivery: Delivery;
   /** Jobs: their store, this node's item workers, result files and links. */
   jobs: Jobs;
   close(): Promise<void>;

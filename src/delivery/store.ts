@@ -39,6 +39,10 @@ export interface TargetStore {
   countTargets(accountId: string): Promise<number>;
   /** False when the account has no such target. */
   deleteTarget(accountId: string, id: string): Promise<boolean>;
+  /** Records the target a job's items go to. */
+  setJobTarget(jobId: string, accountId: string, targetId: string): Promise<void>;
+  /** The target id a job's items go to, if it asked for delivery. */
+  jobTarget(jobId: string): Promise<string | undefined>;
 }
 
 /** The delivery area's table as kysely sees it. */
@@ -58,6 +62,7 @@ export type DeliveryTables = {
     secret_sealed: string;
     created_at: number | string;
   };
+  job_deliveries: { job_id: string; account_id: string; target_id: string };
 };
 
 /** The target store over the service's database. */
@@ -122,6 +127,22 @@ export function createTargetStore(base: Kysely<Tables>): TargetStore {
         .where('account_id', '=', accountId)
         .executeTakeFirst();
       return Number(r.numDeletedRows) > 0;
+    },
+
+    async setJobTarget(jobId, accountId, targetId) {
+      await db
+        .insertInto('job_deliveries')
+        .values({ job_id: jobId, account_id: accountId, target_id: targetId })
+        .execute();
+    },
+
+    async jobTarget(jobId) {
+      const r = await db
+        .selectFrom('job_deliveries')
+        .select('target_id')
+        .where('job_id', '=', jobId)
+        .executeTakeFirst();
+      return r?.target_id;
     },
   };
 }

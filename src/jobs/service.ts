@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { MAX_JOB_ITEMS } from '../auth/plan-jobs.js';
 import type { Plan } from '../auth/plans.js';
+import type { JobDelivery } from '../delivery/jobs.js';
 import { AppError } from '../errors.js';
 import type { JobEvent, JobEventSink } from './events.js';
 import { type ItemParsers, validateItems } from './items.js';
@@ -31,6 +32,8 @@ export interface Submission {
   source: 'body' | 'query';
   webhook?: string;
   metadata?: Record<string, unknown>;
+  /** `"store": "s3"`: each succeeded item is uploaded to this target too (issue 31 §3). */
+  store?: { storage?: string };
 }
 
 export interface Caller {
@@ -69,10 +72,22 @@ export interface ServiceDeps {
   files: ResultFiles;
   parsers: () => ItemParsers;
   events?: JobEventSink;
+  /** Delivery to storage (absent: a job with "store" is refused). */
+  delivery?: Pick<JobDelivery, 'check' | 'remember'>;
   /** Announces a canceled job (the worker's job.* announcer). */
   announce(job: JobRecord): Promise<void>;
   log: Logger;
   now?: () => number;
+}
+
+/** The target a job's `store` names (issue 31 §3). */
+async function storageOf(
+  delivery: ServiceDeps['delivery'],
+  accountId: string,
+  store: { storage?: string },
+): Promise<string> {
+  if (!delivery) throw new AppError('bad_request', 'store: this server delivers to no storage');
+  return delivery.check(accountId, store);
 }
 
 export function createJobService(deps: ServiceDeps): JobService {
@@ -139,6 +154,8 @@ export function createJobService(deps: ServiceDeps): JobService {
         if (!deps.events) throw new AppError('bad_request', 'webhook: this server delivers no webhooks');
         await deps.events.checkEndpoint(caller.accountId, sub.webhook);
       }
+      // Issue 31 §3: the storage target is found before anything is queued (400 otherwise).
+      const targetId = sub.store ? await storageOf(deps.delivery, caller.accountId, sub.store) : undefined;
       const waiting = await store.waitingOf(caller.accountId);
       if (waiting + items.length > allowance.maxWaiting) {
         throw new AppError(
@@ -164,6 +181,7 @@ export function createJobService(deps: ServiceDeps): JobService {
       };
       limits.set(caller.accountId, allowance.concurrency);
       const made = await store.createJob(job, items, at - IDEMPOTENCY_MS);
+      if (made.created && targetId) await deps.delivery?.remember(job.id, job.accountId, targetId);
       if (made.created) await enqueue(job);
       return made;
     },

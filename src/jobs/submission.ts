@@ -3,10 +3,11 @@
  * header row of field names, one item per row (its webhook in the `webhook` query parameter).
  */
 import { parse as parseCsv } from 'csv-parse/sync';
+import { type StoreRequest, takeStoreRequest } from '../delivery/request.js';
 import { AppError } from '../errors.js';
 import { MAX_METADATA_BYTES, type Submission } from './service.js';
 
-const KEYS = ['items', 'webhook', 'metadata'];
+const KEYS = ['items', 'webhook', 'metadata', 'store', 'storage'];
 
 /** A JSON body's submission. */
 export function readJsonSubmission(body: unknown): Submission {
@@ -26,6 +27,8 @@ export function readJsonSubmission(body: unknown): Submission {
     source: 'body',
     ...webhookOf(record.webhook),
     ...metadataOf(record.metadata),
+    // Issue 31 §3: "store": "s3" (+ "storage"), checked as the synchronous routes check it.
+    ...storeOf(record),
   };
 }
 
@@ -63,6 +66,11 @@ function metadataOf(v: unknown): { metadata?: Record<string, unknown> } {
     );
   }
   return { metadata: v as Record<string, unknown> };
+}
+
+function storeOf(record: Record<string, unknown>): { store?: NonNullable<StoreRequest> } {
+  const { store } = takeStoreRequest({ store: record.store, storage: record.storage }, () => true);
+  return store ? { store } : {};
 }
 
 function bad(message: string): AppError {

@@ -31,8 +31,18 @@ export const delivery = {
       .on('storage_targets')
       .columns(['account_id', 'created_at'])
       .execute();
+    // The target a job's items are delivered to (`"store": "s3"` at submission), kept beside the
+    // job rather than in it: a job without delivery has no row. The target id is not a foreign
+    // key: a target deleted while its job runs fails the remaining items with a clear error.
+    await db.schema
+      .createTable('job_deliveries')
+      .addColumn('job_id', 'varchar(40)', (c) => c.primaryKey().references('jobs.id').onDelete('cascade'))
+      .addColumn('account_id', 'varchar(40)', (c) => c.notNull())
+      .addColumn('target_id', 'varchar(40)', (c) => c.notNull())
+      .execute();
   },
   async down(db: Kysely<unknown>): Promise<void> {
+    await db.schema.dropTable('job_deliveries').execute();
     await db.schema.dropTable('storage_targets').execute();
   },
 };
