@@ -12,6 +12,8 @@ export interface SigV4Gate {
   port: number;
   endpoint: string;
   hostPort: string;
+  /** Every request seen, as `METHOD /path?query`. */
+  requests: string[];
   close(): Promise<void>;
 }
 
@@ -19,7 +21,9 @@ export async function startSigV4Gate(
   upstreamPort: number,
   secrets: Record<string, string>,
 ): Promise<SigV4Gate> {
+  const requests: string[] = [];
   const server: Server = createServer((req, res) => {
+    requests.push(`${req.method} ${req.url}`);
     const verdict = verify(req, secrets);
     if (verdict !== 'ok') {
       req.resume();
@@ -45,6 +49,7 @@ export async function startSigV4Gate(
     port,
     endpoint: `http://127.0.0.1:${port}`,
     hostPort: `127.0.0.1:${port}`,
+    requests,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
