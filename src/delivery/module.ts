@@ -61,6 +61,11 @@ export function createDeliveryArea(
       guard,
       timeoutMs: config.storageTimeoutMs,
       attempts: config.storageAttempts,
+      onRetry: (failure, attempt, target) =>
+        log.warn(
+          { target: target.id, code: failure.code, attempt, detail: failure.detail },
+          'upload attempt failed; retrying',
+        ),
       ...(deps.backoff ? { backoff: deps.backoff } : {}),
       ...(deps.multipartBytes !== undefined ? { multipartBytes: deps.multipartBytes } : {}),
     });

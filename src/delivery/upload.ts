@@ -38,6 +38,8 @@ export interface UploaderOptions {
   multipartBytes?: number;
   /** The delay after failed attempt n (tests shorten it). */
   backoff?: (attempt: number) => number;
+  /** An attempt failed and another follows (the log). */
+  onRetry?: (failure: DeliveryError, attempt: number, target: TargetRecord) => void;
 }
 
 export interface Uploader {
@@ -125,6 +127,7 @@ export function createUploader(opts: UploaderOptions): Uploader {
               failure.detail,
             );
           }
+          opts.onRetry?.(failure, n, target);
           await sleep(backoff(n), signal);
         }
       }

@@ -168,6 +168,23 @@ export const testStorageSchema = {
 /** Shared schemas the routes refer to by name. */
 export const STORAGE_SCHEMAS = [Target];
 
+/** `store` and `storage` as render parameters (GET query, POST body). */
+export const STORE_PARAMS = {
+  store: Type.Optional(
+    Type.String({
+      enum: ['s3'],
+      description:
+        "s3: upload the render to the account's storage target first (POST /storage); needs response=json, whose answer then has storage: {bucket, key, url, etag}. 502 (504 on a time-out) with the storage's error code when the upload fails.",
+    }),
+  ),
+  storage: Type.Optional(
+    Type.String({
+      pattern: '^st_[A-Za-z0-9]{1,40}$',
+      description: 'With store=s3: the target (st_…) when the account has several.',
+    }),
+  ),
+};
+
 /** The storage object a render's JSON answer gives with store=s3. */
 export const StoredObjectSchema = Type.Object(
   {
