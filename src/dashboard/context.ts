@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccountsModule } from '../accounts/open.js';
 import { configuredOrigin, originFor } from '../accounts/origin.js';
+import type { DeliveryService } from '../delivery/service.js';
 import type { HttpConfig } from '../http/settings.js';
 import type { Jobs } from '../jobs/module.js';
 import type { Clock } from '../lib/clock.js';
@@ -70,6 +71,8 @@ export interface DashboardDeps {
   jobs?: Jobs | null;
   /** The Webhooks pages: endpoints, secrets shown once, the delivery log. */
   webhooks: WebhookService;
+  /** The Storage page (absent: not offered). */
+  delivery?: DeliveryService;
   clock?: Clock;
 }
 

@@ -10,6 +10,7 @@ import { registerKeyRoutes } from './routes/keys.js';
 import { registerOverviewRoutes } from './routes/overview.js';
 import { registerPlaygroundRoutes } from './routes/playground.js';
 import { registerScreenshotPlaygroundRoutes } from './routes/screenshot-playground.js';
+import { registerStoragePages } from './routes/storage.js';
 import { registerThemeRoutes } from './routes/theme.js';
 import { registerWebhookPages } from './routes/webhooks.js';
 import { clearCookie, isSecure, readCookie, sameOrigin, setCookie, setSecurityHeaders } from './security.js';
@@ -53,6 +54,7 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
       registerThemeRoutes(scope, deps);
       registerJobPages(scope, deps);
       registerWebhookPages(scope, deps);
+      registerStoragePages(scope, deps);
     },
     { prefix: '/dashboard' },
   );
