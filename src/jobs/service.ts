@@ -80,14 +80,19 @@ export interface ServiceDeps {
   now?: () => number;
 }
 
-/** The target a job's `store` names (issue 31 §3). */
+/**
+ * Checks the target a job's `store` names (issue 31 §3), before anything is queued; what records
+ * it once the job exists (nothing without `store`).
+ */
 async function storageOf(
   delivery: ServiceDeps['delivery'],
   accountId: string,
-  store: { storage?: string },
-): Promise<string> {
+  store: { storage?: string } | undefined,
+): Promise<(jobId: string) => Promise<void>> {
+  if (!store) return async () => {};
   if (!delivery) throw new AppError('bad_request', 'store: this server delivers to no storage');
-  return delivery.check(accountId, store);
+  const targetId = await delivery.check(accountId, store);
+  return (jobId) => delivery.remember(jobId, accountId, targetId);
 }
 
 export function createJobService(deps: ServiceDeps): JobService {
@@ -155,7 +160,7 @@ export function createJobService(deps: ServiceDeps): JobService {
         await deps.events.checkEndpoint(caller.accountId, sub.webhook);
       }
       // Issue 31 §3: the storage target is found before anything is queued (400 otherwise).
-      const targetId = sub.store ? await storageOf(deps.delivery, caller.accountId, sub.store) : undefined;
+      const remember = await storageOf(deps.delivery, caller.accountId, sub.store);
       const waiting = await store.waitingOf(caller.accountId);
       if (waiting + items.length > allowance.maxWaiting) {
         throw new AppError(
@@ -181,8 +186,10 @@ export function createJobService(deps: ServiceDeps): JobService {
       };
       limits.set(caller.accountId, allowance.concurrency);
       const made = await store.createJob(job, items, at - IDEMPOTENCY_MS);
-      if (made.created && targetId) await deps.delivery?.remember(job.id, job.accountId, targetId);
-      if (made.created) await enqueue(job);
+      if (made.created) {
+        await remember(job.id);
+        await enqueue(job);
+      }
       return made;
     },
 
