@@ -12,6 +12,7 @@ import type { Authenticator } from './auth/authenticate.js';
 import type { DashboardDeps } from './dashboard/context.js';
 import { registerDashboard } from './dashboard/index.js';
 import type { Sessions } from './dashboard/sessions.js';
+import type { DeliveryService } from './delivery/service.js';
 import { AppError } from './errors.js';
 import type { Health } from './health/health.js';
 import { installAccessControl } from './http/access.js';
@@ -33,6 +34,7 @@ import { registerMetricsRoute } from './http/routes/metrics.js';
 import { registerTemplateRoutes } from './http/routes/render-template.js';
 import { registerScreenshotRoutes } from './http/routes/render-url.js';
 import { registerUnfurlRoute } from './http/routes/unfurl.js';
+import { registerStorageRoutes } from './http/routes/storage.js';
 import { registerWebhookRoutes } from './http/routes/webhooks.js';
 import type { HttpConfig } from './http/settings.js';
 import { readTrustProxy } from './http/trust-proxy.js';
@@ -73,6 +75,8 @@ export interface AppDeps {
   webhooks: WebhookService;
   /** The link unfurl check (GET /unfurl, the dashboard's Link preview); not served when absent. */
   sites?: Sites | null;
+  /** Storage targets of the caller's account (/storage) and render uploads (store=s3). */
+  delivery: DeliveryService;
   clock?: Clock;
   /** Time for a request's headers and body to arrive (default 30 s; tests shorten it). */
   requestTimeoutMs?: number;
@@ -175,6 +179,7 @@ export function createApp(deps: AppDeps): FastifyInstance {
     registerTemplateRoutes(api, deps);
     registerScreenshotRoutes(api, deps);
     registerWebhookRoutes(api, deps);
+    registerStorageRoutes(api, deps);
     const sites = deps.sites;
     if (sites) registerUnfurlRoute(api, { ...deps, sites });
     registerHealthRoutes(api, deps);

@@ -22,6 +22,7 @@ export const AREA_NAMES = [
   'render',
   'queue',
   'webhooks',
+  'delivery',
   'jobs',
   'sites',
 ] as const;
@@ -50,7 +51,8 @@ export const AREA_NEEDS = {
   render: ['templates', 'screenshots', 'rate limiter', 'usage'],
   queue: [],
   webhooks: ['accounts', 'queue'],
-  jobs: ['accounts', 'render', 'queue', 'webhooks'],
+  delivery: ['accounts'],
+  jobs: ['accounts', 'render', 'queue', 'webhooks', 'delivery'],
   sites: [],
 } as const satisfies Record<AreaName, readonly AreaName[]>;
 
@@ -102,6 +104,7 @@ const MODULE_AREAS: Readonly<Record<keyof ModuleSet, AreaName | null>> = {
   render: 'render',
   queue: 'queue',
   webhooks: 'webhooks',
+  delivery: 'delivery',
   jobs: 'jobs',
   sites: 'sites',
 };

@@ -38,6 +38,19 @@ export async function startWork(
         }),
       )
     : undefined;
+  const delivery = has('delivery')
+    ? await start(
+        'delivery',
+        (await import('./delivery/module.js')).createDeliveryArea(config, {
+          store: accounts().store,
+          secrets: accounts().secrets,
+          log,
+          ...clock,
+          ...(opts.storageGuard ? { guard: opts.storageGuard } : {}),
+          ...(opts.storageBackoff ? { backoff: opts.storageBackoff } : {}),
+        }),
+      )
+    : undefined;
   const jobs = has('jobs')
     ? await start(
         'jobs',
@@ -51,11 +64,12 @@ export async function startWork(
           renderQueue: needed(rendering.renderQueue, 'templates'),
           render: needed(rendering.render, 'render'),
           ...(webhooks ? { events: webhooks } : {}),
+          ...(delivery ? { delivery: delivery.forJobs(webhooks) } : {}),
           log,
         }),
       )
     : undefined;
-  return { queue, webhooks, jobs };
+  return { queue, webhooks, delivery, jobs };
 }
 
 /** The queue as an area: closed after the areas that work on it (they start after it). */

@@ -8,6 +8,7 @@ import type { PngCache } from './cache/cache.js';
 import type { RedisPngCache } from './cache/redis.js';
 import type { SharedFlight } from './cache/shared-flight.js';
 import type { Sessions } from './dashboard/sessions.js';
+import type { Delivery } from './delivery/module.js';
 import { createHealth, type Health } from './health/health.js';
 import type { Jobs } from './jobs/module.js';
 import type { JobQueue } from './jobs/queue/types.js';
@@ -77,6 +78,8 @@ export interface ModuleSet {
   queue: JobQueue;
   /** Webhook endpoints, the jobs' event sink, and this node's delivery workers. */
   webhooks: WebhookService;
+  /** Storage targets (S3-compatible buckets) and the uploads of renders and job items to them. */
+  delivery: Delivery;
   /** Jobs: their store, this node's item workers, result files and links. */
   jobs: Jobs;
   /** Pages read without a browser: the link unfurl check and the page head reader. */
@@ -101,6 +104,7 @@ interface Provides {
   render: 'render';
   queue: 'queue';
   webhooks: 'webhooks';
+  delivery: 'delivery';
   jobs: 'jobs';
   sites: 'sites';
 }
@@ -140,6 +144,10 @@ export interface ModuleOptions<A extends AreaName> {
   unfurlGuard?: UrlGuard;
   /** The one certificate authority the unfurl check trusts instead of the system ones (tests' https fixtures). */
   unfurlCa?: string;
+  /** The storage uploads' URL guard (tests give one that admits their S3 server). */
+  storageGuard?: UrlGuard;
+  /** The delay after failed upload attempt n (tests shorten the back-off). */
+  storageBackoff?: (attempt: number) => number;
 }
 
 /**
@@ -175,7 +183,7 @@ export async function createModules<A extends AreaName = AreaName>(
   try {
     const core = await startCore(ctx);
     const rendering = await startRendering(ctx, core);
-    const { queue, webhooks, jobs } = await startWork(ctx, core, rendering);
+    const { queue, webhooks, delivery, jobs } = await startWork(ctx, core, rendering);
     const sites = await startSites(ctx);
     const { redis, notices, ...coreModules } = core;
     const { redisCache, flight, ...renderModules } = rendering;
@@ -188,6 +196,7 @@ export async function createModules<A extends AreaName = AreaName>(
       scale: redis && notices && flight ? { redis, redisCache: redisCache ?? null, notices, flight } : null,
       queue,
       webhooks,
+      delivery,
       jobs,
       sites,
       close: () => started.close(),

@@ -12,6 +12,7 @@ import { type ExplainedConfig, explainSettings, loadSettings, type Overrides } f
 import { assembleSettings, type ConfigOf, envNameOf } from './config/setting.js';
 import { type UnknownVariable, findUnknownVariables as unknownIn } from './config/unknown-env.js';
 import { adminSettings, sessionSettings, signInSettings } from './dashboard/settings.js';
+import { deliverySettings } from './delivery/settings.js';
 import { requestSettings, serverSettings, serviceSettings } from './http/settings.js';
 import { jobSettings } from './jobs/settings.js';
 import { netSettings } from './net/settings.js';
@@ -48,6 +49,7 @@ export const settings = assembleSettings(
   jobSettings,
   webhookSettings,
   siteSettings,
+  deliverySettings,
 );
 
 export type Settings = typeof settings;

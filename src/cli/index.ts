@@ -31,6 +31,10 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<
     help: 'webhooks add URL [--events …] | list | rotate ID | test ID | remove ID | deliveries ID   signed job events',
     run: async (argv) => (await import('./commands/webhooks.js')).runWebhooks(argv),
   },
+  storage: {
+    help: 'storage add ENDPOINT --bucket B --access-key-id ID (secret on stdin) | list | test ID | remove ID   S3-compatible delivery targets',
+    run: async (argv) => (await import('./commands/storage.js')).runStorage(argv),
+  },
   accounts: {
     help: 'accounts create --name … --email … --plan … | list | set-plan <id|email> <plan> | invite <id|email> | set-password <id|email>   [--json]',
     run: async (argv) => (await import('./commands/accounts.js')).runAccounts(argv),

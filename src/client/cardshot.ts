@@ -9,6 +9,7 @@ import {
   templateParams,
 } from './options.js';
 import { encodeRfc3986, signPath } from './signing.js';
+import { StorageApi } from './storage.js';
 import type { CardshotTemplates } from './templates.generated.js';
 import { send, sendJson } from './transport.js';
 import type { UnfurlReport } from './unfurl.js';
@@ -129,6 +130,8 @@ export class Cardshot {
   readonly jobs: JobsApi;
   /** Webhook endpoints, told when a job ends (verify what they receive with `verifyWebhook`). */
   readonly webhooks: WebhooksApi;
+  /** S3-compatible storage targets that renders (store=s3) and jobs are delivered to. */
+  readonly storage: StorageApi;
 
   constructor(opts: CardshotOptions) {
     if (!opts?.baseUrl) throw new TypeError('Cardshot: baseUrl is required');
@@ -140,6 +143,7 @@ export class Cardshot {
     const transport = { ...opts, baseUrl: this.baseUrl, fetchImpl: this.fetchImpl };
     this.jobs = new JobsApi(transport);
     this.webhooks = new WebhooksApi(transport);
+    this.storage = new StorageApi(transport);
   }
 
   /**

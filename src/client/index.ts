@@ -47,6 +47,13 @@ export {
   screenshotParams,
 } from './options.js';
 export { canonicalRequest, encodeRfc3986 } from './signing.js';
+export {
+  StorageApi,
+  type StorageTarget,
+  type StorageTargetInput,
+  type StorageTestResult,
+  type StoredObject,
+} from './storage.js';
 export type { CardshotTemplates } from './templates.generated.js';
 export type {
   UnfurlImage,

@@ -22,6 +22,10 @@ export interface JobInput {
   webhook?: string;
   /** Yours, echoed in the job and its events (at most 4 KB of JSON). */
   metadata?: Record<string, unknown>;
+  /** `s3`: each succeeded item is also uploaded to your storage target (POST /storage). */
+  store?: 's3';
+  /** The storage target (`st_…`) when your account has several. */
+  storage?: string;
 }
 
 export interface SubmitOptions {

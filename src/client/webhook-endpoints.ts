@@ -6,7 +6,9 @@ export type WebhookEventType =
   | 'job.failed'
   | 'job.canceled'
   | 'render.succeeded'
-  | 'render.failed';
+  | 'render.failed'
+  | 'delivery.succeeded'
+  | 'delivery.failed';
 
 /** An endpoint as GET /webhooks shows it: never its secret. */
 export interface WebhookEndpoint {

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccountsModule } from '../accounts/open.js';
 import { configuredOrigin, originFor } from '../accounts/origin.js';
+import type { DeliveryService } from '../delivery/service.js';
 import type { HttpConfig } from '../http/settings.js';
 import type { Jobs } from '../jobs/module.js';
 import type { Clock } from '../lib/clock.js';
@@ -73,6 +74,8 @@ export interface DashboardDeps {
   webhooks: WebhookService;
   /** The Link preview page (null or absent: this server does not check links). */
   sites?: Sites | null;
+  /** The Storage page (absent: not offered). */
+  delivery?: DeliveryService;
   clock?: Clock;
 }
 

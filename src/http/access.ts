@@ -40,10 +40,15 @@ export interface AccessControl {
   admit(req: FastifyRequest, reply: FastifyReply, check: (plan: Plan) => void): Promise<AuthContext>;
 }
 
-/** Every route under /render/ and /webhooks, and /unfurl, is protected, whoever registers it and whenever. */
+/** Every route under /render/, /webhooks and /storage, and /unfurl, is protected, whoever registers it and whenever. */
 export function isProtectedRoute(url: string): boolean {
   return (
-    url.startsWith('/render/') || url === '/webhooks' || url.startsWith('/webhooks/') || url === '/unfurl'
+    url.startsWith('/render/') ||
+    url === '/webhooks' ||
+    url.startsWith('/webhooks/') ||
+    url === '/storage' ||
+    url.startsWith('/storage/') ||
+    url === '/unfurl'
   );
 }
 

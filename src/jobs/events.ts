@@ -9,7 +9,10 @@ export type JobEventType =
   | 'job.failed'
   | 'job.canceled'
   | 'render.succeeded'
-  | 'render.failed';
+  | 'render.failed'
+  // Issue 31 §3: an item uploaded to the job's storage target, or not (delivery/jobs.ts).
+  | 'delivery.succeeded'
+  | 'delivery.failed';
 
 export interface JobEvent {
   type: JobEventType;

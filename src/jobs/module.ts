@@ -9,6 +9,7 @@ import { linkOrigin } from '../accounts/origin.js';
 import { type Area, startArea } from '../area.js';
 import type { Plans } from '../auth/plans.js';
 import type { ServerSecrets } from '../auth/secret.js';
+import type { JobDelivery } from '../delivery/jobs.js';
 import type { HttpConfig } from '../http/settings.js';
 import type { WorkQueue } from '../lib/work-queue.js';
 import type { RenderCommand } from '../render/command.js';
@@ -55,6 +56,8 @@ export interface JobsDeps {
   render: RenderCommand;
   /** The webhooks area's sink; absent: no events (and a job naming a webhook is refused). */
   events?: JobEventSink;
+  /** Delivery to storage (issue 31 §3); absent: a job with "store" is refused. */
+  delivery?: JobDelivery;
   log: Logger;
 }
 
@@ -96,6 +99,7 @@ export function createJobsArea(
       maxBytesPerAccount: config.jobsMaxBytesPerAccount,
       origin: () => linkOrigin(config),
       ...(deps.events ? { events: deps.events } : {}),
+      ...(deps.delivery ? { delivery: deps.delivery } : {}),
       log,
     });
     service = createJobService({
@@ -105,6 +109,7 @@ export function createJobsArea(
       parsers,
       credentials,
       ...(deps.events ? { events: deps.events } : {}),
+      ...(deps.delivery ? { delivery: deps.delivery } : {}),
       announce: handler.announceJob,
       log,
     });

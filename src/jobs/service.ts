@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { MAX_JOB_ITEMS } from '../auth/plan-jobs.js';
 import type { Plan } from '../auth/plans.js';
+import type { JobDelivery } from '../delivery/jobs.js';
 import { AppError } from '../errors.js';
 import type { ItemCredentials } from './credentials.js';
 import type { JobEvent, JobEventSink } from './events.js';
@@ -32,6 +33,8 @@ export interface Submission {
   source: 'body' | 'query';
   webhook?: string;
   metadata?: Record<string, unknown>;
+  /** `"store": "s3"`: each succeeded item is uploaded to this target too (issue 31 §3). */
+  store?: { storage?: string };
 }
 
 export interface Caller {
@@ -72,10 +75,27 @@ export interface ServiceDeps {
   /** Seals a screenshot item's credentials before they are stored. */
   credentials: ItemCredentials;
   events?: JobEventSink;
+  /** Delivery to storage (absent: a job with "store" is refused). */
+  delivery?: Pick<JobDelivery, 'check' | 'remember'>;
   /** Announces a canceled job (the worker's job.* announcer). */
   announce(job: JobRecord): Promise<void>;
   log: Logger;
   now?: () => number;
+}
+
+/**
+ * Checks the target a job's `store` names (issue 31 §3), before anything is queued; what records
+ * it once the job exists (nothing without `store`).
+ */
+async function storageOf(
+  delivery: ServiceDeps['delivery'],
+  accountId: string,
+  store: { storage?: string } | undefined,
+): Promise<(jobId: string) => Promise<void>> {
+  if (!store) return async () => {};
+  if (!delivery) throw new AppError('bad_request', 'store: this server delivers to no storage');
+  const targetId = await delivery.check(accountId, store);
+  return (jobId) => delivery.remember(jobId, accountId, targetId);
 }
 
 export function createJobService(deps: ServiceDeps): JobService {
@@ -142,6 +162,8 @@ export function createJobService(deps: ServiceDeps): JobService {
         if (!deps.events) throw new AppError('bad_request', 'webhook: this server delivers no webhooks');
         await deps.events.checkEndpoint(caller.accountId, sub.webhook);
       }
+      // Issue 31 §3: the storage target is found before anything is queued (400 otherwise).
+      const remember = await storageOf(deps.delivery, caller.accountId, sub.store);
       const waiting = await store.waitingOf(caller.accountId);
       if (waiting + items.length > allowance.maxWaiting) {
         throw new AppError(
@@ -171,7 +193,10 @@ export function createJobService(deps: ServiceDeps): JobService {
         credentials ? { ...item, credentials: deps.credentials.seal(job.id, item.index, credentials) } : item,
       );
       const made = await store.createJob(job, sealed, at - IDEMPOTENCY_MS);
-      if (made.created) await enqueue(job);
+      if (made.created) {
+        await remember(job.id);
+        await enqueue(job);
+      }
       return made;
     },
 

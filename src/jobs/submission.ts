@@ -3,11 +3,12 @@
  * header row of field names, one item per row (its webhook in the `webhook` query parameter).
  */
 import { parse as parseCsv } from 'csv-parse/sync';
+import { type StoreRequest, takeStoreRequest } from '../delivery/request.js';
 import { AppError } from '../errors.js';
 import { CREDENTIAL_FIELDS } from '../render/screenshot/credentials.js';
 import { MAX_METADATA_BYTES, type Submission } from './service.js';
 
-const KEYS = ['items', 'webhook', 'metadata'];
+const KEYS = ['items', 'webhook', 'metadata', 'store', 'storage'];
 
 /** A JSON body's submission. */
 export function readJsonSubmission(body: unknown): Submission {
@@ -27,6 +28,8 @@ export function readJsonSubmission(body: unknown): Submission {
     source: 'body',
     ...webhookOf(record.webhook),
     ...metadataOf(record.metadata),
+    // Issue 31 §3: "store": "s3" (+ "storage"), checked as the synchronous routes check it.
+    ...storeOf(record),
   };
 }
 
@@ -79,6 +82,11 @@ function metadataOf(v: unknown): { metadata?: Record<string, unknown> } {
     );
   }
   return { metadata: v as Record<string, unknown> };
+}
+
+function storeOf(record: Record<string, unknown>): { store?: NonNullable<StoreRequest> } {
+  const { store } = takeStoreRequest({ store: record.store, storage: record.storage }, () => true);
+  return store ? { store } : {};
 }
 
 function bad(message: string): AppError {

@@ -6,6 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { Plans } from '../auth/plans.js';
+import type { JobDelivery } from '../delivery/jobs.js';
 import { isAppError } from '../errors.js';
 import type { ShotCredentials } from '../render/screenshot/credentials.js';
 import type { Account } from '../storage/store.js';
@@ -54,6 +55,8 @@ export interface WorkerDeps {
   /** Where links in events point (CARDSHOT_PUBLIC_URL, or where this server listens). */
   origin(): string;
   events?: JobEventSink;
+  /** Delivery to storage of the items of jobs that asked for it (issue 31 §3). */
+  delivery?: Pick<JobDelivery, 'deliverItem'>;
   log: Logger;
   now?: () => number;
 }
@@ -209,6 +212,15 @@ export function createItemHandler(deps: WorkerDeps) {
       if (!isAppError(err)) throw err;
       log.error({ err, job: job.id, index: item.index }, 'job result not written');
       await settle(job, item.index, { status: 'failed', error: err.message }, item);
+      return;
+    }
+    // Issue 31 §3: the one delivery hook. After the file is kept, before the result is recorded,
+    // so an upload that fails after its retries fails the item with the storage's error.
+    const delivered = await deps.delivery?.deliverItem(job, item, rendered);
+    if (delivered?.error) {
+      bytes.give(job.accountId, rendered.body.length);
+      await deps.files.remove(file);
+      await settle(job, item.index, { status: 'failed', error: delivered.error }, item);
       return;
     }
     const { body: _body, ...facts } = rendered;

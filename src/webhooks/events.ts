@@ -7,6 +7,8 @@ export const WEBHOOK_EVENTS: readonly JobEventType[] = [
   'job.canceled',
   'render.succeeded',
   'render.failed',
+  'delivery.succeeded',
+  'delivery.failed',
 ];
 
 /** What an endpoint gets when it names no events: one message per job, none per item. */

@@ -57,6 +57,10 @@ export async function startTestApp(
     webhookGuard?: UrlGuard;
     /** The delay after failed webhook attempt n (a short back-off for retry tests). */
     webhookBackoff?: (attempt: number) => number;
+    /** The storage uploads' URL guard (one that admits the test's S3 server). */
+    storageGuard?: UrlGuard;
+    /** The delay after failed upload attempt n (a short back-off for retry tests). */
+    storageBackoff?: (attempt: number) => number;
     /** Accounts' brand themes for the card routes. */
     themes?: ThemeSource;
     /** The certificate authority the unfurl check trusts (the fixture site's https server). */
@@ -78,6 +82,8 @@ export async function startTestApp(
     ...(opts.screenshotGuard ? { screenshotGuard: opts.screenshotGuard } : {}),
     ...(opts.webhookGuard ? { webhookGuard: opts.webhookGuard } : {}),
     ...(opts.webhookBackoff ? { webhookBackoff: opts.webhookBackoff } : {}),
+    ...(opts.storageGuard ? { storageGuard: opts.storageGuard } : {}),
+    ...(opts.storageBackoff ? { storageBackoff: opts.storageBackoff } : {}),
     ...(opts.themes ? { themes: opts.themes } : {}),
     ...(opts.unfurlCa ? { unfurlCa: opts.unfurlCa } : {}),
     ...(opts.builtinTemplatesDir ? { builtinTemplatesDir: opts.builtinTemplatesDir } : {}),

@@ -81,11 +81,11 @@ describe('POST /webhooks', () => {
     ],
     [
       { url: 'https://example.com/', events: ['job.done'] },
-      'events: "job.done" is not an event; use job.completed, job.failed, job.canceled, render.succeeded, render.failed',
+      'events: "job.done" is not an event; use job.completed, job.failed, job.canceled, render.succeeded, render.failed, delivery.succeeded, delivery.failed',
     ],
     [
       { url: 'https://example.com/', events: [] },
-      'events must be a non-empty list of: job.completed, job.failed, job.canceled, render.succeeded, render.failed',
+      'events must be a non-empty list of: job.completed, job.failed, job.canceled, render.succeeded, render.failed, delivery.succeeded, delivery.failed',
     ],
     [{ url: 'https://example.com/', secret: 'mine' }, 'Unknown field "secret"; send url and events'],
     [

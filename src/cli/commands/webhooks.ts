@@ -4,7 +4,15 @@ import { printable } from '../printable.js';
 import { pickVerb, remoteClient, runRemote, SERVER_FLAGS, SERVER_HELP } from '../remote.js';
 import { processIo, type ShotIo } from '../shot/io.js';
 
-const EVENTS = ['job.completed', 'job.failed', 'job.canceled', 'render.succeeded', 'render.failed'];
+const EVENTS = [
+  'job.completed',
+  'job.failed',
+  'job.canceled',
+  'render.succeeded',
+  'render.failed',
+  'delivery.succeeded',
+  'delivery.failed',
+];
 
 /** Each subcommand's help, shown by `webhooks <verb> --help`. */
 const VERB_HELP: Record<string, string> = {

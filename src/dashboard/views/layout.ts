@@ -2,7 +2,15 @@ import type { Account } from '../../storage/store.js';
 import { assetUrl } from '../assets.js';
 import { type Html, html } from '../html.js';
 
-export type Section = 'overview' | 'keys' | 'playground' | 'link-preview' | 'theme' | 'jobs' | 'webhooks';
+export type Section =
+  | 'overview'
+  | 'keys'
+  | 'playground'
+  | 'link-preview'
+  | 'theme'
+  | 'jobs'
+  | 'webhooks'
+  | 'storage';
 
 const NAV: ReadonlyArray<{ id: Section; href: string; label: string; icon: Html }> = [
   {
@@ -46,6 +54,12 @@ const NAV: ReadonlyArray<{ id: Section; href: string; label: string; icon: Html 
     href: '/dashboard/webhooks',
     label: 'Webhooks',
     icon: html`<svg viewBox="0 0 20 20" aria-hidden="true"><circle cx="6" cy="14" r="2.5"/><circle cx="14" cy="14" r="2.5"/><circle cx="10" cy="5.5" r="2.5"/><path d="m8.8 7.7-2 3.8M11.2 7.7l2 3.8M8.5 14h3"/></svg>`,
+  },
+  {
+    id: 'storage',
+    href: '/dashboard/storage',
+    label: 'Storage',
+    icon: html`<svg viewBox="0 0 20 20" aria-hidden="true"><ellipse cx="10" cy="5" rx="6" ry="2.5"/><path d="M4 5v10c0 1.4 2.7 2.5 6 2.5s6-1.1 6-2.5V5M4 10c0 1.4 2.7 2.5 6 2.5s6-1.1 6-2.5"/></svg>`,
   },
 ];
 

@@ -13,6 +13,8 @@ export const EVENT_CHOICES = [
   { id: 'job.canceled', hint: 'a job was canceled' },
   { id: 'render.succeeded', hint: 'one item of a job succeeded' },
   { id: 'render.failed', hint: 'one item of a job failed' },
+  { id: 'delivery.succeeded', hint: 'one item was stored in your bucket' },
+  { id: 'delivery.failed', hint: 'one item could not be stored in your bucket' },
 ] as const;
 const DEFAULTS = new Set(['job.completed', 'job.failed', 'job.canceled']);
 

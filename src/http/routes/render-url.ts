@@ -3,10 +3,16 @@ import type { AuthContext } from '../../auth/authenticate.js';
 import type { ServerSecrets } from '../../auth/secret.js';
 import { FRESH_SIGNED_MAX_SECONDS, FRESH_SIGNED_REFUSED } from '../../auth/signing.js';
 import { screenshotParams } from '../../client/options.js';
+import { DeliveryError } from '../../delivery/errors.js';
+import { hostName } from '../../delivery/paths.js';
+import { type StoreRequest, takeStoreRequest } from '../../delivery/request.js';
+import { type DeliveryService, uploadFailed } from '../../delivery/service.js';
+import type { StoredObject } from '../../delivery/upload.js';
 import { AppError } from '../../errors.js';
 import type { RenderCommand, ShotRendered } from '../../render/command.js';
 import { parseScreenshotRequest, type ScreenshotRequest } from '../../render/screenshot/request.js';
 import { parseScreenshotBody } from '../../render/screenshot/request-body.js';
+import { imageEtag } from '../../render/screenshot/service/entries.js';
 import type { ShotResult } from '../../render/screenshot/types.js';
 import type { Viewport } from '../../render/screenshot/viewports.js';
 import { pngCacheControl } from '../cache-control.js';
@@ -21,6 +27,8 @@ interface ShotDeps {
   render: RenderCommand;
   screenshots: { readonly viewports: ReadonlyMap<string, Viewport> };
   accounts: { secrets: ServerSecrets };
+  /** Storage targets: a JSON answer with store=s3 is uploaded there first. */
+  delivery: Pick<DeliveryService, 'resolve' | 'deliver'>;
 }
 
 /**
@@ -34,10 +42,14 @@ export function registerScreenshotRoutes(app: FastifyInstance, deps: ShotDeps): 
     documentOnly(renderUrl),
     renderHandler(
       app,
-      shotRoute(deps, (req) => ({
-        parsed: parseScreenshotRequest(req.query, deps.screenshots.viewports),
-        params: Object.entries(req.query as Record<string, string>),
-      })),
+      shotRoute(deps, (req) => {
+        const { rest, store } = takeStoreRequest(req.query as Record<string, string>, isJson);
+        return {
+          parsed: parseScreenshotRequest(rest, deps.screenshots.viewports),
+          params: Object.entries(rest),
+          store,
+        };
+      }),
     ),
   );
   // The same capture from a JSON body, which alone may carry credentials (issue 29 §2).
@@ -47,7 +59,8 @@ export function registerScreenshotRoutes(app: FastifyInstance, deps: ShotDeps): 
     renderHandler(
       app,
       shotRoute(deps, (req) => {
-        const parsed = parseScreenshotBody(req.body, deps.screenshots.viewports);
+        const { rest: body, store } = takeStoreRequest(req.body, isJson);
+        const parsed = parseScreenshotBody(body, deps.screenshots.viewports);
         // The image URL of a JSON answer: the body's options as the GET's query (no credentials).
         const {
           headers: _h,
@@ -55,8 +68,8 @@ export function registerScreenshotRoutes(app: FastifyInstance, deps: ShotDeps): 
           basicAuth: _b,
           userAgent: _u,
           ...rest
-        } = req.body as Record<string, unknown>;
-        return { parsed, params: screenshotParams(rest) };
+        } = body as Record<string, unknown>;
+        return { parsed, params: screenshotParams(rest), store };
       }),
     ),
   );
@@ -68,9 +81,14 @@ export function registerScreenshotRoutes(app: FastifyInstance, deps: ShotDeps): 
  */
 export const POST_BODY_LIMIT = 160 * 1024;
 
+const isJson = (rest: Record<string, unknown>) => rest.response === 'json';
+
 /** A request as read, and what a JSON answer's image URL is made of. */
 interface ShotInput {
   parsed: ScreenshotRequest;
+  /** store=s3: upload the capture, answer its location. */
+  store: StoreRequest;
+  requestId: string;
   /** The request's options as GET query pairs (the POST body's too). */
   params: Array<readonly [string, string]>;
   /** This server's address as the caller reached it. */
@@ -80,16 +98,22 @@ interface ShotInput {
 /** What GET and POST share once the request is read: the render command does plan, limit, usage. */
 function shotRoute(
   deps: ShotDeps,
-  read: (req: FastifyRequest) => { parsed: ScreenshotRequest; params: Array<readonly [string, string]> },
+  read: (req: FastifyRequest) => {
+    parsed: ScreenshotRequest;
+    params: Array<readonly [string, string]>;
+    store: StoreRequest;
+  },
 ): RenderRoute<ShotInput, ShotRendered & { json?: true }> {
   return {
     parse: (req) => {
-      const { parsed, params } = read(req);
+      const { parsed, params, store } = read(req);
       refuseLongFresh(parsed, req.auth);
-      return { parsed, params, base: `${req.protocol}://${req.host}` };
+      return { parsed, params, store, requestId: req.id, base: `${req.protocol}://${req.host}` };
     },
-    render: async ({ parsed, params, base }, caller, opts) => {
+    render: async ({ parsed, params, base, store, requestId }, caller, opts) => {
       const json = parsed.options?.response === 'json';
+      // The target is found before the capture: a wrong storage id costs no browser.
+      const target = store ? await deps.delivery.resolve(caller.accountId, store.storage) : null;
       // A JSON answer holds a URL signed for now: never a 304 for an older one.
       const { ifNoneMatch: _inm, ...rest } = opts;
       const result = await deps.render.screenshot(parsed, caller, json ? rest : opts);
@@ -98,7 +122,36 @@ function shotRoute(
       const { keyId } = caller;
       if (keyId === undefined)
         throw new AppError('internal', 'Internal server error', { detail: 'response=json without a key' });
-      const body = await jsonAnswer(result, parsed, { params, base }, { keyId }, deps.accounts.secrets);
+      let stored: StoredObject | undefined;
+      if (target) {
+        try {
+          stored = await deps.delivery.deliver(
+            {
+              accountId: caller.accountId,
+              target,
+              kind: 'sync',
+              body: result.body,
+              contentType: result.contentType,
+              etag: imageEtag(result.body, parsed.options),
+              values: { id: requestId, name: hostName(parsed.url) },
+              metadata: { 'cardshot-request': requestId, 'cardshot-source': parsed.url },
+            },
+            'refuse',
+            opts.signal,
+          );
+        } catch (err) {
+          throw err instanceof DeliveryError ? uploadFailed(err) : err;
+        }
+      }
+      const body = await jsonAnswer(
+        result,
+        parsed,
+        { params, base },
+        { keyId },
+        deps.accounts.secrets,
+        Date.now(),
+        stored,
+      );
       return { ...result, body, contentType: 'application/json; charset=utf-8', json: true as const };
     },
     cacheControl: (result, auth) =>

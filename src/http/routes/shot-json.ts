@@ -7,6 +7,7 @@ import sharp from 'sharp';
 import type { AuthContext } from '../../auth/authenticate.js';
 import type { ServerSecrets } from '../../auth/secret.js';
 import { encodeRfc3986, signUrl } from '../../auth/signing.js';
+import type { StoredObject } from '../../delivery/upload.js';
 import { SHOT_CONTENT_TYPES } from '../../render/screenshot/options.js';
 import type { ScreenshotRequest } from '../../render/screenshot/request.js';
 import { imageEtag } from '../../render/screenshot/service/entries.js';
@@ -16,7 +17,7 @@ import type { ShotResult } from '../../render/screenshot/types.js';
 export const IMAGE_URL_SECONDS = 3600;
 
 /** The image's size in pixels (null for a PDF, which has pages, not pixels). */
-async function sizeOf(body: Buffer, format: ShotResult['format']) {
+export async function sizeOf(body: Buffer, format: ShotResult['format']) {
   if (format === 'pdf') return { width: null, height: null };
   if (format === 'png') return { width: body.readUInt32BE(16), height: body.readUInt32BE(20) };
   const meta = await sharp(body).metadata();
@@ -55,6 +56,8 @@ export async function jsonAnswer(
   auth: Pick<AuthContext, 'keyId'>,
   secrets: ServerSecrets,
   now = Date.now(),
+  /** With store=s3: where the capture was uploaded. */
+  storage?: StoredObject,
 ): Promise<Buffer> {
   const facts = result.page;
   const answer = {
@@ -77,6 +80,7 @@ export async function jsonAnswer(
       openGraph: facts?.openGraph ?? {},
       twitter: facts?.twitter ?? {},
     },
+    ...(storage ? { storage } : {}),
     timings: Object.fromEntries(
       Object.entries(result.timings).map(([k, v]) => [k, Math.round((v ?? 0) * 10) / 10]),
     ),

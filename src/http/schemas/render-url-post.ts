@@ -77,6 +77,8 @@ curl -sS -H "x-api-key: $CARDSHOT_KEY" -H 'content-type: application/json' http:
           Type.Optional(bodySchemaOf(spec, query[spec.name])),
         ]),
       ),
+      store: query.store!,
+      storage: query.storage!,
     },
     { additionalProperties: false },
   ),

@@ -19,6 +19,7 @@ import {
   renderSecurity,
 } from './common.js';
 import { SHOT_OPTION_PROPERTIES } from './shot-options.js';
+import { STORE_PARAMS } from './storage.js';
 
 /** GET /render/url. */
 export const renderUrl = {
@@ -59,6 +60,7 @@ curl -sS -H "x-api-key: $CARDSHOT_KEY" 'http://localhost:3000/render/url?url=htt
         }),
       ),
       ...SHOT_OPTION_PROPERTIES,
+      ...STORE_PARAMS,
     },
     { additionalProperties: false },
   ),

@@ -130,7 +130,9 @@ function templateResponses(method: 'GET' | 'POST') {
 
 const TEMPLATE_DESCRIPTION = `Draws a card from a template: the built-ins \`blog\` (editorial, serif headline), \`product\` (split layout with the product photo) and \`saas\` (dark launch card with the artwork as a browser window), or a template file of the server's own. Each template declares its fields, the sizes it lays out at (\`size\`, default its first) and whether it draws \`brand\` and \`imageUrl\`: the request body has one variant per template, listing exactly that.
 
-Text is normalised (NFC, control characters removed, white space folded and trimmed); an empty optional field is the same as leaving it out; \`brand\` and \`imageUrl\` are accepted and ignored by templates that do not draw them. Unknown fields are refused. Checked in this order: credentials (401), input (400/413/415), plan (403), rate limit (429), then cache and render.`;
+Text is normalised (NFC, control characters removed, white space folded and trimmed); an empty optional field is the same as leaving it out; \`brand\` and \`imageUrl\` are accepted and ignored by templates that do not draw them. Unknown fields are refused. Checked in this order: credentials (401), input (400/413/415), plan (403), rate limit (429), then cache and render.
+
+Besides the template's fields: \`response=json\` answers \`{"image": {url, contentType, width, height, bytes, etag}}\` instead of the image (\`url\` is the same card, signed for an hour); with it, \`store=s3\` (and \`storage=st_…\` when the account has several targets) uploads the card to the account's storage target first and adds \`"storage": {bucket, key, url, etag}\` (502, or 504 on a time-out, with the storage's error code when the upload fails). See docs/storage.md.`;
 
 /** POST /render/template. */
 export const renderTemplatePost = {

@@ -108,7 +108,7 @@ export const createWebhookSchema = {
     400: errorResponse('The body is not usable.', {
       url: 'url must be a public address: Cardshot does not call private, loopback or link-local addresses, or names that do not resolve',
       events:
-        'events: "job.done" is not an event; use job.completed, job.failed, job.canceled, render.succeeded, render.failed',
+        'events: "job.done" is not an event; use job.completed, job.failed, job.canceled, render.succeeded, render.failed, delivery.succeeded, delivery.failed',
     }),
     401: unauthorized,
     409: errorResponse('The account has as many endpoints as it may.', {

@@ -6,6 +6,7 @@ import { themes } from './004-themes.js';
 import { jobs } from './005-jobs.js';
 import { webhooks } from './006-webhooks.js';
 import { jobCredentials } from './008-job-credentials.js';
+import { delivery } from './009-delivery.js';
 
 /**
  * Every migration in order. Names sort lexically, so keep the numeric prefix; never edit a
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '005-jobs': jobs,
   '006-webhooks': webhooks,
   '008-job-credentials': jobCredentials,
+  '009-delivery': delivery,
 };
 
 /** Kysely's provider over the static list above (no file-system scanning in a bundled build). */

@@ -1,0 +1,159 @@
+/**
+ * Delivery to storage (issue 31 §3): 1,000 cards through a job whose items are also uploaded to
+ * an S3-compatible bucket (`"store": "s3"`) vs the same job writing its results to disk only.
+ * The bucket is s3rver in its own process on 127.0.0.1 (objects on the same disk); the server's
+ * modules run in this process with 4 job workers. Rounds alternate (disk, bucket, disk, bucket)
+ * with fresh titles each, so no card comes from the cache. Not a test.
+ *
+ *   npm run bench:delivery [-- --write]
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { createModules } from '../src/modules.js';
+import { loadConfig } from '../src/settings.js';
+import { machineFacts, markdownTable, type Table, textTable, writeSection } from './lib/report.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const { values: args } = parseArgs({
+  options: { write: { type: 'boolean', default: false }, items: { type: 'string', default: '1000' } },
+});
+const ITEMS = Number(args.items);
+const ROUNDS = 3;
+const say = (m: string) => process.stdout.write(`${m}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const dir = await mkdtemp(path.join(os.tmpdir(), 'cardshot-bench-delivery-'));
+const child = spawn(
+  process.execPath,
+  [path.join(import.meta.dirname, 'lib/s3rver-child.js'), path.join(dir, 's3'), 'bench'],
+  { stdio: ['pipe', 'pipe', 'inherit'] },
+);
+const port = Number(
+  await new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once('line', resolve)),
+);
+const plansFile = path.join(dir, 'plans.json');
+await writeFile(
+  plansFile,
+  JSON.stringify({
+    bench: {
+      templates: '*',
+      screenshots: false,
+      rateLimit: { requests: 1_000_000, windowSeconds: 60 },
+      jobs: { maxItems: 10_000, concurrency: 8, maxWaiting: 100_000, retentionDays: 1 },
+    },
+  }),
+);
+const config = loadConfig(
+  {
+    dataDir: path.join(dir, 'data'),
+    logLevel: 'warn',
+    nodeEnv: 'test',
+    plansFile,
+    jobsWorkers: 4,
+    storageAllowPrivateHosts: [`127.0.0.1:${port}`],
+  },
+  {},
+);
+const modules = await createModules(config, pino({ level: 'warn' }), { passwordCost: 10 });
+try {
+  const account = await modules.accounts.accounts.createAccount({
+    name: 'bench',
+    email: 'bench@bench.test',
+    plan: 'bench',
+  });
+  const plan = modules.accounts.plans.get('bench')!;
+  const target = await modules.delivery.create(account.id, {
+    endpoint: `http://127.0.0.1:${port}`,
+    bucket: 'bench',
+    accessKeyId: 'S3RVER',
+    secretAccessKey: 'S3RVER',
+  });
+
+  /** CPU seconds (user + system) of the s3rver process so far: the bucket's own cost on these cores. */
+  const bucketCpu = () => {
+    const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  };
+  const runJob = async (label: string, store: boolean): Promise<number> => {
+    const items = Array.from({ length: ITEMS }, (_, i) => ({
+      template: 'blog',
+      title: `${label} card ${i}`,
+      subtitle: 'delivery bench',
+    }));
+    const started = performance.now();
+    const { job } = await modules.jobs.service.submit(
+      { accountId: account.id, plan },
+      { items, source: 'body', ...(store ? { store: { storage: target.id } } : {}) },
+    );
+    for (;;) {
+      const { job: now, counts } = await modules.jobs.service.get(account.id, job.id);
+      if (now.status !== 'queued' && now.status !== 'running') {
+        if (counts.succeeded !== ITEMS) throw new Error(`${label}: ${JSON.stringify(counts)}`);
+        return (performance.now() - started) / 1000;
+      }
+      await sleep(50);
+    }
+  };
+
+  // A warm-up job (fonts, queue, first connections), then the rounds.
+  await runJob('warm', true);
+  const disk: number[] = [];
+  const bucket: number[] = [];
+  const s3Cpu: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    disk.push(await runJob(`disk${r}`, false));
+    say(`round ${r + 1}: disk ${disk.at(-1)!.toFixed(1)} s`);
+    const cpu0 = bucketCpu();
+    bucket.push(await runJob(`s3${r}`, true));
+    s3Cpu.push(bucketCpu() - cpu0);
+    say(`round ${r + 1}: bucket ${bucket.at(-1)!.toFixed(1)} s`);
+  }
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+  const rate = (s: number) => `${(ITEMS / s).toFixed(0)}/s`;
+  const ratio = med(disk) / med(bucket);
+  const rows: Table = [
+    ['measure', 'value', 'issue asks'],
+    [
+      `${ITEMS} cards, results on disk (median of ${ROUNDS})`,
+      `${med(disk).toFixed(1)} s (${rate(med(disk))}); rounds ${disk.map((s) => s.toFixed(1)).join(', ')} s`,
+      '',
+    ],
+    [
+      `${ITEMS} cards, on disk and uploaded (median of ${ROUNDS})`,
+      `${med(bucket).toFixed(1)} s (${rate(med(bucket))}); rounds ${bucket.map((s) => s.toFixed(1)).join(', ')} s`,
+      '',
+    ],
+    ['throughput with delivery / disk only', `${ratio.toFixed(2)}×`, '≥ 0.8×'],
+    [
+      'CPU the S3 server (s3rver) spent per bucket round, on the same 2 cores',
+      s3Cpu.map((s) => `${s.toFixed(1)} s`).join(', '),
+      '',
+    ],
+  ];
+  say(textTable(rows));
+  if (args.write) {
+    const md = `## Delivery to storage (\`bench/delivery.ts\`)
+
+Command: \`npm run bench:delivery -- --write\`. Run: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machineFacts()}.
+One job of ${ITEMS} distinct cards (blog template, 1200×630 PNG) per round, 4 job workers, the
+SQLite store and queue; rounds alternate disk-only and \`"store": "s3"\` (each item written to
+disk, then uploaded with PutObject to s3rver running in its own process on 127.0.0.1, through
+the URL guard's lookup). Times are from submission to the job's end. The S3 server shares the
+machine's cores with Cardshot here (its CPU is in the last row); a real bucket's work is done
+elsewhere. Figures from a shared machine under load (other runs beside it) drift between rounds.
+
+${markdownTable(rows)}`;
+    writeSection(path.join(root, 'docs/benchmarks.md'), 'delivery', md);
+    say('written to docs/benchmarks.md');
+  }
+} finally {
+  await modules.close();
+  child.kill('SIGTERM');
+  await rm(dir, { recursive: true, force: true });
+}
