@@ -39,6 +39,11 @@ const WATCH_MS = 1000;
 const RUNS = 2;
 /** Time for the trip through PostgreSQL on top of the screenshot time-out. */
 const TRIP_MS = 1000;
+/**
+ * A waiting task with no worker connected waits this long for one (a worker restarting in a
+ * rolling update, the replacement of one that died) before 503.
+ */
+const NO_WORKER_GRACE_MS = 3000;
 
 export const NO_WORKER =
   'Screenshots are temporarily unavailable: no worker node is running to take them (CARDSHOT_ROLE=worker)';
@@ -173,6 +178,8 @@ function remoteScreenshots(
       wake();
     });
     let collected = false;
+    /** Since when the task has waited with no worker connected. */
+    const alone: { since?: number } = {};
     try {
       const added = await pool.query(enqueueSql(names), [
         id,
@@ -210,7 +217,7 @@ function remoteScreenshots(
           const { meta, body } = got.rows[0];
           return decodeResult(meta, body);
         }
-        if (why === 'watch') await watch(id, deadline);
+        if (why === 'watch') await watch(id, deadline, alone);
       }
     } finally {
       waiters.delete(id);
@@ -223,7 +230,7 @@ function remoteScreenshots(
   };
 
   /** Throws when the task cannot be answered any more: no worker left, or its worker died too often. */
-  const watch = async (id: string, deadline: number) => {
+  const watch = async (id: string, deadline: number, alone: { since?: number }) => {
     const { rows } = await pool.query<{
       state: string;
       worker_pid: number | null;
@@ -234,14 +241,17 @@ function remoteScreenshots(
     const row = rows[0];
     if (!row) throw new AppError('unavailable', WORKER_LOST, { retryAfter: 1, detail: `task ${id} is gone` });
     if (row.state === 'waiting' && !row.workers) {
+      alone.since ??= Date.now();
+      if (Date.now() - alone.since < NO_WORKER_GRACE_MS) return;
       throw new AppError('unavailable', NO_WORKER, {
         retryAfter: 5,
         detail: `task ${id}: every worker left`,
       });
     }
+    delete alone.since;
     if (row.state !== 'running' || row.alive) return;
     // Its worker's session ended (the process died): run it again elsewhere if there is time.
-    if (row.attempts < RUNS && deadline - Date.now() > 1000 && row.workers) {
+    if (row.attempts < RUNS && deadline - Date.now() > 1000) {
       log.warn(
         { task: id, workerPid: row.worker_pid },
         'the worker taking a screenshot died: running it again',
