@@ -4,7 +4,8 @@
  * a request while it waits or runs and its answer once done, and it lives seconds (deleted as the
  * API node reads the answer, or by the sweep). UNLOGGED: a 10 MB answer writes no WAL, and after
  * a crash of PostgreSQL the table comes back empty, which is right for requests whose callers
- * got an error meanwhile. Wake-ups are NOTIFYs (one channel for new work, one for answers), sent
+ * got an error meanwhile. The body's storage is EXTERNAL: a PNG does not compress, so PostgreSQL
+ * is spared the attempt. Wake-ups are NOTIFYs (one channel for new work, one for answers), sent
  * by the same statement that writes the row, so they are delivered at its commit.
  */
 import { createHash } from 'node:crypto';
@@ -43,6 +44,7 @@ export const createShotTableSql = (n: ShotNames, schema: string) => `
     meta jsonb,
     body bytea
   );
+  ALTER TABLE ${n.table} ALTER COLUMN body SET STORAGE EXTERNAL;
   CREATE INDEX IF NOT EXISTS remote_shots_waiting ON ${n.table} (created_at) WHERE state = 'waiting';`;
 
 /**
