@@ -9,6 +9,7 @@
  *
  *   npm run bench:roles [-- --requests 40 --no-docs]
  */
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -54,6 +55,7 @@ async function waitForWorker(api: ServerHandle) {
 }
 
 async function main() {
+  const loadAtStart = os.loadavg()[0]!;
   const site = await startSite();
   const shared = {
     DATABASE_URL: PG_URL,
@@ -143,7 +145,7 @@ api node's read-and-delete. Goal (issue 31 §1): p50 ≤ 1.15× the \`all\` node
 
 ${markdownTable(rows)}
 
-${machineFacts()}; ${new Date().toISOString().slice(0, 10)}.`,
+${machineFacts()}; load average (1 min) ${fmt(loadAtStart)} at the start and ${fmt(os.loadavg()[0]!)} at the end (other work on the machine: each hop between processes waits for a core); ${new Date().toISOString().slice(0, 10)}.`,
       );
     }
     const worst = Math.max(...Object.values(results));
