@@ -32,7 +32,9 @@ export async function startRoleWork(
   if (config.role !== 'worker') return undefined;
   return startShotWorker({
     ...meetingPoint(config),
-    concurrency: config.roleRemoteShotConcurrency || config.screenshotConcurrency,
+    // Twice the browser's: a screenshot waiting here for its account's share of the browser must
+    // not keep another account's waiting in PostgreSQL while a slot is free.
+    concurrency: config.roleRemoteShotConcurrency || 2 * config.screenshotConcurrency,
     screenshots: modules.screenshots,
     secrets: modules.accounts.secrets,
     log,

@@ -14,9 +14,9 @@ export const roleSettings = {
     default: 0,
     min: 0,
     max: 256,
-    defaultDoc: 'CARDSHOT_SCREENSHOT_CONCURRENCY',
+    defaultDoc: '2 × CARDSHOT_SCREENSHOT_CONCURRENCY',
     description:
-      "worker: API nodes' screenshots this node takes from PostgreSQL at once (0: as many as its browser captures at once). They go ahead of job items in its screenshot queue.",
+      "worker: API nodes' screenshots this node takes from PostgreSQL at once (0: twice as many as its browser captures at once, so a screenshot waiting here for its account's share of the browser never holds another account's in PostgreSQL while a slot is free). They go ahead of job items in its screenshot queue.",
   },
 } as const satisfies SettingsGroup;
 

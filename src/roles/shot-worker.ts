@@ -5,8 +5,9 @@
  *
  * Ahead of job items: a claimed screenshot enters this node's screenshot queue as a request
  * does, and the jobs' priority gate (jobs/gate.ts) lets no item start while one waits or runs.
- * It claims no more than its browser captures at once, so a task never waits here while another
- * worker has a free slot.
+ * It claims at most twice what its browser captures at once (CARDSHOT_ROLE_REMOTE_SHOT_CONCURRENCY):
+ * enough that a screenshot waiting here for its account's share of the browser does not hold
+ * another account's in PostgreSQL, few enough that little waits here while another worker idles.
  */
 
 import pg from 'pg';

@@ -44,6 +44,7 @@ const METRICS_TOKEN = 'roles-test-metrics-token-0123456789';
 const GRACE_MS = 10_000;
 let dir = '';
 let key = '';
+let tinyKey = '';
 let env: Record<string, string> = {};
 let pages: PageServer;
 let site: CredentialSite;
@@ -64,6 +65,11 @@ beforeAll(async () => {
         screenshots: { viewports: '*', concurrency: 4, queue: 8, options: '*', maxPixels: 40_000_000 },
         rateLimit: { requests: 10_000, windowSeconds: 60 },
         jobs: { concurrency: 4 },
+      },
+      tiny: {
+        templates: '*',
+        screenshots: { viewports: '*', concurrency: 1, queue: 1 },
+        rateLimit: { requests: 10_000, windowSeconds: 60 },
       },
     }),
   );
@@ -97,6 +103,12 @@ beforeAll(async () => {
       plan: 'team',
     });
     key = (await admin.accounts.createKey({ accountId: account.id, name: 'k', environment: 'test' })).key;
+    const tiny = await admin.accounts.createAccount({
+      name: 'Tiny',
+      email: 'tiny@example.com',
+      plan: 'tiny',
+    });
+    tinyKey = (await admin.accounts.createKey({ accountId: tiny.id, name: 'k', environment: 'test' })).key;
   } finally {
     await admin.close();
   }
@@ -328,7 +340,28 @@ describe.skipIf(!pgUrl || !redisUrl)('an api node and worker nodes on PostgreSQL
     expect(chromiumUnder(api!.pid)).toEqual([]);
   }, 90_000);
 
+  it("an account past its plan's share gets 429 on the api node; another account is served meanwhile", async () => {
+    const tiny = (page: string) =>
+      fetch(`${api!.url}${shotUrl(page)}`, { headers: { 'x-api-key': tinyKey } });
+    // One capturing and one waiting is the tiny plan's share; the third is refused at once.
+    const held = [tiny(`/hold?ms=1500&t=1-${Date.now()}`), tiny(`/hold?ms=1500&t=2-${Date.now()}`)];
+    await pages.nextRequest('/hold');
+    const third = await tiny(`/hold?ms=1500&t=3-${Date.now()}`);
+    expect(third.status).toBe(429);
+    expect(await third.json()).toEqual({
+      error:
+        'Too many screenshots in progress for your account: your plan allows 1 at a time; retry when one has finished',
+    });
+    // The other account's screenshot is not held behind them.
+    const started = Date.now();
+    const other = await call(shotUrl(`/split?other=${Date.now()}`));
+    expect(other.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(1500);
+    expect((await Promise.all(held)).map((r) => r.status)).toEqual([200, 200]);
+  }, 60_000);
+
   it('a worker killed mid-capture: the screenshot runs again on another worker', async () => {
+    const holdsBefore = pages.hits('/hold');
     const [first] = workers;
     // The second worker is connected but stopped, so the first one claims the screenshot.
     const second = await startWorker('roles-w2');
@@ -346,7 +379,7 @@ describe.skipIf(!pgUrl || !redisUrl)('an api node and worker nodes on PostgreSQL
     expect(res.status).toBe(200);
     expect(pngSize(Buffer.from(await res.arrayBuffer()))).toEqual({ width: 1200, height: 630 });
     expect(Date.now() - started).toBeLessThan(21_000);
-    expect(pages.hits('/hold')).toBe(2);
+    expect(pages.hits('/hold') - holdsBefore).toBe(2);
     expect(chromiumUnder(second.pid).length).toBeGreaterThan(0);
   }, 60_000);
 
