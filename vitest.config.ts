@@ -23,6 +23,7 @@ const TIMING = [
   'test/webhooks/webhook-tenancy.test.ts',
   'test/ops/node-version.test.ts',
   'test/jobs/jobs-fairness.test.ts',
+  'test/roles/roles-postgres.test.ts',
 ];
 const timingPhase = process.env.CARDSHOT_TEST_PHASE === 'timing';
 

@@ -9,12 +9,13 @@ import {
   writeFirstRunFile,
 } from './accounts/first-run.js';
 import { recordListeningOrigin } from './accounts/origin.js';
-import { createApp } from './app.js';
 import { describeUnknownVariables } from './config/unknown-env.js';
 import { startWatchdog } from './lib/watchdog.js';
 import { createLogger } from './log.js';
 import { createModules } from './modules.js';
 import { killGroup, listProcesses } from './render/screenshot/engine/browser/processes.js';
+import { createNodeApp, type RoleWork, startRoleWork } from './roles/node.js';
+import { areasOf, checkRole } from './roles/role.js';
 import { type Config, findUnknownVariables, loadConfig } from './settings.js';
 import { describeListenFailure, describeStartFailure, EX_CONFIG, type StartFailure } from './start-error.js';
 import { unsupportedNode } from './version.js';
@@ -28,6 +29,7 @@ async function main(): Promise<void> {
     config = loadConfig(
       process.argv.includes('--skip-broken-templates') ? { skipBrokenTemplates: true } : undefined,
     );
+    checkRole(config);
   } catch (err) {
     return exitWith(describeStartFailure(err), err);
   }
@@ -62,13 +64,17 @@ async function main(): Promise<void> {
 
   let modules: Awaited<ReturnType<typeof createModules>>;
   try {
-    modules = await createModules(config, log);
+    // A worker starts only what its work needs (roles/role.ts).
+    const areas = areasOf(config.role);
+    modules = (await createModules(config, log, areas ? { areas } : {})) as typeof modules;
   } catch (err) {
     return exitWith(describeStartFailure(err, config), err);
   }
   // Whatever ends the process from here on, counts not yet written are kept for the next start.
   process.on('exit', () => modules.usage.spillSync());
-  const app = createApp({ config, log, ...modules });
+  // A worker serves only the probes and metrics; its work comes from PostgreSQL.
+  const app = createNodeApp(config, log, modules);
+  let roleWork: RoleWork | undefined;
   let sweeper: NodeJS.Timeout | undefined;
   let stopping = false;
   stop = async (signal: string) => {
@@ -98,6 +104,9 @@ async function main(): Promise<void> {
     const requests = await settleWithin(closing, grace - Math.min(grace / 2, 4000));
     if (requests === 'timeout') log.warn('requests still running: closing modules under them');
     else if (requests instanceof Error) log.error({ err: requests }, 'http close failed');
+    // A worker first finishes or hands back the API nodes' screenshots it holds (within a quarter of the
+    // grace, 2 s at most), so their API nodes get them from another worker.
+    await roleWork?.stop(Math.min(grace / 4, 2000));
     // The counts first, beside the modules' close: a capture that will not end holds the
     // screenshot queue's close, and with it every module after it in the order.
     await Promise.all([modules.usage.flush(), modules.close()]);
@@ -119,7 +128,8 @@ async function main(): Promise<void> {
   if (stopping) return;
   // After listen: a start that fails (port taken) must not use up the first run, whose key and
   // invite are shown only once.
-  const first = config.firstRunKey ? await firstRun(modules.accounts) : null;
+  // The first run's key and invite are an API node's to show.
+  const first = config.firstRunKey && config.role !== 'worker' ? await firstRun(modules.accounts) : null;
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
@@ -144,6 +154,12 @@ async function main(): Promise<void> {
   if (stopping) return;
   sweeper = setInterval(() => void sweep(), 5 * 60_000);
   sweeper.unref();
+  try {
+    roleWork = await startRoleWork(config, log, modules);
+  } catch (err) {
+    log.error({ err }, "could not start taking the API nodes' screenshots");
+    return void stop('start failure');
+  }
   log.info({ port }, `Cardshot is serving on ${baseUrl}`);
   // Chromium starts after the port is open so templates are served meanwhile; a missing or
   // broken Chromium leaves GET /render/url answering 503 and everything else working.

@@ -6,6 +6,8 @@
 import type { Logger } from 'pino';
 import type { Area } from './area.js';
 import type { AreaName } from './areas.js';
+import type { PngCache } from './cache/cache.js';
+import type { SharedFlight } from './cache/shared-flight.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { ModuleOptions } from './modules.js';
 import { createRenderCommand } from './render/command.js';
@@ -100,10 +102,8 @@ export async function startCore({ config, log, opts, start, has }: StartContext)
 }
 
 /** The cache, artwork, themes, templates, screenshots and the render command over them. */
-export async function startRendering(
-  { config, log, opts, metrics, start, has }: StartContext,
-  core: Awaited<ReturnType<typeof startCore>>,
-) {
+export async function startRendering(ctx: StartContext, core: Awaited<ReturnType<typeof startCore>>) {
+  const { config, log, opts, metrics, start, has } = ctx;
   const clock = opts.clock ? { clock: opts.clock } : {};
   const { redis } = core;
   const cached = has('cache')
@@ -155,21 +155,7 @@ export async function startRendering(
     : undefined;
   const flight = cached?.flight ?? null;
   const screenshots = has('screenshots')
-    ? await start(
-        'screenshots',
-        (await import('./render/screenshot/module.js')).createScreenshotArea(config, {
-          cache: needed(cache, 'cache'),
-          log,
-          registry: metrics.registry,
-          onCapture: (outcome, seconds) => metrics.observeCapture(outcome, seconds),
-          onBusy: () => metrics.queueRejected('screenshot'),
-          ...(flight && cached?.redisCache ? { shared: flight } : {}),
-          ...(opts.screenshotGuard ? { guard: opts.screenshotGuard } : {}),
-          // The server secret keys the credentials' part of a cache key, so it holds across
-          // nodes and restarts; without the accounts area the service uses a per-process key.
-          ...(core.accounts ? { credentialsMac: core.accounts.secrets.credentialsMac } : {}),
-        }),
-      )
+    ? await startScreenshots(ctx, core, { cache: needed(cache, 'cache'), cached, flight })
     : undefined;
   const render = has('render')
     ? createRenderCommand({
@@ -192,6 +178,49 @@ export async function startRendering(
     screenshots,
     render,
   };
+}
+
+/**
+ * The screenshot area: this node's browser, or on an API node (CARDSHOT_ROLE=api) the workers'
+ * through PostgreSQL (roles/remote-shots.ts), with no browser here.
+ */
+async function startScreenshots(
+  { config, log, opts, metrics, start }: StartContext,
+  core: Awaited<ReturnType<typeof startCore>>,
+  parts: {
+    cache: PngCache;
+    cached: { redisCache?: unknown } | undefined;
+    flight: SharedFlight | null;
+  },
+) {
+  if (config.role === 'api') {
+    const { createRemoteScreenshotArea } = await import('./roles/remote-shots.js');
+    const { meetingPoint } = await import('./roles/role.js');
+    return start(
+      'screenshots',
+      createRemoteScreenshotArea(config, {
+        ...meetingPoint(config),
+        secrets: needed(core.accounts, 'accounts').secrets,
+        log,
+      }),
+    );
+  }
+  const { flight, cached } = parts;
+  return start(
+    'screenshots',
+    (await import('./render/screenshot/module.js')).createScreenshotArea(config, {
+      cache: parts.cache,
+      log,
+      registry: metrics.registry,
+      onCapture: (outcome, seconds) => metrics.observeCapture(outcome, seconds),
+      onBusy: () => metrics.queueRejected('screenshot'),
+      ...(flight && cached?.redisCache ? { shared: flight } : {}),
+      ...(opts.screenshotGuard ? { guard: opts.screenshotGuard } : {}),
+      // The server secret keys the credentials' part of a cache key, so it holds across
+      // nodes and restarts; without the accounts area the service uses a per-process key.
+      ...(core.accounts ? { credentialsMac: core.accounts.secrets.credentialsMac } : {}),
+    }),
+  );
 }
 
 /** An area's service that `resolveAreas` guarantees; a clear error if the wiring ever breaks that. */

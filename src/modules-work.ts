@@ -21,6 +21,12 @@ export async function startWork(
 ) {
   const clock = opts.clock ? { clock: opts.clock } : {};
   const queue = has('queue') ? await start('queue', openQueueArea(config, log)) : undefined;
+  // The cluster's backlog for autoscaling (issue 31 §1): read from PostgreSQL at scrape time.
+  if (queue?.kind === 'pg-boss' && config.metricsToken !== '') {
+    await start('backlog metrics', backlogMetricsArea(config, metrics, log));
+  }
+  // An API node takes no job items and delivers no webhooks: the workers do (roles/role.ts).
+  const api = config.role === 'api';
   const accounts = () => needed(core.accounts, 'accounts');
   const webhooks = has('webhooks')
     ? await start(
@@ -33,7 +39,7 @@ export async function startWork(
           ...clock,
           ...(opts.webhookGuard ? { guard: opts.webhookGuard } : {}),
           ...(opts.webhookBackoff ? { backoff: opts.webhookBackoff } : {}),
-          ...(opts.webhookWorkers === false ? { deliver: false } : {}),
+          ...(opts.webhookWorkers === false || api ? { deliver: false } : {}),
           onAttempt: (outcome, seconds) => metrics.observeWebhookAttempt(outcome, seconds),
         }),
       )
@@ -54,7 +60,7 @@ export async function startWork(
   const jobs = has('jobs')
     ? await start(
         'jobs',
-        (await import('./jobs/module.js')).createJobsArea(config, {
+        (await import('./jobs/module.js')).createJobsArea(api ? { ...config, jobsWorkers: 0 } : config, {
           store: accounts().store,
           plans: accounts().plans,
           secrets: accounts().secrets,
@@ -79,6 +85,23 @@ async function openQueueArea(config: Config, log: Logger): Promise<Area<JobQueue
     onError: (err) => log.warn({ err }, 'queue storage error (the workers carry on)'),
   });
   return { service: queue, close: () => queue.close() };
+}
+
+/** The backlog gauges on the app's registry, with their own connection (closed with the area). */
+async function backlogMetricsArea(
+  config: Config,
+  metrics: StartContext['metrics'],
+  log: Logger,
+): Promise<Area<null>> {
+  const { registerBacklogMetrics } = await import('./roles/backlog-metrics.js');
+  const { meetingPoint } = await import('./roles/role.js');
+  const backlog = registerBacklogMetrics({
+    registry: metrics.registry,
+    ...meetingPoint(config),
+    storeSchema: config.databaseSchema,
+    onError: (err) => log.warn({ err }, 'could not read the queue backlog for /metrics'),
+  });
+  return { service: null, close: () => backlog.close() };
 }
 
 /** An area's service that `resolveAreas` guarantees; a clear error if the wiring ever breaks that. */

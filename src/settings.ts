@@ -21,6 +21,7 @@ import { imageSettings } from './render/image/settings.js';
 import { screenshotSettings } from './render/screenshot/settings.js';
 import { templateSettings } from './render/template/settings.js';
 import { siteSettings } from './sites/settings.js';
+import { roleSettings } from './roles/settings.js';
 import { storageSettings } from './storage/settings.js';
 import { themeSettings } from './themes/settings.js';
 import { usageSettings } from './usage/settings.js';
@@ -29,6 +30,7 @@ import { webhookSettings } from './webhooks/settings.js';
 /** Every setting of every area, in the order of the README table. */
 export const settings = assembleSettings(
   serverSettings,
+  roleSettings,
   storageSettings,
   redisSettings,
   redisCacheSettings,

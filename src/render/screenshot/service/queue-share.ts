@@ -8,7 +8,7 @@ import type { CaptureOwner } from '../engine/engine.js';
 import type { ShotOwner } from '../types.js';
 
 /** The account's share of the queue is taken: a 429 that names the limit, not the global 503. */
-function overShare(plan: Plan, concurrency: number): AppError {
+export function overShare(plan: Plan, concurrency: number): AppError {
   return new AppError(
     'rate_limited',
     `Too many screenshots in progress for your account: your plan allows ${concurrency} at a time; retry when one has finished`,
