@@ -297,7 +297,7 @@ describe('screenshot playground: every option, credentials never in a URL', () =
     expect(fieldset).toContain('<div class="cred-rows" data-rows="cookie">');
     expect(fieldset).toContain('data-credential="basicAuth.username"');
     expect(fieldset).toContain(
-      'type="password" autocomplete="off" maxlength="256" data-credential="basicAuth.password"',
+      'type="password" aria-label="Basic auth password" placeholder="password" autocomplete="off" maxlength="256" data-credential="basicAuth.password"',
     );
     expect(fieldset).toContain('data-credential="userAgent"');
     // Nothing in it is a named form field: the form's GET (without script) cannot carry one.

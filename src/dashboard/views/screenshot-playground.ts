@@ -273,14 +273,11 @@ function credentialsFieldset(): Html {
         </div>
         <button class="button small" type="button" data-add-row="cookie">Add cookie</button>
       </div>
-      <div class="field-row">
-        <div class="field">
-          <label for="shot-basic-username">${label('basicAuth')}: username</label>
-          <input id="shot-basic-username" type="text" autocomplete="off" spellcheck="false" maxlength="256" data-credential="basicAuth.username">
-        </div>
-        <div class="field">
-          <label for="shot-basic-password">${label('basicAuth')}: password</label>
-          <input id="shot-basic-password" type="password" autocomplete="off" maxlength="256" data-credential="basicAuth.password">
+      <div class="field" role="group" aria-labelledby="shot-basic-label">
+        <span class="field-label" id="shot-basic-label">${label('basicAuth')}</span>
+        <div class="field-row">
+          <input id="shot-basic-username" type="text" aria-label="Basic auth username" placeholder="username" autocomplete="off" spellcheck="false" maxlength="256" data-credential="basicAuth.username">
+          <input id="shot-basic-password" type="password" aria-label="Basic auth password" placeholder="password" autocomplete="off" maxlength="256" data-credential="basicAuth.password">
         </div>
       </div>
       <div class="field">
