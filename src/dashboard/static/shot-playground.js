@@ -4,9 +4,9 @@
 // a browser and counts against the account: the signed preview URL is fetched, so the API's
 // error message, the format and the X-Page-Height facts can be shown beside the image.
 //
-// Credentials (headers, cookies, basic auth, user agent) are read from inputs without a `name`
-// and sent only in the body of a capture POST to the dashboard, which renders it as the API's
-// POST /render/url: never in the address, the history, the signing call or any browser storage.
+// Credentials (shot-credentials.js) are sent only in the body of a capture POST to the
+// dashboard, which renders it as the API's POST /render/url: never in the address, the history,
+// the signing call or any browser storage.
 
 function initShotPlayground() {
   const root = document.querySelector('[data-shot-playground]');
@@ -20,7 +20,6 @@ function initShotPlayground() {
   const pageFacts = byId('shot-page-facts');
   const jsonBody = byId('shot-json-body');
   const download = byId('shot-download');
-  const credentials = byId('shot-credentials');
   const frame = img.closest('.shot-frame');
   const status = byId('shot-status');
   const errorBox = byId('shot-error');
@@ -49,59 +48,10 @@ function initShotPlayground() {
     if (!quality || !format || quality.hasAttribute('data-plan-off')) return;
     quality.disabled = format.value === 'png';
   };
-  // With script, the signed-in fieldset can be used (its values never go in a URL).
-  if (credentials) credentials.hidden = false;
-  const rowsOf = (kind) => root.querySelector(`[data-rows="${kind}"]`);
-  root.addEventListener('click', (event) => {
-    const add = event.target.closest('[data-add-row]');
-    const remove = event.target.closest('[data-remove-row]');
-    if (add) {
-      const rows = rowsOf(add.getAttribute('data-add-row'));
-      const row = rows.firstElementChild.cloneNode(true);
-      for (const input of row.querySelectorAll('input')) input.value = '';
-      rows.append(row);
-      row.querySelector('input').focus();
-    } else if (remove) {
-      const row = remove.closest('.cred-row');
-      const rows = row.parentElement;
-      // The last row stays, emptied: it is where the next one is typed.
-      if (rows.children.length > 1) row.remove();
-      else for (const input of row.querySelectorAll('input')) input.value = '';
-      schedule();
-    }
-  });
-  const pairs = (kind) =>
-    rowsOf(kind)
-      ? [...rowsOf(kind).children]
-          .map((row) => [
-            row.querySelector('[data-part="name"]').value.trim(),
-            row.querySelector('[data-part="value"]').value,
-          ])
-          .filter(([name]) => name !== '')
-      : [];
-  const credentialValue = (key) => root.querySelector(`[data-credential="${key}"]`)?.value ?? '';
-  /** The credentials in the API's shapes, or null when none is filled in. */
-  const readCredentials = () => {
-    const found = {};
-    const headers = pairs('header');
-    const cookies = pairs('cookie');
-    if (headers.length > 0) found.headers = Object.fromEntries(headers);
-    if (cookies.length > 0) found.cookies = cookies.map(([name, value]) => ({ name, value }));
-    const username = credentialValue('basicAuth.username');
-    const password = credentialValue('basicAuth.password');
-    if (username !== '' || password !== '') found.basicAuth = { username, password };
-    const userAgent = credentialValue('userAgent').trim();
-    if (userAgent !== '') found.userAgent = userAgent;
-    return Object.keys(found).length > 0 ? found : null;
-  };
-  /** What the signing call may know of them: names, never values. */
-  const credentialNames = (c) =>
-    c && {
-      headers: Object.keys(c.headers ?? {}),
-      cookies: (c.cookies ?? []).map((k) => k.name),
-      basicAuth: Boolean(c.basicAuth),
-      userAgent: Boolean(c.userAgent),
-    };
+  // The signed-in fieldset (shot-credentials.js): read at each capture, never stored.
+  const secretsOf = window.cardshotShotCredentials(root, () => schedule());
+  const readCredentials = secretsOf.read;
+  const credentialNames = secretsOf.names;
   const kb = (bytes) => (bytes < 1000 ? `${bytes} B` : `${(bytes / 1000).toFixed(1)} KB`);
 
   const update = async () => {

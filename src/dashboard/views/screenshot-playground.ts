@@ -49,7 +49,7 @@ export function screenshotPlaygroundPage(opts: PageOpts): Html {
     section: 'playground',
     account: opts.account,
     csrf: opts.csrf,
-    scripts: ['shot-playground.js'],
+    scripts: ['shot-credentials.js', 'shot-playground.js'],
     body: html`<div class="page-head">
   <div>
     <h1>Screenshot playground</h1>
