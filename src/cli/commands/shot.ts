@@ -12,7 +12,8 @@ import { defaultFileName, optionHelpLines, parseShotArgs, type ShotArgs } from '
 import { captureBatch } from '../shot/batch.js';
 import { describeFailure, processIo, type ShotIo, sizeText } from '../shot/io.js';
 
-const HELP = `Screenshot web pages through a running Cardshot server (GET /render/url; POST with\n--header, --cookie, --basic-auth or --user-agent, which no URL may carry).
+const HELP = `Screenshot web pages through a running Cardshot server: GET /render/url, or a POST
+when the page's headers, cookies, Basic auth or User-Agent are given (no URL may carry them).
 
   npx cardshot shot URL [options] [-o FILE]
   npx cardshot shot --batch urls.txt [options] [-o DIR] [--concurrency N]
