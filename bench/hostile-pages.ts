@@ -5,7 +5,10 @@
  *   - a console flood (200 × 100 KB per task) in the page, in an about:blank iframe, in a worker,
  *     kept open with waitForSelector=#never;
  *   - two accounts each waiting out delay=10000;
- *   - a free account's selector=html&scale=3 on an 11,109 px canvas of noise (PNG and AVIF).
+ *   - a free account's selector=html&scale=3 on an 11,109 px canvas of noise (PNG and AVIF);
+ *   - issue 29: the three floods at once (three accounts) as a PDF and as response=json with every
+ *     new option on (css, clip, locale, timezone, media, reducedMotion, and headers, cookies,
+ *     Basic auth and a User-Agent through POST), and a page that prints 10,000 pages.
  * Each row gives the victim's median idle and during, their ratio, how the attack ended and
  * whether the browser was restarted. The targets: during within 2× idle (console), within 1 s
  * of idle (waits). Same process, same run, interleaved: the shared machine's noise hits both.
@@ -14,10 +17,17 @@
  *
  * Not a test: CI does not run it. All traffic stays on 127.0.0.1.
  */
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startTestApp, type TestApp } from '../test/helpers/app.js';
-import { type HostileServer, keyOnPlan, shotAs, startHostileServer } from '../test/helpers/hostile-pages.js';
+import {
+  type HostileServer,
+  keyOnPlan,
+  postAs,
+  shotAs,
+  startHostileServer,
+} from '../test/helpers/hostile-pages.js';
 import { machineFacts, markdownTable, type Table, textTable, writeSection } from './lib/report.js';
 
 const { values: args } = parseArgs({
@@ -32,7 +42,7 @@ const root = path.resolve(import.meta.dirname, '../..');
 let t: TestApp;
 let hostile: HostileServer;
 let n = 0;
-const keys = { attacker: '', attacker2: '', victim: '' };
+const keys = { attacker: '', attacker2: '', attacker3: '', victim: '' };
 
 const shot = (key: string, query: Record<string, string>) => shotAs(t, key, query);
 const newKey = (plan: string, name: string) => keyOnPlan(t, plan, name);
@@ -55,6 +65,22 @@ interface Scenario {
   name: string;
   attack: () => Array<Promise<{ statusCode: number }>>;
 }
+
+/** Every new option of issue 29 with a PDF, and with an image answered as JSON. */
+const EVERY_OPTION = {
+  headers: { 'X-Token': 'tok-bench' },
+  cookies: [{ name: 'session', value: 'sess-bench' }],
+  basicAuth: { username: 'ada', password: 'pw-bench' },
+  userAgent: 'HostileBench/1.0',
+  css: 'body { outline: 4px solid red } p { font-size: 30px }',
+  locale: 'de-DE',
+  timezone: 'Europe/Berlin',
+  reducedMotion: true,
+};
+const VARIANTS = {
+  PDF: { ...EVERY_OPTION, format: 'pdf', paper: 'letter', media: 'screen', margin: '10mm' },
+  JSON: { ...EVERY_OPTION, format: 'webp', response: 'json', clip: '0,0,600,400', media: 'print' },
+};
 
 const SCENARIOS: Scenario[] = [
   ...['main', 'iframe', 'worker'].map((where) => ({
@@ -81,13 +107,33 @@ const SCENARIOS: Scenario[] = [
       }),
     ],
   })),
+  ...Object.entries(VARIANTS).map(([variant, options]) => ({
+    name: `3 floods at once as ${variant}, every option`,
+    attack: () =>
+      (['main', 'iframe', 'worker'] as const).map((where, i) =>
+        postAs(t, [keys.attacker, keys.attacker2, keys.attacker3][i]!, {
+          ...options,
+          url: `${hostile.url}/flood?in=${where}&n=${n++}`,
+          waitForSelector: '#never',
+        }),
+      ),
+  })),
+  {
+    name: 'prints 10,000 pages (PDF, every option)',
+    attack: () => [
+      postAs(t, keys.attacker, { ...VARIANTS.PDF, url: `${hostile.url}/pdf/pages?n=10000&b=${n++}` }),
+    ],
+  },
 ];
+
+const loadAtStart = os.loadavg()[0]!;
 
 async function main() {
   hostile = await startHostileServer();
   t = await startTestApp({ allowPrivateHosts: [hostile.hostPort], screenshotConcurrency: 2 });
   keys.attacker = await newKey('free', 'attacker');
   keys.attacker2 = await newKey('free', 'attacker2');
+  keys.attacker3 = await newKey('free', 'attacker3');
   // Pro: the victim's own rate limit (free: 60 a minute) must not be what it measures.
   keys.victim = await newKey('pro', 'victim');
   await t.modules.screenshots.warm();
@@ -123,7 +169,9 @@ async function main() {
   await hostile.close();
   console.log(textTable(rows));
   if (!args['no-docs']) {
-    const md = `## Hostile pages (issue 26 §2)\n\n\`npm run bench:hostile-pages\`, ${new Date().toISOString().slice(0, 10)}, ${machineFacts()}; screenshot concurrency 2, timeout 15 s, median of ${SAMPLES} victim captures.\n\n${markdownTable(rows)}\n`;
+    // The machine's load matters here (2 cores, often shared): said beside the figures.
+    const load = `load average ${loadAtStart.toFixed(1)} at the start, ${os.loadavg()[0]!.toFixed(1)} at the end`;
+    const md = `## Hostile pages (issues 26 §2 and 29)\n\n\`npm run bench:hostile-pages\`, ${new Date().toISOString().slice(0, 10)}, ${machineFacts()}; ${load}; screenshot concurrency 2, timeout 15 s, median of ${SAMPLES} victim captures. The "every option" rows send css, locale, timezone, reducedMotion, media, headers, cookies, Basic auth and a User-Agent through POST, with format=pdf (paper, margin) or as response=json (webp, clip).\n\n${markdownTable(rows)}\n`;
     writeSection(path.join(root, 'docs', 'benchmarks.md'), 'hostile-pages', md);
   }
 }

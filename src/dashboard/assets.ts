@@ -40,6 +40,7 @@ function load(): Map<string, Asset> {
     'dashboard.css': 'src/dashboard/static/dashboard.css',
     'dashboard.js': 'src/dashboard/static/dashboard.js',
     'shot-playground.js': 'src/dashboard/static/shot-playground.js',
+    'shot-credentials.js': 'src/dashboard/static/shot-credentials.js',
     'theme.js': 'src/dashboard/static/theme.js',
     'jobs.js': 'src/dashboard/static/jobs.js',
     'link-preview.js': 'src/dashboard/static/link-preview.js',

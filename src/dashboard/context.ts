@@ -66,8 +66,11 @@ export interface DashboardDeps {
   usage: UsageRecorder;
   /** The Theme page: the account's theme. */
   themes: ThemeService;
-  /** What the Theme page's preview draws with (a `none` caller: its bound is its own). */
-  render: Pick<RenderCommand, 'card'>;
+  /**
+   * What the Theme page's preview draws with (a `none` caller: its bound is its own), and the
+   * screenshot playground's captures with credentials (its key's budget, like the API's POST).
+   */
+  render: Pick<RenderCommand, 'card' | 'screenshot'>;
   /** The Jobs pages (null or absent: this server runs no jobs, and the pages say so). */
   jobs?: Jobs | null;
   /** The Webhooks pages: endpoints, secrets shown once, the delivery log. */

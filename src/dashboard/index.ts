@@ -149,7 +149,8 @@ function installErrorPages(scope: FastifyInstance, deps: DashboardDeps): void {
     );
 
   scope.setErrorHandler((err: unknown, req, reply) => {
-    const appErr = toAppError(err, deps.config.bodyLimitBytes);
+    // A route's own body limit (the screenshot capture's) is the one its 413 names.
+    const appErr = toAppError(err, req.routeOptions?.bodyLimit ?? deps.config.bodyLimitBytes);
     logAppError(req.log, appErr, err);
     // The playground's JSON calls keep the API's `{ "error": … }` contract.
     if (kindOf(req) === 'api') return sendError(reply, appErr);

@@ -43,6 +43,36 @@ export interface ShotPlaygroundResult {
   format: ImageFormat;
 }
 
+/**
+ * The credentials the form holds, by name only (the signing call never receives a value): the
+ * curl command then shows a POST with them as `…` to fill in, since a URL cannot carry them.
+ */
+export interface CredentialNames {
+  headers: string[];
+  cookies: string[];
+  basicAuth: boolean;
+  userAgent: boolean;
+}
+
+const NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
+
+/** `credentialNames` of the signing call's body, or undefined when it names none. */
+export function readCredentialNames(source: unknown): CredentialNames | undefined {
+  const c = (source as Record<string, unknown> | null | undefined)?.credentialNames;
+  if (typeof c !== 'object' || c === null) return undefined;
+  const o = c as Record<string, unknown>;
+  const names = (v: unknown, max: number) =>
+    Array.isArray(v) ? v.filter((n): n is string => typeof n === 'string' && NAME.test(n)).slice(0, max) : [];
+  const found: CredentialNames = {
+    headers: names(o.headers, 20),
+    cookies: names(o.cookies, 50),
+    basicAuth: o.basicAuth === true,
+    userAgent: o.userAgent === true,
+  };
+  const any = found.headers.length + found.cookies.length > 0 || found.basicAuth || found.userAgent;
+  return any ? found : undefined;
+}
+
 /** A form post or query string as the playground's input; anything absent or repeated is ''. */
 export function readShotInput(source: unknown): ShotPlaygroundInput {
   const s = (source ?? {}) as Record<string, unknown>;
@@ -93,6 +123,8 @@ export function buildShotPlayground(opts: {
   viewports: ReadonlyMap<string, Viewport>;
   baseUrl: string;
   now: number;
+  /** Credentials the form holds (names only): the request is a POST, not a URL. */
+  credentials?: CredentialNames | undefined;
 }): ShotPlaygroundResult {
   const params = shotQueryParams(opts.input);
   const parsed = parseScreenshotRequest(Object.fromEntries(params), opts.viewports);
@@ -113,6 +145,18 @@ export function buildShotPlayground(opts: {
     fresh ? pathOf(params.filter(([n]) => n !== 'fresh')) : path,
   );
   const format = (params.find(([n]) => n === 'format')?.[1] ?? 'png') as ImageFormat;
+  const out = `page.${FILE_EXTENSION[format] ?? 'png'}`;
+  if (opts.credentials) {
+    return {
+      previewUrl: signed.previewUrl,
+      signedUrl: '',
+      signedHint:
+        'No signed URL: a URL cannot carry headers, cookies or a password. Capture this page with POST and a key from your server (curl below); the playground sends them with each capture and keeps none of them.',
+      curl: postCurl(opts.baseUrl, params, opts.credentials, out),
+      keyId: key.id,
+      format,
+    };
+  }
   const signedHint = `${
     signed.cutByKey
       ? `Signed URL, valid only until ${dateTime(signed.until)}, when key ${key.prefix}…${key.last4} expires. For a URL you publish, sign with a key that does not expire.`
@@ -125,9 +169,32 @@ export function buildShotPlayground(opts: {
     curl: [
       `curl -sS -H "x-api-key: $CARDSHOT_KEY" \\`,
       `  ${shellQuote(`${opts.baseUrl}${path}`)} \\`,
-      `  -o page.${FILE_EXTENSION[format] ?? 'png'}`,
+      `  -o ${out}`,
     ].join('\n'),
     keyId: key.id,
     format,
   };
+}
+
+/**
+ * POST /render/url with the options and the credentials' names, their values left as `…`: the
+ * page never shows a secret it was given, and the command is filled in where it runs.
+ */
+function postCurl(
+  base: string,
+  params: Array<[string, string]>,
+  names: CredentialNames,
+  out: string,
+): string {
+  const body: Record<string, unknown> = Object.fromEntries(params);
+  if (names.headers.length > 0) body.headers = Object.fromEntries(names.headers.map((n) => [n, '…']));
+  if (names.cookies.length > 0) body.cookies = names.cookies.map((name) => ({ name, value: '…' }));
+  if (names.basicAuth) body.basicAuth = { username: '…', password: '…' };
+  if (names.userAgent) body.userAgent = '…';
+  return [
+    `curl -sS -H "x-api-key: $CARDSHOT_KEY" -H 'Content-Type: application/json' \\`,
+    `  ${shellQuote(`${base}/render/url`)} -o ${out} --data-binary @- <<'JSON'`,
+    JSON.stringify(body, null, 2),
+    'JSON',
+  ].join('\n');
 }

@@ -15,6 +15,8 @@ export const CONTENT_SECURITY_POLICY = [
   "img-src 'self' data: blob:",
   "font-src 'self'",
   "connect-src 'self'",
+  // The screenshot playground shows a PDF capture from a blob: URL it made itself.
+  'frame-src blob:',
   "form-action 'self'",
   "frame-ancestors 'none'",
   "base-uri 'none'",

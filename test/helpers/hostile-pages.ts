@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TestApp } from './app.js';
+import { pdfPage } from './pdf-pages.js';
 
 /**
  * Pages one account sends to hurt the others (issue 26 §2), generated here, on 127.0.0.1:0:
@@ -11,6 +12,7 @@ import type { TestApp } from './app.js';
  * - `/victim`: a flat green page: the other account's plain capture.
  * - `/tall?h=N`: a 1200 px wide page N px tall of coloured noise (costly to encode), green in its
  *   first 630 px' top-left corner so a cut capture can be told apart.
+ * - `/pdf/pages?n=10000` and the other PDF fixtures of pdf-pages.ts: a page that prints 10,000 pages.
  */
 export interface HostileServer {
   url: string;
@@ -69,6 +71,7 @@ export async function startHostileServer(): Promise<HostileServer> {
     if (u.pathname === '/flood-worker.js') return send(`${FLOOD_LOOP}\nflood(console);`, 'text/javascript');
     if (u.pathname === '/victim') return send(page('<div style="height:100vh;background:#00ff00"></div>'));
     if (u.pathname === '/tall') return send(tallPage(Number(u.searchParams.get('h') ?? 11_109)));
+    if (pdfPage(u, (body) => send(body))) return;
     res.writeHead(404).end();
   });
   server.on('connection', (s) => {
@@ -101,4 +104,14 @@ export async function keyOnPlan(t: TestApp, plan: string, name: string): Promise
   const { accounts } = t.modules.accounts;
   const account = await accounts.createAccount({ name, email: `${name}-${Date.now()}@example.com`, plan });
   return (await accounts.createKey({ accountId: account.id, name, environment: 'test' })).key;
+}
+
+/** A POST /render/url with a JSON body as the holder of `key` (credentials may only go there). */
+export function postAs(t: TestApp, key: string, body: Record<string, unknown>) {
+  return t.inject({
+    method: 'POST',
+    url: '/render/url',
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    payload: JSON.stringify(body),
+  });
 }

@@ -6,6 +6,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliFlag, SHOT_OPTIONS } from '../../src/render/screenshot/option-table.js';
 import { chromiumAvailable } from '../helpers/browser.js';
 import {
   cleanEnv,
@@ -238,6 +239,9 @@ describe('npx cardshot shot', () => {
       '--concurrency',
       '--server',
       '--api-key',
+      // Every option of the table (issue 29's among them), and --pdf.
+      ...SHOT_OPTIONS.map((o) => `--${cliFlag(o)}`),
+      '--pdf',
     ];
     for (const flag of flags) {
       // The flag's own line ends with an example that uses it.

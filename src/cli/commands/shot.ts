@@ -12,7 +12,8 @@ import { defaultFileName, optionHelpLines, parseShotArgs, type ShotArgs } from '
 import { captureBatch } from '../shot/batch.js';
 import { describeFailure, processIo, type ShotIo, sizeText } from '../shot/io.js';
 
-const HELP = `Screenshot web pages through a running Cardshot server (GET /render/url).
+const HELP = `Screenshot web pages through a running Cardshot server: GET /render/url, or a POST
+when the page's headers, cookies, Basic auth or User-Agent are given (no URL may carry them).
 
   npx cardshot shot URL [options] [-o FILE]
   npx cardshot shot --batch urls.txt [options] [-o DIR] [--concurrency N]
@@ -21,7 +22,8 @@ Page and output (each with an example):
   --viewport NAME          og 1200×630 (default), desktop, mobile, a preset          --viewport mobile
   --wait-until EVENT       load (default), domcontentloaded, networkidle             --wait-until networkidle
 ${optionHelpLines().join('\n')}
-  -o, --output FILE        default <host>.<ext>; - for standard output               -o page.webp
+  --pdf                    the same as --format pdf (or -o FILE.pdf)                 --pdf
+  -o, --output FILE        default <host>.<ext> (.json: --response json); - stdout   -o page.webp
 Batches:
   --batch FILE             one URL per line, # comments; - reads standard input      --batch urls.txt
   -o, --output DIR         the folder for the files (default screenshots/)           -o shots/
@@ -126,10 +128,12 @@ async function shootOne(
   const file = toStdout ? '-' : await outputFile(target.output, target.url, args);
   if (toStdout) io.stdout.write(shot.image);
   else await writeFile(file, shot.image);
-  const size = await dimensions(shot.image);
+  // --response json: the page's facts and a signed image URL, written as they came.
+  const json = args.options.response === 'json';
+  const size = json ? '' : await dimensions(shot.image);
   const info = toStdout ? io.stderr : io.stdout;
   info.write(
-    `${toStdout ? 'stdout' : printable(file)}: ${size}${shot.format.toUpperCase()}, ${sizeText(shot.image.length)} in ${secs} s (${shot.cache})\n`,
+    `${toStdout ? 'stdout' : printable(file)}: ${size}${json ? 'JSON' : shot.format.toUpperCase()}, ${sizeText(shot.image.length)} in ${secs} s (${shot.cache})\n`,
   );
   if (shot.fullPageTruncated) {
     io.stderr.write(
@@ -149,7 +153,8 @@ async function shootOne(
 /** `-o` naming a folder (existing, or written with a trailing slash) gets the default file name inside it. */
 async function outputFile(output: string, url: string, args: ShotArgs): Promise<string> {
   const isDir = output.endsWith('/') || (await stat(output).catch(() => null))?.isDirectory() === true;
-  return isDir ? path.join(output, defaultFileName(new URL(url), args.format)) : output;
+  const json = args.options.response === 'json' ? 'json' : undefined;
+  return isDir ? path.join(output, defaultFileName(new URL(url), args.format, json)) : output;
 }
 
 /** `1200×630 ` from the image itself, or nothing when it cannot be read. */

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ScreenshotInput } from '../../client/cardshot.js';
 import { FILE_EXTENSION as EXTENSION, type ImageFormat } from '../../client/options.js';
@@ -23,6 +24,8 @@ const FLAGS = {
   viewport: { type: 'string' },
   'wait-until': { type: 'string' },
   ...OPTION_FLAGS,
+  // --pdf: the same as --format pdf (what urlbox's and ScreenshotOne's users reach for).
+  pdf: { type: 'boolean' },
   output: { type: 'string', short: 'o' },
   batch: { type: 'string' },
   concurrency: { type: 'string' },
@@ -72,7 +75,10 @@ export function parseShotArgs(argv: string[]): ShotArgs {
   if (base.help) {
     return { ...base, target: { kind: 'one', url: '', output: '' }, options: {}, format: 'png' };
   }
-  const requested = (v as Record<string, unknown>).format as string | undefined;
+  const given = (v as Record<string, unknown>).format as string | undefined;
+  if (v.pdf && given !== undefined && formatFlag(given) !== 'pdf')
+    throw new UsageError(`--pdf and --format ${given} disagree: give one of them`);
+  const requested = given ?? (v.pdf ? 'pdf' : undefined);
   const format = chooseFormat(requested, v.batch === undefined ? v.output : undefined);
   const options = shotOptions(v, format);
   if (v.batch !== undefined) {
@@ -90,7 +96,8 @@ export function parseShotArgs(argv: string[]): ShotArgs {
     );
   }
   const url = positionals[0]!;
-  const output = v.output ?? defaultFileName(checkedUrl(url), format);
+  const output =
+    v.output ?? defaultFileName(checkedUrl(url), format, options.response === 'json' ? 'json' : undefined);
   return { ...base, target: { kind: 'one', url, output }, options, format };
 }
 
@@ -123,6 +130,8 @@ function optionValue(spec: OptionSpec, flag: string, value: string | true | stri
     case 'integer':
       return intFlag(flag, String(value));
     case 'scale':
+      // A PDF's print scale is a number from 0.1 to 2 (the server checks the range).
+      if (format === 'pdf') return numberFlag(flag, String(value));
       return scaleFlag(String(value), spec.values);
     case 'quality':
       if (format === 'png') throw new UsageError(`${flag} is for jpeg, webp and avif (PNG is lossless)`);
@@ -132,6 +141,10 @@ function optionValue(spec: OptionSpec, flag: string, value: string | true | stri
       return spec.on !== true;
     case 'credential':
       return credentialFlag(spec.shape, flag, value);
+    case 'text':
+      // --css @file reads the stylesheet from a file, as curl's -d @file does.
+      if (spec.name === 'css' && String(value).startsWith('@')) return cssFile(flag, String(value).slice(1));
+      return String(value);
     default:
       return String(value);
   }
@@ -199,6 +212,21 @@ function credentialFlag(shape: string, flag: string, value: string | true | stri
   }
 }
 
+function cssFile(flag: string, file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(
+      `${flag} @${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+}
+
+function numberFlag(flag: string, value: string): number {
+  if (!/^\d+(\.\d+)?$/.test(value.trim())) throw new UsageError(`${flag} must be a number (got "${value}")`);
+  return Number(value);
+}
+
 function scaleFlag(value: string, values: readonly number[]): number {
   const n = values.find((s) => String(s) === value);
   if (n !== undefined) return n;
@@ -227,7 +255,7 @@ function checkedUrl(url: string): URL {
 }
 
 /** `example.com.png`: the page's host name and the format's extension. */
-export function defaultFileName(url: URL, format: ImageFormat): string {
+export function defaultFileName(url: URL, format: ImageFormat, extension?: 'json'): string {
   const host = url.hostname.replace(/^\[|\]$/g, '').replace(/[^\w.-]+/g, '-') || 'page';
-  return `${host}.${EXTENSION[format]}`;
+  return `${host}.${extension ?? EXTENSION[format]}`;
 }

@@ -1,4 +1,5 @@
 import type { Plan } from '../../auth/plans.js';
+import { USER_AGENT_MAX } from '../../render/screenshot/credentials.js';
 import { HIDE_SELECTORS_MAX, SELECTOR_MAX_LENGTH } from '../../render/screenshot/engine/page/selectors.js';
 import { type OptionSpec, optionSpec, SHOT_OPTIONS } from '../../render/screenshot/option-table.js';
 import { WAIT_UNTIL } from '../../render/screenshot/request.js';
@@ -48,7 +49,7 @@ export function screenshotPlaygroundPage(opts: PageOpts): Html {
     section: 'playground',
     account: opts.account,
     csrf: opts.csrf,
-    scripts: ['shot-playground.js'],
+    scripts: ['shot-credentials.js', 'shot-playground.js'],
     body: html`<div class="page-head">
   <div>
     <h1>Screenshot playground</h1>
@@ -75,6 +76,7 @@ ${noKeys && !noShots ? html`<div class="callout"><div><strong>You need an active
       SHOT_GROUPS.map((group) => optionFieldset(group, opts)),
       '\n    ',
     )}
+    ${credentialsFieldset()}
     <div class="field">
       <label for="shot-key">Sign with key</label>
       <select id="shot-key" name="key" ${noKeys ? html`disabled` : ''} aria-describedby="shot-key-hint">
@@ -91,8 +93,15 @@ ${noKeys && !noShots ? html`<div class="callout"><div><strong>You need an active
       <div class="alert info" id="shot-note" hidden></div>
       <div class="shot-frame">
         <img id="shot-preview" class="shot-image" alt="Screenshot of the page" ${result ? html`data-src="${result.previewUrl}"` : ''} hidden>
+        <iframe id="shot-pdf" class="shot-pdf" title="PDF of the page" hidden></iframe>
         ${result ? html`<noscript><img class="shot-image" src="${result.previewUrl}" alt="Screenshot of the page"></noscript>` : ''}
       </div>
+      <div class="shot-json" id="shot-json" hidden>
+        <h3>The page</h3>
+        <dl class="facts" id="shot-page-facts"></dl>
+        <details><summary>The JSON answer</summary><pre class="code"><code id="shot-json-body"></code></pre></details>
+      </div>
+      <p class="shot-actions"><a class="button small" id="shot-download" download hidden>Download</a></p>
     </section>
     <section class="card" aria-labelledby="shot-snippets-title">
       <div class="card-head"><h2 id="shot-snippets-title">Use it</h2></div>
@@ -232,4 +241,48 @@ function viewportField(opts: PageOpts): Html {
     )}
   </select>
 </div>`;
+}
+
+/**
+ * The credentials of a page behind a sign-in (issue 29 §2), shown only with script: they are
+ * sent with the capture as a POST, never as a URL. The inputs have no `name`, so the form's GET
+ * (without script) can never put them in the address; the browser is asked not to keep them.
+ */
+function credentialsFieldset(): Html {
+  const label = (name: 'headers' | 'cookies' | 'basicAuth' | 'userAgent') => optionSpec(name).form.label;
+  const row = (kind: 'header' | 'cookie', names: [string, string]) =>
+    html`<div class="cred-row" data-row="${kind}">
+          <input type="text" aria-label="${names[0]}" data-part="name" autocomplete="off" spellcheck="false" maxlength="256" placeholder="${kind === 'header' ? 'X-Token' : 'session'}">
+          <input type="text" aria-label="${names[1]}" data-part="value" autocomplete="off" spellcheck="false" maxlength="8192" placeholder="value">
+          <button class="button small ghost" type="button" data-remove-row aria-label="Remove this ${kind}">Remove</button>
+        </div>`;
+  return html`<fieldset class="options credentials" id="shot-credentials" data-credentials hidden>
+      <legend>Signed in (optional)</legend>
+      <p class="field-hint" id="shot-credentials-hint">Sent with each capture to the page’s own origin only. Never stored: not in this page’s address, this browser’s storage, the server’s session, database or logs. A capture with them has no signed URL.</p>
+      <div class="field" role="group" aria-label="${label('headers')}">
+        <span class="field-label">${label('headers')}</span>
+        <div class="cred-rows" data-rows="header">
+        ${row('header', ['Header name', 'Header value'])}
+        </div>
+        <button class="button small" type="button" data-add-row="header">Add header</button>
+      </div>
+      <div class="field" role="group" aria-label="${label('cookies')}">
+        <span class="field-label">${label('cookies')}</span>
+        <div class="cred-rows" data-rows="cookie">
+        ${row('cookie', ['Cookie name', 'Cookie value'])}
+        </div>
+        <button class="button small" type="button" data-add-row="cookie">Add cookie</button>
+      </div>
+      <div class="field" role="group" aria-labelledby="shot-basic-label">
+        <span class="field-label" id="shot-basic-label">${label('basicAuth')}</span>
+        <div class="field-row">
+          <input id="shot-basic-username" type="text" aria-label="Basic auth username" placeholder="username" autocomplete="off" spellcheck="false" maxlength="256" data-credential="basicAuth.username">
+          <input id="shot-basic-password" type="password" aria-label="Basic auth password" placeholder="password" autocomplete="off" maxlength="256" data-credential="basicAuth.password">
+        </div>
+      </div>
+      <div class="field">
+        <label for="shot-userAgent">${label('userAgent')} <span class="optional">optional</span></label>
+        <input id="shot-userAgent" type="text" autocomplete="off" spellcheck="false" maxlength="${USER_AGENT_MAX}" placeholder="${optionSpec('userAgent').form.placeholder ?? ''}" data-credential="userAgent">
+      </div>
+    </fieldset>`;
 }

@@ -175,7 +175,7 @@ function refuseLongFresh(parsed: ScreenshotRequest, auth: AuthContext | null, no
 }
 
 /** Age and X-Target-Status on every answer; a full-page capture's height or a PDF's pages, and whether it was cut. */
-function shotHeaders(result: ShotResult): Record<string, string> {
+export function shotHeaders(result: ShotResult): Record<string, string> {
   const headers: Record<string, string> = {
     Age: String(result.age),
     'X-Target-Status': String(result.targetStatus),
