@@ -1,4 +1,4 @@
-/** The jobs area's tables as kysely sees them (migration 005-jobs). */
+/** The jobs area's tables as kysely sees them (migrations 005-jobs, 007-job-outbox). */
 export type JobTables = {
   jobs: {
     id: string;
@@ -32,5 +32,16 @@ export type JobTables = {
     height: number | null;
     started_at: number | string | null;
     completed_at: number | string | null;
+  };
+  job_outbox: {
+    id: string;
+    account_id: string;
+    job_id: string;
+    idx: number | null;
+    type: string;
+    created_at: number | string;
+    claimed_by: string | null;
+    claimed_until: number | string | null;
+    failures: number;
   };
 };
