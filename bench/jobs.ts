@@ -97,12 +97,17 @@ const submit = async (key: string, items: unknown[]) => {
   return ((await res.json()) as { id: string }).id;
 };
 const status = async (key: string, id: string) =>
-  (await (await call(key, `/jobs/${id}`)).json()) as { status: string; counts: Record<string, number> };
-const finish = async (key: string, id: string) => {
+  (await (await call(key, `/jobs/${id}`)).json()) as {
+    status: string;
+    counts: Record<string, number>;
+    completedAt: string | null;
+  };
+/** Polls the job every `everyMs` until it has ended. */
+const finish = async (key: string, id: string, everyMs = 10) => {
   for (;;) {
     const s = await status(key, id);
     if (!['queued', 'running'].includes(s.status)) return s;
-    await sleep(10);
+    await sleep(everyMs);
   }
 };
 /** `n` synchronous cards at concurrency `c`; their latencies (ms). */
@@ -163,14 +168,18 @@ try {
     await syncCards(1000, 4, 'sync');
     syncRuns.push((performance.now() - s0) / 1000);
   };
+  // The job's time is from its submission to the completedAt the server stored (one process,
+  // one clock). Its status is polled every 200 ms, as a client would: polling every 10 ms made
+  // the server count the job's items 100 times a second, a load no synchronous request has.
   const timeJob = async () => {
-    const j0 = performance.now();
+    const j0 = Date.now();
     thru = await submit(
       keyA,
       Array.from({ length: 1000 }, () => card('job')),
     );
-    thruDone = await finish(keyA, thru);
-    jobRuns.push((performance.now() - j0) / 1000);
+    const done = await finish(keyA, thru, 200);
+    thruDone = done;
+    jobRuns.push((Date.parse(done.completedAt ?? '') - j0) / 1000);
   };
   for (let r = 0; r < runs; r++) {
     if (r % 2 === 0) {
