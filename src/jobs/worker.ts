@@ -121,7 +121,7 @@ export function createItemHandler(deps: WorkerDeps) {
       await settle(job, index, { status: 'failed', error: err.message });
       return;
     }
-    const release = await deps.gate.turn(item.kind, signal);
+    const release = await deps.gate.turn(item.kind, signal, job.accountId);
     let rendered: Awaited<ReturnType<ItemRenderer['render']>>;
     try {
       rendered = await deps.renderer.render(parsed, { accountId: job.accountId, plan }, signal);

@@ -55,6 +55,27 @@ describe('priority gate', () => {
     (await second)();
   });
 
+  it('gives a freed slot to the waiting item of the account with fewer items past it, not the longest waiting', async () => {
+    const { q, gate, signal, started } = setup();
+    const a1 = await gate.turn('card', signal, 'acc_a');
+    q.active = 1;
+    const a2 = await gate.turn('card', signal, 'acc_a');
+    q.active = 2;
+    const a3 = await gate.turn('card', signal, 'acc_a');
+    // A's fourth waits first, then B's first.
+    const a4 = gate.turn('card', signal, 'acc_a');
+    expect(await started(a4)).toBe(false);
+    const b1 = gate.turn('card', signal, 'acc_b');
+    expect(await started(b1)).toBe(false);
+    a1();
+    expect(await started(b1)).toBe(true);
+    expect(await started(a4)).toBe(false);
+    // B has one past the gate, A two: the next slot is still B's if it asks, else A's.
+    a2();
+    expect(await started(a4)).toBe(true);
+    for (const r of [a3, await a4, await b1]) r();
+  });
+
   it('gives up waiting when its signal aborts', async () => {
     const { q, gate } = setup();
     q.waiting = 3;

@@ -21,9 +21,9 @@ import { retryDelay, startWorker, type TaskSource, tracked } from './worker-loop
  * has one writer at a time per file, so a claim that counts a group's running tasks and takes
  * one is exact across every process on the file (two "nodes"): the group cap cannot leak.
  *
- * Fair: a claim walks the groups with waiting tasks, the one served longest ago first, and takes
- * the oldest ready task of the first group below its cap; that group goes to the back. So a
- * group's 5 tasks added behind another's 10,000 start within one turn each.
+ * Fair: a claim gives each task to the waiting group with the fewest tasks running (its cap
+ * permitting), the one served longest ago among equals, which then goes to the back. So a
+ * group's 5 tasks added behind another's 10,000 take the next slots that free up.
  */
 
 export interface SqliteQueueOptions {
