@@ -73,13 +73,19 @@ export function createItemHandler(deps: WorkerDeps) {
   };
 
   /** Puts an item off until the account's budget has room again: a new task, this one completes. */
-  const defer = async (task: Task<ItemTask>, item: ItemRecord, seconds: number) => {
-    await store.releaseItem(item.jobId, item.index);
-    const at = now() + Math.ceil(seconds * 1000);
+  const defer = async (task: Task<ItemTask>, at: number, claimed: boolean) => {
+    const { job, index } = task.data;
+    if (claimed) await store.releaseItem(job, index);
     await deps.queue.add(ITEM_QUEUE, [
-      { group: task.group, data: task.data, key: `${item.jobId}:${item.index}:${at}`, startAfter: at },
+      { group: task.group, data: task.data, key: `${job}:${index}:${at}`, startAfter: at },
     ]);
   };
+  /**
+   * Accounts whose budget a render found spent, until when. Their other items are put off
+   * without asking the limiter again: an account's thousands of items would otherwise each be
+   * refused (and re-queued) once per window while the budget is spent.
+   */
+  const spent = new Map<string, number>();
 
   // A job's items run back to back: its record (what an item reads of it never changes) and its
   // account's plan are read once every few seconds, not once per item. A plan change applies
@@ -108,6 +114,11 @@ export function createItemHandler(deps: WorkerDeps) {
       return;
     }
     deps.noteLimit(job.accountId, plan.jobs.concurrency);
+    const until = spent.get(job.accountId);
+    if (until !== undefined) {
+      if (until > now()) return defer(task, until, false);
+      spent.delete(job.accountId);
+    }
     const item = await store.claimItem(jobId, index, now());
     if (!item) return; // ended already, or canceled
     await markStarted(job);
@@ -127,7 +138,12 @@ export function createItemHandler(deps: WorkerDeps) {
       rendered = await deps.renderer.render(parsed, { accountId: job.accountId, plan }, signal);
     } catch (err) {
       release();
-      if (isAppError(err, 'rate_limited')) return defer(task, item, err.retryAfter ?? 1);
+      if (isAppError(err, 'rate_limited')) {
+        const at = now() + Math.ceil((err.retryAfter ?? 1) * 1000);
+        if (spent.size > 10_000) spent.clear();
+        spent.set(job.accountId, Math.max(spent.get(job.accountId) ?? 0, at));
+        return defer(task, at, true);
+      }
       const transient = !isAppError(err) || isAppError(err, 'unavailable', 'internal', 'client_closed');
       // Retried by the queue while it may; the last attempt's failure is the item's.
       if (transient && task.attempt <= ITEM_RETRY_LIMIT) throw err;
