@@ -138,20 +138,24 @@ export function createItemHandler(deps: WorkerDeps) {
       rendered = await deps.renderer.render(parsed, { accountId: job.accountId, plan }, signal);
     } catch (err) {
       release();
-      if (isAppError(err, 'rate_limited')) {
-        const at = now() + Math.ceil((err.retryAfter ?? 1) * 1000);
-        if (spent.size > 10_000) spent.clear();
-        spent.set(job.accountId, Math.max(spent.get(job.accountId) ?? 0, at));
-        return defer(task, at, true);
-      }
-      const transient = !isAppError(err) || isAppError(err, 'unavailable', 'internal', 'client_closed');
-      // Retried by the queue while it may; the last attempt's failure is the item's.
-      if (transient && task.attempt <= ITEM_RETRY_LIMIT) throw err;
-      await settle(job, index, { status: 'failed', error: failureMessage(err) });
-      return;
+      return failed(task, job, err);
     }
     release();
     await keep(job, item, rendered);
+  }
+
+  /** A render that threw: put off (the budget), retried (transient) or the item's failure. */
+  async function failed(task: Task<ItemTask>, job: JobRecord, err: unknown): Promise<void> {
+    if (isAppError(err, 'rate_limited')) {
+      const at = now() + Math.ceil((err.retryAfter ?? 1) * 1000);
+      if (spent.size > 10_000) spent.clear();
+      spent.set(job.accountId, Math.max(spent.get(job.accountId) ?? 0, at));
+      return defer(task, at, true);
+    }
+    const transient = !isAppError(err) || isAppError(err, 'unavailable', 'internal', 'client_closed');
+    // Retried by the queue while it may; the last attempt's failure is the item's.
+    if (transient && task.attempt <= ITEM_RETRY_LIMIT) throw err;
+    await settle(job, task.data.index, { status: 'failed', error: failureMessage(err) });
   }
 
   /** Writes the file within the account's bound and stores the result; a full disk fails the item. */
