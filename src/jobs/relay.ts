@@ -46,6 +46,8 @@ export interface EventRelay {
 const BATCH = 50;
 const DEFAULT_POLL_MS = 1000;
 const DEFAULT_LEASE_MS = 5000;
+/** How long close() keeps publishing what is left. */
+const CLOSE_DRAIN_MS = 2000;
 /** A failed publish is tried again after 1 s, 2 s, … up to a minute, never given up. */
 const MAX_RETRY_MS = 60_000;
 
@@ -104,8 +106,14 @@ export function createEventRelay(deps: RelayDeps): EventRelay {
   return {
     wake,
     async close() {
-      closed = true;
       clearInterval(poll);
+      // One last drain (the workers have stopped: their events are written), for up to 2 s;
+      // what is left waits in the outbox for the next start or another node.
+      wake();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([draining, new Promise<void>((r) => (timer = setTimeout(r, CLOSE_DRAIN_MS)))]);
+      clearTimeout(timer);
+      closed = true;
       await draining;
     },
   };
