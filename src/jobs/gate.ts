@@ -26,6 +26,7 @@ export interface PriorityGate {
   turn(kind: ItemKind, signal: AbortSignal, account?: string): Promise<() => void>;
 }
 
+const KINDS: readonly ItemKind[] = ['card', 'screenshot'];
 /** How often a waiting item looks again for requests that have gone. */
 const LOOK_EVERY_MS = 5;
 /** Requests seen this recently keep one slot free of items. */
@@ -62,9 +63,14 @@ export function createPriorityGate(
       if (other !== account && inLane(l, other) < mine) return false;
     }
     const q = load[kind]();
-    // What the queue holds beyond this node's items is requests (approximately: an item past
+    // What a queue holds beyond this node's items is requests (approximately: an item past
     // the gate may still be preparing, not yet in the queue, and hide a request meanwhile).
-    const requests = Math.max(0, q.waiting + q.active - l.items);
+    // Both kinds count: a capture and a card draw on the same cores, so card items also wait
+    // while a screenshot request runs (and the other way round).
+    const requests = KINDS.reduce((n, k) => {
+      const kq = k === kind ? q : load[k]();
+      return n + Math.max(0, kq.waiting + kq.active - lane(k).items);
+    }, 0);
     if (requests > 0) {
       // A request renders or waits: it has the node's cores to itself until it ends.
       l.requestsSeenAt = now();
