@@ -15,6 +15,14 @@ export type JobEventType =
   | 'delivery.failed';
 
 export interface JobEvent {
+  /**
+   * The event's own id (the jobs outbox row's). Publishing one id again (a relay that died
+   * before it could mark it done) queues nothing new: each endpoint's message id, the
+   * `webhook-id` a receiver sees, is derived from it, so the receiver can tell the repeat.
+   */
+  id?: string;
+  /** When it happened (unix ms): the body's `timestamp`; now when absent. */
+  at?: number;
   type: JobEventType;
   /** The webhook body's `data`: ids, counts and signed links, never image bytes (< 20 KB in all). */
   data: Record<string, unknown>;
@@ -28,6 +36,14 @@ export interface JobEvent {
 export interface JobEventSink {
   /** 400 (AppError) unless `endpointId` is an endpoint of `accountId`: checked at submission. */
   checkEndpoint(accountId: string, endpointId: string): Promise<void>;
-  /** Queues the event's deliveries; resolves once they are durably queued (not delivered). */
+  /**
+   * Queues the event's deliveries; resolves once they are durably stored (not delivered). With
+   * `event.id`, idempotent: a second publish of one id stores and sends nothing new.
+   */
   publish(accountId: string, event: JobEvent): Promise<void>;
+  /**
+   * Whether any endpoint would take `type` (the job's named one, or any of the account's); the
+   * jobs area writes per-item events only then. May answer from a cache of a few seconds.
+   */
+  wants?(accountId: string, type: JobEventType, endpointId?: string): Promise<boolean>;
 }

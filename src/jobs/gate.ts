@@ -19,11 +19,14 @@ export interface QueueLoad {
 export interface PriorityGate {
   /**
    * Resolves when an item of `kind` may render, with the function to call once it has (in a
-   * `finally`); rejects when `signal` aborts.
+   * `finally`); rejects when `signal` aborts. With `account`, a slot that frees goes first to
+   * the waiting item whose account has the fewest items past the gate (a small job behind
+   * another account's thousands does not wait behind the item they already have waiting).
    */
-  turn(kind: ItemKind, signal: AbortSignal): Promise<() => void>;
+  turn(kind: ItemKind, signal: AbortSignal, account?: string): Promise<() => void>;
 }
 
+const KINDS: readonly ItemKind[] = ['card', 'screenshot'];
 /** How often a waiting item looks again for requests that have gone. */
 const LOOK_EVERY_MS = 5;
 /** Requests seen this recently keep one slot free of items. */
@@ -33,22 +36,41 @@ export function createPriorityGate(
   load: Record<ItemKind, () => QueueLoad>,
   now: () => number = () => performance.now(),
 ): PriorityGate {
-  const lanes = new Map<ItemKind, { items: number; requestsSeenAt: number; wake: Set<() => void> }>();
+  interface Lane {
+    items: number;
+    /** Items past the gate, by account. */
+    byAccount: Map<string, number>;
+    requestsSeenAt: number;
+    /** Items waiting, with their account ('' when none was given). */
+    waiting: Map<() => void, string>;
+  }
+  const lanes = new Map<ItemKind, Lane>();
   const lane = (kind: ItemKind) => {
     let l = lanes.get(kind);
     if (!l) {
-      l = { items: 0, requestsSeenAt: Number.NEGATIVE_INFINITY, wake: new Set() };
+      l = { items: 0, byAccount: new Map(), requestsSeenAt: Number.NEGATIVE_INFINITY, waiting: new Map() };
       lanes.set(kind, l);
     }
     return l;
   };
+  const inLane = (l: Lane, account: string) => l.byAccount.get(account) ?? 0;
 
-  const mayStart = (kind: ItemKind): boolean => {
+  const mayStart = (kind: ItemKind, account: string): boolean => {
     const l = lane(kind);
+    // Another account with fewer items past the gate waits too: the slot is its.
+    const mine = inLane(l, account);
+    for (const other of l.waiting.values()) {
+      if (other !== account && inLane(l, other) < mine) return false;
+    }
     const q = load[kind]();
-    // What the queue holds beyond this node's items is requests (approximately: an item past
+    // What a queue holds beyond this node's items is requests (approximately: an item past
     // the gate may still be preparing, not yet in the queue, and hide a request meanwhile).
-    const requests = Math.max(0, q.waiting + q.active - l.items);
+    // Both kinds count: a capture and a card draw on the same cores, so card items also wait
+    // while a screenshot request runs (and the other way round).
+    const requests = KINDS.reduce((n, k) => {
+      const kq = k === kind ? q : load[k]();
+      return n + Math.max(0, kq.waiting + kq.active - lane(k).items);
+    }, 0);
     if (requests > 0) {
       // A request renders or waits: it has the node's cores to itself until it ends.
       l.requestsSeenAt = now();
@@ -63,29 +85,40 @@ export function createPriorityGate(
   };
 
   return {
-    async turn(kind, signal) {
+    async turn(kind, signal, account = '') {
       const l = lane(kind);
-      while (!mayStart(kind)) {
-        signal.throwIfAborted();
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            clearTimeout(timer);
-            l.wake.delete(done);
-            resolve();
-          };
-          const timer = setTimeout(done, LOOK_EVERY_MS);
-          l.wake.add(done);
-        });
+      if (!mayStart(kind, account)) {
+        let wake = () => {};
+        const waiter = () => wake();
+        l.waiting.set(waiter, account);
+        try {
+          while (!mayStart(kind, account)) {
+            signal.throwIfAborted();
+            await new Promise<void>((resolve) => {
+              const timer = setTimeout(resolve, LOOK_EVERY_MS);
+              wake = () => {
+                clearTimeout(timer);
+                resolve();
+              };
+            });
+          }
+        } finally {
+          l.waiting.delete(waiter);
+        }
       }
       l.items++;
+      l.byAccount.set(account, inLane(l, account) + 1);
       let released = false;
       return () => {
         if (released) return;
         released = true;
         l.items--;
-        // The first waiter looks now rather than at its next poll: no slot idles between items.
-        const first = l.wake.values().next().value;
-        first?.();
+        const left = inLane(l, account) - 1;
+        if (left > 0) l.byAccount.set(account, left);
+        else l.byAccount.delete(account);
+        // Waiters look now rather than at their next poll (no slot idles between items); which
+        // one takes the slot is mayStart's choice.
+        for (const wake of [...l.waiting.keys()]) wake();
       };
     },
   };

@@ -22,6 +22,7 @@ import type { JobEventSink } from './events.js';
 import { createPriorityGate, nodeLoad } from './gate.js';
 import { createResultLinks, type ResultLinks } from './links.js';
 import type { JobQueue } from './queue/types.js';
+import { createEventRelay, eventBuilder } from './relay.js';
 import { createItemRenderer } from './render.js';
 import { createResultFiles, type ResultFiles } from './results.js';
 import { checkSharedResults } from './results-volume.js';
@@ -80,13 +81,22 @@ export function createJobsArea(
     const credentials = createItemCredentials(deps.secrets);
     // Created before the service, which announces canceled jobs through it.
     let service: JobService | undefined;
+    const hold = outboxHold();
+    // Without the webhooks area the outbox is drained all the same (events go nowhere).
+    const relay = createEventRelay({
+      store,
+      sink: deps.events ?? { publish: async () => {} },
+      build: eventBuilder(store, () => linkOrigin(config), links),
+      log,
+      ...(hold === 'before-publish' || hold === 'after-publish' ? { hold } : {}),
+    });
+    parts.add('job event relay', () => relay.close());
     const handler = createItemHandler({
       store,
       queue,
       renderer: createItemRenderer(deps.render),
       files,
       gate: createPriorityGate(nodeLoad(deps.renderQueue, deps.screenshots)),
-      links,
       parsers,
       credentials: async (item) => {
         const sealed =
@@ -97,9 +107,9 @@ export function createJobsArea(
       plans: deps.plans,
       noteLimit: (account, limit) => service?.noteLimit(account, limit),
       maxBytesPerAccount: config.jobsMaxBytesPerAccount,
-      origin: () => linkOrigin(config),
       ...(deps.events ? { events: deps.events } : {}),
       ...(deps.delivery ? { delivery: deps.delivery } : {}),
+      onEvents: relay.wake,
       log,
     });
     service = createJobService({
@@ -110,7 +120,8 @@ export function createJobsArea(
       credentials,
       ...(deps.events ? { events: deps.events } : {}),
       ...(deps.delivery ? { delivery: deps.delivery } : {}),
-      announce: handler.announceJob,
+      // The store wrote the job's event with its end or cancel: published by the relay.
+      announce: async () => relay.wake(),
       log,
     });
     const jobs = service;
@@ -129,4 +140,14 @@ export function createJobsArea(
     parts.add('job sweep', async () => clearInterval(sweep));
     return { service: { service: jobs, store, files, links, pollLimit: config.jobsPollLimit } };
   });
+}
+
+/**
+ * Test hook CARDSHOT_TEST_OUTBOX_HOLD: makes a node stand still at one step of an event's way
+ * out, so a test can SIGKILL it there: `before-publish` (items' outcomes and their events are
+ * stored, the events never published), `after-publish` (published, never deleted from the
+ * outbox, so a restart publishes them again).
+ */
+function outboxHold(): string | undefined {
+  return process.env.CARDSHOT_TEST_OUTBOX_HOLD || undefined;
 }

@@ -47,15 +47,26 @@ export function createItemRenderer(render: Pick<RenderCommand, 'card' | 'screens
       if (result.kind !== 'png') {
         throw new AppError('internal', 'Internal server error', { detail: 'a job item answered 304' });
       }
-      // The header only (sharp reads no pixels for this): a full-page capture's height is its own.
-      const meta = await sharp(result.body).metadata();
+      // A full-page capture's height is its own, so the size is read from the image: a PNG's
+      // from its header here (a call into sharp cost more main-thread time than the rest of an
+      // item's bookkeeping), other formats' through sharp (the header only, no pixels).
+      const size = pngSize(result.body) ?? (await sharp(result.body).metadata());
       return {
         body: result.body,
         etag: result.etag,
         contentType: result.contentType,
-        width: meta.width ?? 0,
-        height: meta.height ?? 0,
+        width: size.width ?? 0,
+        height: size.height ?? 0,
       };
     },
   };
+}
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/** A PNG's width and height from its IHDR chunk (always the first); undefined for anything else. */
+export function pngSize(body: Buffer): { width: number; height: number } | undefined {
+  if (body.length < 24 || !body.subarray(0, 8).equals(PNG_SIGNATURE)) return undefined;
+  if (body.toString('latin1', 12, 16) !== 'IHDR') return undefined;
+  return { width: body.readUInt32BE(16), height: body.readUInt32BE(20) };
 }

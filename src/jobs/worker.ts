@@ -2,7 +2,8 @@
  * Runs one item (a queue task `{ job, index }`). Every step is safe to repeat: the claim takes
  * only a live item, the result is stored only over a live item (a second run's file is then
  * removed), and the job is ended by one conditional update, so a task that runs twice (its node
- * died after the render) neither doubles nor loses a result, and exactly one run announces it.
+ * died after the render) neither doubles nor loses a result, and exactly one run writes its
+ * events (to the outbox, in the result's transaction: see relay.ts).
  */
 import type { Logger } from 'pino';
 import type { Plans } from '../auth/plans.js';
@@ -10,15 +11,13 @@ import type { JobDelivery } from '../delivery/jobs.js';
 import { isAppError } from '../errors.js';
 import type { ShotCredentials } from '../render/screenshot/credentials.js';
 import type { Account } from '../storage/store.js';
-import type { JobEvent, JobEventSink } from './events.js';
+import type { JobEventSink } from './events.js';
 import type { PriorityGate } from './gate.js';
 import { type ItemParsers, parseStoredItem } from './items.js';
-import type { ResultLinks } from './links.js';
 import type { JobQueue, QueuePolicy, Task } from './queue/types.js';
 import type { ItemRenderer } from './render.js';
 import type { ResultFiles } from './results.js';
 import type { ItemOutcome, ItemRecord, JobRecord, JobStore } from './store/types.js';
-import { itemView, jobView } from './view.js';
 
 /** The queue every job item goes through. */
 export const ITEM_QUEUE = 'job-items';
@@ -43,7 +42,6 @@ export interface WorkerDeps {
   renderer: ItemRenderer;
   files: ResultFiles;
   gate: PriorityGate;
-  links: ResultLinks;
   parsers: () => ItemParsers;
   /** A screenshot item's credentials, opened from their sealed column (jobs/credentials.ts). */
   credentials?: (item: ItemRecord) => Promise<ShotCredentials | undefined>;
@@ -52,11 +50,11 @@ export interface WorkerDeps {
   /** Remembers an account's jobs.concurrency for the queue's group limit. */
   noteLimit(accountId: string, limit: number): void;
   maxBytesPerAccount: number;
-  /** Where links in events point (CARDSHOT_PUBLIC_URL, or where this server listens). */
-  origin(): string;
   events?: JobEventSink;
   /** Delivery to storage of the items of jobs that asked for it (issue 31 §3). */
   delivery?: Pick<JobDelivery, 'deliverItem'>;
+  /** Rows were written to the outbox: wakes the relay. */
+  onEvents?: () => void;
   log: Logger;
   now?: () => number;
 }
@@ -66,61 +64,34 @@ export function createItemHandler(deps: WorkerDeps) {
   const now = deps.now ?? Date.now;
   const { store, log } = deps;
 
-  const publish = async (accountId: string, event: JobEvent) => {
-    if (!deps.events) return;
-    try {
-      await deps.events.publish(accountId, event);
-    } catch (err) {
-      log.warn({ err, type: event.type }, 'job event not queued');
-    }
-  };
-
-  /** Stores the outcome (once), then announces the item and, if it was the last, the job. */
-  const settle = async (job: JobRecord, index: number, outcome: ItemOutcome, claimed?: ItemRecord) => {
-    const at = now();
-    if (!(await store.finishItem(job.id, index, outcome, at))) return false;
-    // The item as stored, without reading it back (the claim read it).
-    const item: ItemRecord | undefined = claimed
-      ? {
-          ...claimed,
-          status: outcome.status,
-          error: outcome.status === 'failed' ? outcome.error : null,
-          result: outcome.status === 'succeeded' ? outcome.result : null,
-          completedAt: at,
-        }
-      : await store.getItem(job.id, index);
-    if (item) await announceItem(job, item);
-    const ended = await store.finishJobIfDone(job.id, now());
-    if (ended) await announceJob(ended);
-    return true;
-  };
-
-  const announceItem = (job: JobRecord, item: ItemRecord) =>
-    publish(job.accountId, {
-      type: item.status === 'succeeded' ? 'render.succeeded' : 'render.failed',
-      data: { jobId: job.id, ...itemView(job, item, deps.origin(), deps.links) },
-      ...(job.webhook ? { endpointId: job.webhook } : {}),
-    });
-
-  const announceJob = async (job: JobRecord) => {
-    const counts = await store.counts(job.id);
-    const type =
-      job.status === 'completed' ? 'job.completed' : job.status === 'failed' ? 'job.failed' : 'job.canceled';
-    await publish(job.accountId, {
-      type,
-      data: jobView(job, counts, deps.origin(), deps.links),
-      ...(job.webhook ? { endpointId: job.webhook } : {}),
-    });
+  /**
+   * Stores the outcome (once) and, in the same transaction, the events it causes (the item's
+   * when someone subscribes to it, the job's when it was the last): the relay publishes them.
+   */
+  const settle = async (job: JobRecord, index: number, outcome: ItemOutcome) => {
+    const type = outcome.status === 'succeeded' ? 'render.succeeded' : 'render.failed';
+    const itemEvent = deps.events?.wants
+      ? await deps.events.wants(job.accountId, type, job.webhook ?? undefined)
+      : deps.events !== undefined;
+    const { stored, ended } = await store.settleItem(job.id, index, outcome, now(), { itemEvent });
+    if (stored && (itemEvent || ended)) deps.onEvents?.();
+    return stored;
   };
 
   /** Puts an item off until the account's budget has room again: a new task, this one completes. */
-  const defer = async (task: Task<ItemTask>, item: ItemRecord, seconds: number) => {
-    await store.releaseItem(item.jobId, item.index);
-    const at = now() + Math.ceil(seconds * 1000);
+  const defer = async (task: Task<ItemTask>, at: number, claimed: boolean) => {
+    const { job, index } = task.data;
+    if (claimed) await store.releaseItem(job, index);
     await deps.queue.add(ITEM_QUEUE, [
-      { group: task.group, data: task.data, key: `${item.jobId}:${item.index}:${at}`, startAfter: at },
+      { group: task.group, data: task.data, key: `${job}:${index}:${at}`, startAfter: at },
     ]);
   };
+  /**
+   * Accounts whose budget a render found spent, until when. Their other items are put off
+   * without asking the limiter again: an account's thousands of items would otherwise each be
+   * refused (and re-queued) once per window while the budget is spent.
+   */
+  const spent = new Map<string, number>();
 
   // A job's items run back to back: its record (what an item reads of it never changes) and its
   // account's plan are read once every few seconds, not once per item. A plan change applies
@@ -149,6 +120,11 @@ export function createItemHandler(deps: WorkerDeps) {
       return;
     }
     deps.noteLimit(job.accountId, plan.jobs.concurrency);
+    const until = spent.get(job.accountId);
+    if (until !== undefined) {
+      if (until > now()) return defer(task, until, false);
+      spent.delete(job.accountId);
+    }
     const item = await store.claimItem(jobId, index, now());
     if (!item) return; // ended already, or canceled
     await markStarted(job);
@@ -159,24 +135,33 @@ export function createItemHandler(deps: WorkerDeps) {
     } catch (err) {
       // A template removed since the submission: the item fails as the route would refuse it.
       if (!isAppError(err)) throw err;
-      await settle(job, index, { status: 'failed', error: err.message }, item);
+      await settle(job, index, { status: 'failed', error: err.message });
       return;
     }
-    const release = await deps.gate.turn(item.kind, signal);
+    const release = await deps.gate.turn(item.kind, signal, job.accountId);
     let rendered: Awaited<ReturnType<ItemRenderer['render']>>;
     try {
       rendered = await deps.renderer.render(parsed, { accountId: job.accountId, plan }, signal);
     } catch (err) {
       release();
-      if (isAppError(err, 'rate_limited')) return defer(task, item, err.retryAfter ?? 1);
-      const transient = !isAppError(err) || isAppError(err, 'unavailable', 'internal', 'client_closed');
-      // Retried by the queue while it may; the last attempt's failure is the item's.
-      if (transient && task.attempt <= ITEM_RETRY_LIMIT) throw err;
-      await settle(job, index, { status: 'failed', error: failureMessage(err) }, item);
-      return;
+      return failed(task, job, err);
     }
     release();
     await keep(job, item, rendered);
+  }
+
+  /** A render that threw: put off (the budget), retried (transient) or the item's failure. */
+  async function failed(task: Task<ItemTask>, job: JobRecord, err: unknown): Promise<void> {
+    if (isAppError(err, 'rate_limited')) {
+      const at = now() + Math.ceil((err.retryAfter ?? 1) * 1000);
+      if (spent.size > 10_000) spent.clear();
+      spent.set(job.accountId, Math.max(spent.get(job.accountId) ?? 0, at));
+      return defer(task, at, true);
+    }
+    const transient = !isAppError(err) || isAppError(err, 'unavailable', 'internal', 'client_closed');
+    // Retried by the queue while it may; the last attempt's failure is the item's.
+    if (transient && task.attempt <= ITEM_RETRY_LIMIT) throw err;
+    await settle(job, task.data.index, { status: 'failed', error: failureMessage(err) });
   }
 
   /** Writes the file within the account's bound and stores the result; a full disk fails the item. */
@@ -192,7 +177,7 @@ export function createItemHandler(deps: WorkerDeps) {
       const size =
         limit >= 1024 ** 3 ? `${(limit / 1024 ** 3).toFixed(1)} GiB` : `${Math.round(limit / 1024 ** 2)} MiB`;
       const error = `could not store the result: your account's job results are at their limit (${size}) until older jobs reach the end of their retention`;
-      await settle(job, item.index, { status: 'failed', error }, item);
+      await settle(job, item.index, { status: 'failed', error });
       return;
     }
     let file: string;
@@ -211,7 +196,7 @@ export function createItemHandler(deps: WorkerDeps) {
       bytes.give(job.accountId, rendered.body.length);
       if (!isAppError(err)) throw err;
       log.error({ err, job: job.id, index: item.index }, 'job result not written');
-      await settle(job, item.index, { status: 'failed', error: err.message }, item);
+      await settle(job, item.index, { status: 'failed', error: err.message });
       return;
     }
     // Issue 31 §3: the one delivery hook. After the file is kept, before the result is recorded,
@@ -220,16 +205,14 @@ export function createItemHandler(deps: WorkerDeps) {
     if (delivered?.error) {
       bytes.give(job.accountId, rendered.body.length);
       await deps.files.remove(file);
-      await settle(job, item.index, { status: 'failed', error: delivered.error }, item);
+      await settle(job, item.index, { status: 'failed', error: delivered.error });
       return;
     }
     const { body: _body, ...facts } = rendered;
-    const kept = await settle(
-      job,
-      item.index,
-      { status: 'succeeded', result: { file, bytes: rendered.body.length, ...facts } },
-      item,
-    );
+    const kept = await settle(job, item.index, {
+      status: 'succeeded',
+      result: { file, bytes: rendered.body.length, ...facts },
+    });
     if (!kept) bytes.give(job.accountId, rendered.body.length);
     if (!kept) {
       // Another run stored this item first: its file stays, this one goes (unless it is the same file).
@@ -276,7 +259,7 @@ export function createItemHandler(deps: WorkerDeps) {
     };
   }
 
-  return { handle, announceJob };
+  return { handle };
 }
 
 /** How long a job record, a plan and an account's byte count are reused. */

@@ -123,8 +123,12 @@ function build(
     const decision = await meter.limiter.consume(budget.key, budget.limit, budget.windowMs);
     opts.onBudget?.({ policy: budget.name, decision });
     if (decision.allowed) return;
-    meter.usage.record(caller.accountId, 'rate_limited');
-    meter.onRateLimited?.(caller.plan.name);
+    // A job's item is not refused but put off until the budget has room (the worker re-queues
+    // it), so it is no 429 to count: counted, an item put off 50 times would count 50.
+    if (caller.limit !== 'job') {
+      meter.usage.record(caller.accountId, 'rate_limited');
+      meter.onRateLimited?.(caller.plan.name);
+    }
     throw new AppError('rate_limited', RATE_LIMITED, {
       retryAfter: decision.resetMs / 1000,
       detail: `account ${caller.accountId}, plan ${caller.plan.name}, budget ${budget.key}`,

@@ -5,6 +5,7 @@ import { AppError } from '../errors.js';
 import type { JobQueue, QueuePolicy, Task } from '../jobs/queue/types.js';
 import type { Clock } from '../lib/clock.js';
 import type { GuardedPoster } from '../net/post.js';
+import { isUniqueViolation } from '../storage/kysely-store.js';
 import { attemptDelivery } from './attempt.js';
 import { backoffMs } from './schedule.js';
 import type { EndpointRecord, MessageRecord, WebhookStore } from './store.js';
@@ -49,12 +50,15 @@ export interface Deliveries {
   /**
    * Records a message for `endpoint` and queues its first attempt. Past the account's bound on
    * waiting deliveries: 429 when `onFull` is 'refuse', else the message is logged as not sent.
+   * With `id`, idempotent: a message of that id already stored is returned as it is (nothing
+   * new is queued: its attempts are under way, or the sweeper queues them).
    */
   send(
     endpoint: EndpointRecord,
     type: string,
     body: string,
     onFull: 'refuse' | 'record',
+    id?: string,
   ): Promise<MessageRecord>;
   /** Starts a new 24-hour series of attempts of a message that is no longer pending. */
   redeliver(message: MessageRecord): Promise<MessageRecord>;
@@ -94,14 +98,29 @@ export function createDeliveries(deps: DeliveriesDeps): Deliveries {
     return secrets;
   };
 
+  /** Stores `m`; false when a message with its id exists (a second publish of one event). */
+  const inserted = async (m: MessageRecord) => {
+    try {
+      await store.insertMessage(m);
+      return true;
+    } catch (err) {
+      if (isUniqueViolation(err)) return false;
+      throw err;
+    }
+  };
+
   const finish = (m: MessageRecord, status: 'succeeded' | 'failed', attempts: number) =>
     store.updateMessage(m.id, { status, attempts, nextAttemptAt: null });
 
   return {
-    async send(endpoint, type, body, onFull) {
+    async send(endpoint, type, body, onFull, id) {
+      if (id !== undefined) {
+        const known = await store.getMessage(endpoint.accountId, id);
+        if (known) return known;
+      }
       const now = clock.now();
       const message: MessageRecord = {
-        id: `msg_${randomBase62(20)}`,
+        id: id ?? `msg_${randomBase62(20)}`,
         endpointId: endpoint.id,
         accountId: endpoint.accountId,
         type,
@@ -126,7 +145,8 @@ export function createDeliveries(deps: DeliveriesDeps): Deliveries {
           'webhook not sent: too many waiting',
         );
         const failed = { ...message, status: 'failed' as const, nextAttemptAt: null };
-        await store.insertMessage(failed);
+        if (!(await inserted(failed)))
+          return (await store.getMessage(endpoint.accountId, message.id)) ?? failed;
         await store.insertAttempt({
           id: `atmpt_${randomBase62(20)}`,
           messageId: message.id,
@@ -141,7 +161,9 @@ export function createDeliveries(deps: DeliveriesDeps): Deliveries {
         });
         return failed;
       }
-      await store.insertMessage(message);
+      // Stored by a concurrent publish of the same event meanwhile: that one queues it.
+      if (!(await inserted(message)))
+        return (await store.getMessage(endpoint.accountId, message.id)) ?? message;
       // A queue that cannot take it now: the sweeper queues it later (the message is stored).
       await enqueue(message, 1, 0).catch((err: unknown) =>
         log.warn({ err, message: message.id }, 'webhook delivery not queued yet; the sweeper will'),

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { randomBase62 } from '../auth/keys.js';
 import type { ServerSecrets } from '../auth/secret.js';
@@ -11,6 +12,17 @@ import { parseEndpointInput } from './input.js';
 import { newWebhookSecret } from './signing.js';
 import type { EndpointRecord, WebhookStore } from './store.js';
 import { type DeliveryView, deliveryView, type EndpointView, endpointView } from './views.js';
+
+/** How long wants() reuses an answer: an endpoint made or changed counts within this. */
+const WANTS_CACHE_MS = 2000;
+
+/**
+ * The message id (the `webhook-id`) of event `eventId` for endpoint `endpointId`: the same on
+ * every publish of the event, different per endpoint, and opaque (a hash, not the two ids).
+ */
+export function messageIdOf(eventId: string, endpointId: string): string {
+  return `msg_${createHash('sha256').update(`${eventId}\u0000${endpointId}`).digest('base64url').slice(0, 27)}`;
+}
 
 /** How long a rotated secret keeps signing beside its successor. */
 export const ROTATION_GRACE_MS = 24 * 60 * 60_000;
@@ -61,6 +73,18 @@ const MAX_PAGE = 100;
 
 export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
   const { store, clock } = deps;
+  /** wants() answers, by account, endpoint and type. */
+  const wanted = new Map<string, { yes: boolean; at: number }>();
+
+  /** The enabled endpoints that take `type`: the named one, or any of the account's. */
+  const targetsOf = async (accountId: string, type: string, endpointId: string | undefined) => {
+    const all = endpointId
+      ? [await store.getEndpoint(accountId, endpointId)]
+      : await store.listEndpoints(accountId);
+    return all.filter(
+      (e): e is EndpointRecord => e !== undefined && e.disabledAt === null && e.events.includes(type),
+    );
+  };
 
   const endpointOf = async (accountId: string, id: string): Promise<EndpointRecord> => {
     const e = await store.getEndpoint(accountId, id);
@@ -199,15 +223,23 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
     },
 
     async publish(accountId, event: JobEvent) {
-      const all = event.endpointId
-        ? [await store.getEndpoint(accountId, event.endpointId)]
-        : await store.listEndpoints(accountId);
-      const targets = all.filter(
-        (e): e is EndpointRecord => e !== undefined && e.disabledAt === null && e.events.includes(event.type),
-      );
+      const targets = await targetsOf(accountId, event.type, event.endpointId);
       if (targets.length === 0) return;
-      const body = eventBody(event.type, event.data, clock.now());
-      for (const e of targets) await deps.deliveries.send(e, event.type, body, 'record');
+      const body = eventBody(event.type, event.data, event.at ?? clock.now());
+      for (const e of targets) {
+        const id = event.id === undefined ? undefined : messageIdOf(event.id, e.id);
+        await deps.deliveries.send(e, event.type, body, 'record', id);
+      }
+    },
+
+    async wants(accountId, type, endpointId) {
+      const key = `${accountId}\u0000${endpointId ?? ''}\u0000${type}`;
+      const hit = wanted.get(key);
+      if (hit && clock.now() - hit.at < WANTS_CACHE_MS) return hit.yes;
+      const yes = (await targetsOf(accountId, type, endpointId)).length > 0;
+      if (wanted.size > 10_000) wanted.clear();
+      wanted.set(key, { yes, at: clock.now() });
+      return yes;
     },
   };
 }

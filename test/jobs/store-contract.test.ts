@@ -160,4 +160,119 @@ describe.each(targets)('job store on $name', (target) => {
     expect(next.map((j) => j.id)).toEqual([b]);
     expect((await jobs.expired(10, 10)).map((j) => j.id)).toEqual([mine[2]!.id]);
   });
+
+  describe('the outbox', () => {
+    /** Empties the outbox of what earlier tests' job ends wrote. */
+    const drain = async () => {
+      for (const e of await jobs.claimEvents(
+        'drain',
+        Number.MAX_SAFE_INTEGER,
+        Number.MAX_SAFE_INTEGER,
+        10_000,
+      )) {
+        await jobs.deleteEvent(e.id);
+      }
+    };
+
+    it("writes an item's event only when asked, and the job's with its last item, in that transaction", async () => {
+      await drain();
+      const j = job(acct, { total: 2, enqueued: true });
+      await jobs.createJob(j, items(2), 0);
+      await jobs.claimItem(j.id, 0, 10);
+      await jobs.claimItem(j.id, 1, 10);
+      const ok = { status: 'succeeded', result: result(7) } as const;
+      expect(await jobs.settleItem(j.id, 0, ok, 20, { itemEvent: false })).toEqual({
+        stored: true,
+        ended: false,
+      });
+      expect(
+        await jobs.settleItem(j.id, 1, { status: 'failed', error: 'x' }, 30, { itemEvent: true }),
+      ).toEqual({
+        stored: true,
+        ended: true,
+      });
+      // A second run's outcome writes nothing: no result, no event.
+      expect(await jobs.settleItem(j.id, 1, ok, 40, { itemEvent: true })).toEqual({
+        stored: false,
+        ended: false,
+      });
+      expect((await jobs.getJob(j.id))?.status).toBe('completed');
+      const events = await jobs.claimEvents('node-a', 100, 5_100, 10);
+      expect(
+        events.map(({ jobId, index, type, createdAt, accountId, failures }) => ({
+          jobId,
+          index,
+          type,
+          createdAt,
+          accountId,
+          failures,
+        })),
+      ).toEqual([
+        { jobId: j.id, index: 1, type: 'render.failed', createdAt: 30, accountId: acct, failures: 0 },
+        { jobId: j.id, index: null, type: 'job.completed', createdAt: 30, accountId: acct, failures: 0 },
+      ]);
+      expect(new Set(events.map((e) => e.id)).size).toBe(2);
+      // Leased: another node gets none until the lease ends, then the same rows, same ids.
+      expect(await jobs.claimEvents('node-b', 5_000, 10_000, 10)).toEqual([]);
+      const again = await jobs.claimEvents('node-b', 5_200, 10_200, 10);
+      expect(again.map((e) => e.id)).toEqual(events.map((e) => e.id));
+      await jobs.retryEvent(again[0]!.id, 20_000);
+      await jobs.deleteEvent(again[1]!.id);
+      expect(await jobs.claimEvents('node-c', 19_999, 30_000, 10)).toEqual([]);
+      expect(await jobs.claimEvents('node-c', 20_001, 30_000, 10)).toMatchObject([
+        { id: again[0]!.id, failures: 1 },
+      ]);
+      await drain();
+    });
+
+    it('writes job.canceled with the cancel and job.failed with failStale; deleting a job drops its events', async () => {
+      await drain();
+      const c = job(acct, { total: 1, enqueued: true });
+      await jobs.createJob(c, items(1), 0);
+      await jobs.cancelJob(c.id, acct, 5);
+      const f = job(acct, { total: 1, enqueued: true });
+      await jobs.createJob(f, items(1), 0);
+      await jobs.claimItem(f.id, 0, 1);
+      await jobs.failStale(2, 'lost', 3);
+      expect((await jobs.finishJobIfDone(f.id, 4))?.status).toBe('failed');
+      expect((await jobs.claimEvents('n', 10, 20, 10)).map((e) => [e.jobId, e.type])).toEqual([
+        [f.id, 'job.failed'],
+        [c.id, 'job.canceled'],
+      ]);
+      await jobs.deleteJob(c.id);
+      expect((await jobs.claimEvents('n', 30, 40, 10)).map((e) => e.jobId)).toEqual([f.id]);
+      await drain();
+    });
+
+    it('two nodes draining at once lease each event to one of them', async () => {
+      await drain();
+      const j = job(acct, { total: 300, enqueued: true });
+      await jobs.createJob(j, items(300), 0);
+      for (let i = 0; i < 300; i++) {
+        await jobs.claimItem(j.id, i, 1);
+        await jobs.settleItem(j.id, i, { status: 'failed', error: 'x' }, 2, { itemEvent: true });
+      }
+      // A second node: its own store (connections) on the same database.
+      const second = await target.open();
+      try {
+        const jobs2 = createJobStore(second.db);
+        const got: string[][] = [[], []];
+        await Promise.all(
+          [jobs, jobs2].map(async (s, n) => {
+            for (;;) {
+              const batch = await s.claimEvents(`node-${n}`, 100, 10_000, 7);
+              if (batch.length === 0) return;
+              got[n]!.push(...batch.map((e) => e.id));
+            }
+          }),
+        );
+        const all = [...got[0]!, ...got[1]!];
+        expect(all).toHaveLength(301);
+        expect(new Set(all).size).toBe(301);
+      } finally {
+        await second.close();
+      }
+      await drain();
+    });
+  });
 });

@@ -12,9 +12,11 @@ interface Row {
 }
 
 /**
- * Inside the claim's IMMEDIATE transaction: the groups with waiting tasks, the one served longest
- * ago first; each pass takes at most one task per group below its cap, so turns interleave
- * within a batch too, and each taken group goes to the back of the order.
+ * Inside the claim's IMMEDIATE transaction: the groups with waiting tasks; each task goes to the
+ * group with the fewest tasks running (across every node), below its cap, and among equals to
+ * the one served longest ago, which then goes to the back. So a group that arrives behind
+ * another's thousands takes the slots that free up until it runs as many as the other (not
+ * every other slot), and equal groups alternate.
  */
 export function claimInTurn<D>(
   st: Statements,
@@ -28,26 +30,38 @@ export function claimInTurn<D>(
   },
 ): Task<D>[] {
   const claimed: Task<D>[] = [];
-  const groups = st.waitingGroups.all(c.queue) as { grp: string }[];
-  for (let progress = true; progress && claimed.length < c.max; ) {
-    progress = false;
-    for (const { grp } of groups) {
-      if (claimed.length >= c.max) break;
-      const limit = c.groupLimit(grp);
-      if (limit <= 0 || (st.runningOf.get(c.queue, grp) as { n: number }).n >= limit) continue;
-      const row = st.nextOf.get(c.queue, grp, c.now) as Row | undefined;
-      if (!row) continue;
-      st.take.run(c.node, c.leaseUntil, row.id);
-      st.served.run(c.queue, c.queue, grp);
-      claimed.push({
-        id: String(row.id),
-        queue: c.queue,
-        group: grp,
-        data: JSON.parse(row.data),
-        attempt: row.attempt + 1,
-      });
-      progress = true;
+  const groups = (st.waitingGroups.all(c.queue) as { grp: string }[]).map(({ grp }, order) => ({
+    grp,
+    order,
+    limit: c.groupLimit(grp),
+    running: (st.runningOf.get(c.queue, grp) as { n: number }).n,
+    empty: false,
+  }));
+  let last = groups.length;
+  while (claimed.length < c.max) {
+    let next: (typeof groups)[number] | undefined;
+    for (const g of groups) {
+      if (g.empty || g.limit <= 0 || g.running >= g.limit) continue;
+      if (!next || g.running < next.running || (g.running === next.running && g.order < next.order)) next = g;
     }
+    if (!next) break;
+    const row = st.nextOf.get(c.queue, next.grp, c.now) as Row | undefined;
+    if (!row) {
+      // Its waiting tasks are not due yet.
+      next.empty = true;
+      continue;
+    }
+    st.take.run(c.node, c.leaseUntil, row.id);
+    st.served.run(c.queue, c.queue, next.grp);
+    next.running++;
+    next.order = last++;
+    claimed.push({
+      id: String(row.id),
+      queue: c.queue,
+      group: next.grp,
+      data: JSON.parse(row.data),
+      attempt: row.attempt + 1,
+    });
   }
   return claimed;
 }

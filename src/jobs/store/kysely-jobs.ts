@@ -1,16 +1,20 @@
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { randomBytes } from 'node:crypto';
+import { type ExpressionBuilder, type Kysely, type Selectable, SqliteAdapter, sql } from 'kysely';
 import { isUniqueViolation, transact } from '../../storage/kysely-store.js';
 import type { Tables } from '../../storage/tables.js';
+import type { JobEventType } from '../events.js';
 import type { JobTables } from './tables.js';
 import {
   ITEM_STATUSES,
   type ItemCounts,
+  type ItemOutcome,
   type ItemRecord,
   type ItemStatus,
   type JobRecord,
   type JobStatus,
   type JobStore,
   type NewItem,
+  type OutboxEvent,
 } from './types.js';
 
 type Db = Kysely<JobTables>;
@@ -22,6 +26,96 @@ const LIVE_JOB: JobStatus[] = ['queued', 'running'];
 /** The job store over the service's database (SQLite or PostgreSQL, one query layer). */
 export function createJobStore(base: Kysely<Tables>): JobStore {
   const db: Db = base.withTables<JobTables>() as unknown as Db;
+  // PostgreSQL: several nodes lease outbox rows at once, so the lease skips rows another holds.
+  // SQLite has one writer at a time: its UPDATE is already exclusive.
+  const rowLocks = !(db.getExecutor().adapter instanceof SqliteAdapter);
+
+  /** Writes an event to the outbox inside `tx` (the transaction of what caused it). */
+  const owe = (
+    tx: Db,
+    e: { accountId: string; jobId: string; index: number | null; type: JobEventType },
+    now: number,
+  ) =>
+    tx
+      .insertInto('job_outbox')
+      .values({
+        id: `evt_${randomBytes(15).toString('base64url')}`,
+        account_id: e.accountId,
+        job_id: e.jobId,
+        idx: e.index,
+        type: e.type,
+        created_at: now,
+        claimed_by: null,
+        claimed_until: null,
+        failures: 0,
+      })
+      .execute();
+
+  /** The item's end in `tx`; false (nothing written) when it had ended already. */
+  const endItem = async (tx: Db, jobId: string, index: number, outcome: ItemOutcome, now: number) => {
+    const set =
+      outcome.status === 'succeeded'
+        ? {
+            status: 'succeeded',
+            error: null,
+            file: outcome.result.file,
+            content_type: outcome.result.contentType,
+            bytes: outcome.result.bytes,
+            etag: outcome.result.etag,
+            width: outcome.result.width,
+            height: outcome.result.height,
+            completed_at: now,
+          }
+        : { status: 'failed', error: outcome.error, completed_at: now };
+    const result = await tx
+      .updateTable('job_items')
+      .set(set)
+      .where('job_id', '=', jobId)
+      .where('idx', '=', index)
+      .where('status', 'in', LIVE_ITEM)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) return false;
+    if (outcome.status === 'succeeded') {
+      // In the same transaction as the item: the byte count moves exactly when the item does.
+      await tx
+        .updateTable('jobs')
+        .set((eb) => ({ bytes: eb('bytes', '+', outcome.result.bytes) }))
+        .where('id', '=', jobId)
+        .execute();
+    }
+    return true;
+  };
+
+  /** Ends the job in `tx` when no item waits or runs, with its event; its account when it did. */
+  const endJobIfDone = async (tx: Db, jobId: string, now: number): Promise<string | undefined> => {
+    const live = tx
+      .selectFrom('job_items')
+      .select('idx')
+      .where('job_id', '=', jobId)
+      .where('status', 'in', LIVE_ITEM);
+    const succeeded = tx
+      .selectFrom('job_items')
+      .select('idx')
+      .where('job_id', '=', jobId)
+      .where('status', '=', 'succeeded');
+    // One statement decides and writes, so two workers finishing the last two items at once
+    // cannot both end the job (nor both miss it).
+    const row = await tx
+      .updateTable('jobs')
+      .set((eb) => ({
+        status: eb.case().when(eb.exists(succeeded)).then('completed').else('failed').end(),
+        completed_at: now,
+      }))
+      .where('id', '=', jobId)
+      .where('status', 'in', LIVE_JOB)
+      .where('enqueued', '=', 1)
+      .where((eb) => eb.not(eb.exists(live)))
+      .returning(['account_id', 'status'])
+      .executeTakeFirst();
+    if (!row) return undefined;
+    await owe(tx, { accountId: row.account_id, jobId, index: null, type: jobEventOf(row.status) }, now);
+    return row.account_id;
+  };
 
   const getJob = async (id: string, accountId?: string) => {
     let q = db.selectFrom('jobs').selectAll().where('id', '=', id);
@@ -189,39 +283,53 @@ export function createJobStore(base: Kysely<Tables>): JobStore {
     },
 
     async finishItem(jobId, index, outcome, now) {
+      return transact(db, (tx) => endItem(tx, jobId, index, outcome, now));
+    },
+
+    async settleItem(jobId, index, outcome, now, opts) {
       return transact(db, async (tx) => {
-        const set =
-          outcome.status === 'succeeded'
-            ? {
-                status: 'succeeded',
-                error: null,
-                file: outcome.result.file,
-                content_type: outcome.result.contentType,
-                bytes: outcome.result.bytes,
-                etag: outcome.result.etag,
-                width: outcome.result.width,
-                height: outcome.result.height,
-                completed_at: now,
-              }
-            : { status: 'failed', error: outcome.error, completed_at: now };
-        const result = await tx
-          .updateTable('job_items')
-          .set(set)
-          .where('job_id', '=', jobId)
-          .where('idx', '=', index)
-          .where('status', 'in', LIVE_ITEM)
-          .executeTakeFirst();
-        if (Number(result.numUpdatedRows) === 0) return false;
-        if (outcome.status === 'succeeded') {
-          // In the same transaction as the item: the byte count moves exactly when the item does.
-          await tx
-            .updateTable('jobs')
-            .set((eb) => ({ bytes: eb('bytes', '+', outcome.result.bytes) }))
+        if (!(await endItem(tx, jobId, index, outcome, now))) return { stored: false, ended: false };
+        if (opts.itemEvent) {
+          const type = outcome.status === 'succeeded' ? 'render.succeeded' : 'render.failed';
+          // The item's account: the job's, read within the transaction only when an event is owed.
+          const job = await tx
+            .selectFrom('jobs')
+            .select('account_id')
             .where('id', '=', jobId)
-            .execute();
+            .executeTakeFirst();
+          if (job) await owe(tx, { accountId: job.account_id, jobId, index, type }, now);
         }
-        return true;
+        return { stored: true, ended: (await endJobIfDone(tx, jobId, now)) !== undefined };
       });
+    },
+
+    async claimEvents(node, now, until, limit) {
+      const due = (eb: ExpressionBuilder<JobTables, 'job_outbox'>) =>
+        eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]);
+      const rows = await db
+        .updateTable('job_outbox')
+        .set({ claimed_by: node, claimed_until: until })
+        .where('id', 'in', (eb) => {
+          const q = eb.selectFrom('job_outbox').select('id').where(due).orderBy('created_at').limit(limit);
+          return rowLocks ? q.forUpdate().skipLocked() : q;
+        })
+        // Checked again on the row itself (PostgreSQL re-reads a row another transaction just changed).
+        .where(due)
+        .returningAll()
+        .execute();
+      return rows.map(toEvent).sort((a, b) => a.createdAt - b.createdAt);
+    },
+
+    async deleteEvent(id) {
+      await db.deleteFrom('job_outbox').where('id', '=', id).execute();
+    },
+
+    async retryEvent(id, until) {
+      await db
+        .updateTable('job_outbox')
+        .set((eb) => ({ failures: eb('failures', '+', 1), claimed_until: until }))
+        .where('id', '=', id)
+        .execute();
     },
 
     async startJob(jobId, now) {
@@ -235,31 +343,8 @@ export function createJobStore(base: Kysely<Tables>): JobStore {
     },
 
     async finishJobIfDone(jobId, now) {
-      const live = db
-        .selectFrom('job_items')
-        .select('idx')
-        .where('job_id', '=', jobId)
-        .where('status', 'in', LIVE_ITEM);
-      const succeeded = db
-        .selectFrom('job_items')
-        .select('idx')
-        .where('job_id', '=', jobId)
-        .where('status', '=', 'succeeded');
-      // One statement decides and writes, so two workers finishing the last two items at once
-      // cannot both end the job (nor both miss it).
-      const result = await db
-        .updateTable('jobs')
-        .set((eb) => ({
-          status: eb.case().when(eb.exists(succeeded)).then('completed').else('failed').end(),
-          completed_at: now,
-        }))
-        .where('id', '=', jobId)
-        .where('status', 'in', LIVE_JOB)
-        .where('enqueued', '=', 1)
-        .where((eb) => eb.not(eb.exists(live)))
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) === 0) return undefined;
-      return getJob(jobId);
+      const ended = await transact(db, (tx) => endJobIfDone(tx, jobId, now));
+      return ended === undefined ? undefined : getJob(jobId);
     },
 
     async cancelJob(jobId, accountId, now) {
@@ -278,6 +363,7 @@ export function createJobStore(base: Kysely<Tables>): JobStore {
           .where('job_id', '=', jobId)
           .where('status', '=', 'queued')
           .execute();
+        await owe(tx, { accountId, jobId, index: null, type: 'job.canceled' }, now);
         return true;
       });
       return canceled ? getJob(jobId) : undefined;
@@ -329,6 +415,7 @@ export function createJobStore(base: Kysely<Tables>): JobStore {
     async deleteJob(jobId) {
       await transact(db, async (tx) => {
         await tx.deleteFrom('job_items').where('job_id', '=', jobId).execute();
+        await tx.deleteFrom('job_outbox').where('job_id', '=', jobId).execute();
         await tx.deleteFrom('jobs').where('id', '=', jobId).execute();
       });
     },
@@ -336,6 +423,23 @@ export function createJobStore(base: Kysely<Tables>): JobStore {
 }
 
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
+
+/** The event of a job that ended with `status`. */
+function jobEventOf(status: string): JobEventType {
+  return status === 'completed' ? 'job.completed' : status === 'failed' ? 'job.failed' : 'job.canceled';
+}
+
+function toEvent(r: Selectable<JobTables['job_outbox']>): OutboxEvent {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    jobId: r.job_id,
+    index: r.idx === null ? null : Number(r.idx),
+    type: r.type as JobEventType,
+    createdAt: Number(r.created_at),
+    failures: Number(r.failures),
+  };
+}
 
 function toJob(r: Selectable<JobTables['jobs']>): JobRecord {
   return {

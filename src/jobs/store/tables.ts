@@ -1,4 +1,4 @@
-/** The jobs area's tables as kysely sees them (migrations 005-jobs, 008-job-credentials). */
+/** The jobs area's tables as kysely sees them (migrations 005-jobs, 007-job-outbox, 008-job-credentials). */
 export type JobTables = {
   jobs: {
     id: string;
@@ -34,5 +34,16 @@ export type JobTables = {
     completed_at: number | string | null;
     /** A screenshot item's credentials, sealed (jobs/credentials.ts); null once it has ended. */
     credentials_sealed: string | null;
+  };
+  job_outbox: {
+    id: string;
+    account_id: string;
+    job_id: string;
+    idx: number | null;
+    type: string;
+    created_at: number | string;
+    claimed_by: string | null;
+    claimed_until: number | string | null;
+    failures: number;
   };
 };

@@ -4,6 +4,8 @@
  * conditional updates below, which are what make a second run of an item harmless).
  */
 
+import type { JobEventType } from '../events.js';
+
 export const JOB_STATUSES = ['queued', 'running', 'completed', 'failed', 'canceled'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 export const ITEM_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'canceled'] as const;
@@ -71,6 +73,29 @@ export type ItemCounts = Record<ItemStatus, number>;
 /** The end of an item's run. */
 export type ItemOutcome = { status: 'succeeded'; result: ItemResult } | { status: 'failed'; error: string };
 
+/**
+ * An event a job owes its webhooks, written in the same transaction as what caused it (the
+ * outbox): the relay publishes it, then deletes it. `id` is stable across publishes, so a
+ * re-publish (its node died before the delete) is the same message to the receiver.
+ */
+export interface OutboxEvent {
+  id: string;
+  accountId: string;
+  jobId: string;
+  /** The item of a render.* event; null for a job.* event. */
+  index: number | null;
+  type: JobEventType;
+  createdAt: number;
+  /** Publishes of it that failed so far. */
+  failures: number;
+}
+
+/** How an item's end is stored (`settleItem`). */
+export interface SettleOptions {
+  /** Writes the item's render.* event too (someone subscribes to it). */
+  itemEvent: boolean;
+}
+
 /** A page position in an account's jobs, newest first. */
 export interface JobCursor {
   createdAt: number;
@@ -120,16 +145,38 @@ export interface JobStore {
    * run's result is never stored over the first). A success adds its bytes to the job's.
    */
   finishItem(jobId: string, index: number, outcome: ItemOutcome, now: number): Promise<boolean>;
+  /**
+   * `finishItem`, then `finishJobIfDone`, in one transaction, with their events in the outbox
+   * (the item's only when `opts.itemEvent`): `stored` false (nothing written) when the item had
+   * ended already; `ended` when this call ended the job.
+   */
+  settleItem(
+    jobId: string,
+    index: number,
+    outcome: ItemOutcome,
+    now: number,
+    opts: SettleOptions,
+  ): Promise<{ stored: boolean; ended: boolean }>;
+  /**
+   * Leases up to `limit` outbox events that no relay holds (or whose lease ran out) to `node`
+   * until `until`, oldest first. Two nodes never lease one event at once.
+   */
+  claimEvents(node: string, now: number, until: number, limit: number): Promise<OutboxEvent[]>;
+  /** Removes a published event. */
+  deleteEvent(id: string): Promise<void>;
+  /** A failed publish: counted, and leased until `until` (the retry's time). */
+  retryEvent(id: string, until: number): Promise<void>;
   /** queued → running; true when this call started it. */
   startJob(jobId: string, now: number): Promise<boolean>;
   /**
-   * When no item waits or runs: queued/running → completed (or failed when no item succeeded).
-   * The job when this call ended it, so one caller alone announces it.
+   * When no item waits or runs: queued/running → completed (or failed when no item succeeded),
+   * with its job.* event in the outbox. The job when this call ended it.
    */
   finishJobIfDone(jobId: string, now: number): Promise<JobRecord | undefined>;
   /**
-   * queued/running → canceled, its queued items with it (running ones finish). The job when
-   * this call canceled it; undefined when it is not the account's or had ended.
+   * queued/running → canceled, its queued items with it (running ones finish), with its
+   * job.canceled event in the outbox. The job when this call canceled it; undefined when it is
+   * not the account's or had ended.
    */
   cancelJob(jobId: string, accountId: string, now: number): Promise<JobRecord | undefined>;
   /**
@@ -146,6 +193,6 @@ export interface JobStore {
    * run needs them again. The number of items cleared.
    */
   clearCredentials(jobId?: string): Promise<number>;
-  /** Deletes the job and its items. */
+  /** Deletes the job, its items and the events it still owed. */
   deleteJob(jobId: string): Promise<void>;
 }

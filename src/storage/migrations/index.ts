@@ -5,6 +5,7 @@ import { keyRotation } from './003-key-rotation.js';
 import { themes } from './004-themes.js';
 import { jobs } from './005-jobs.js';
 import { webhooks } from './006-webhooks.js';
+import { jobOutbox } from './007-job-outbox.js';
 import { jobCredentials } from './008-job-credentials.js';
 import { delivery } from './009-delivery.js';
 
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '004-themes': themes,
   '005-jobs': jobs,
   '006-webhooks': webhooks,
+  '007-job-outbox': jobOutbox,
   '008-job-credentials': jobCredentials,
   '009-delivery': delivery,
 };
