@@ -40,9 +40,15 @@ export interface AccessControl {
   admit(req: FastifyRequest, reply: FastifyReply, check: (plan: Plan) => void): Promise<AuthContext>;
 }
 
-/** Every route under /render/ and /webhooks is protected, whoever registers it and whenever. */
+/** Every route under /render/, /webhooks and /fonts is protected, whoever registers it and whenever. */
 export function isProtectedRoute(url: string): boolean {
-  return url.startsWith('/render/') || url === '/webhooks' || url.startsWith('/webhooks/');
+  return (
+    url.startsWith('/render/') ||
+    url === '/webhooks' ||
+    url.startsWith('/webhooks/') ||
+    url === '/fonts' ||
+    url.startsWith('/fonts/')
+  );
 }
 
 /** Routes a signed URL may authenticate: the images, never the management routes. */

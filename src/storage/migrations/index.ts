@@ -5,6 +5,7 @@ import { keyRotation } from './003-key-rotation.js';
 import { themes } from './004-themes.js';
 import { jobs } from './005-jobs.js';
 import { webhooks } from './006-webhooks.js';
+import { fonts } from './010-fonts.js';
 
 /**
  * Every migration in order. Names sort lexically, so keep the numeric prefix; never edit a
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '004-themes': themes,
   '005-jobs': jobs,
   '006-webhooks': webhooks,
+  '010-fonts': fonts,
 };
 
 /** Kysely's provider over the static list above (no file-system scanning in a bundled build). */
