@@ -27,6 +27,10 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<
     help: 'webhooks add URL [--events …] | list | rotate ID | test ID | remove ID | deliveries ID   signed job events',
     run: async (argv) => (await import('./commands/webhooks.js')).runWebhooks(argv),
   },
+  fonts: {
+    help: 'fonts add FILE [--family NAME] | list | remove ID   your own fonts for your theme',
+    run: async (argv) => (await import('./commands/fonts.js')).runFonts(argv),
+  },
   accounts: {
     help: 'accounts create --name … --email … --plan … | list | set-plan <id|email> <plan> | invite <id|email> | set-password <id|email>   [--json]',
     run: async (argv) => (await import('./commands/accounts.js')).runAccounts(argv),

@@ -1,3 +1,4 @@
+import { FontsApi } from './fonts.js';
 import { JobsApi } from './jobs.js';
 import {
   type FormatChoice,
@@ -128,6 +129,8 @@ export class Cardshot {
   readonly jobs: JobsApi;
   /** Webhook endpoints, told when a job ends (verify what they receive with `verifyWebhook`). */
   readonly webhooks: WebhooksApi;
+  /** Fonts uploaded for the account's theme (`fontFamily`). */
+  readonly fonts: FontsApi;
 
   constructor(opts: CardshotOptions) {
     if (!opts?.baseUrl) throw new TypeError('Cardshot: baseUrl is required');
@@ -139,6 +142,7 @@ export class Cardshot {
     const transport = { ...opts, baseUrl: this.baseUrl, fetchImpl: this.fetchImpl };
     this.jobs = new JobsApi(transport);
     this.webhooks = new WebhooksApi(transport);
+    this.fonts = new FontsApi(transport);
   }
 
   /**

@@ -40,7 +40,7 @@ function toTheme(r: Selectable<Tables['themes']>): ThemeRecord {
     text: r.text,
     accent: r.accent,
     font: r.font,
-    fontFamily: r.font_family ?? null,
+    ...(r.font_family ? { fontFamily: r.font_family } : {}),
     logo: hasLogo
       ? {
           // Both drivers hand back a Buffer; a copy detaches it from any pooled memory.

@@ -44,8 +44,6 @@ export interface ThemeInput {
 
 /** A theme as the dashboard and CLI show it. */
 export interface StoredTheme extends CardTheme {
-  /** The uploaded family the theme names, or null. */
-  fontFamily: string | null;
   updatedAt: number;
 }
 
@@ -77,10 +75,7 @@ export function createThemeService(
   const clock = deps.clock ?? systemClock;
   const ttl = config.themeCacheSeconds * 1000;
   // Entries outlive the TTL (up to STALE_MS) only to answer while the database is unreachable.
-  const cache = new LRUCache<
-    string,
-    { theme: (CardTheme & { fontFamily: string | null }) | null; at: number }
-  >({
+  const cache = new LRUCache<string, { theme: CardTheme | null; at: number }>({
     maxSize: CACHE_BYTES,
     sizeCalculation: (e) => 256 + (e.theme?.logo?.data.length ?? 0),
   });
@@ -121,7 +116,7 @@ export function createThemeService(
     stored: ThemeRecord | undefined,
     input: ThemeInput,
     logo: NormalisedLogo | null,
-  ): CardTheme & { fontFamily: string | null } => {
+  ): CardTheme => {
     const base = stored ?? DEFAULT_THEME;
     const background =
       input.background === undefined ? base.background : parseHexColor('background', input.background);
@@ -140,18 +135,16 @@ export function createThemeService(
       text,
       accent,
       font,
-      fontFamily,
+      // Absent rather than null, so a theme without one reads exactly as before.
+      ...(fontFamily ? { fontFamily } : {}),
       ...(logo ? { logo } : {}),
       version: versionOf(background, text, accent, font, logo, fontFamily),
     };
   };
 
   /** The theme with its uploaded family attached; the family's content hash joins the version. */
-  const withFont = async <T extends CardTheme & { fontFamily: string | null }>(
-    accountId: string,
-    theme: T,
-  ): Promise<T> => {
-    if (theme.fontFamily === null || !deps.fonts) return theme;
+  const withFont = async <T extends CardTheme>(accountId: string, theme: T): Promise<T> => {
+    if (!theme.fontFamily || !deps.fonts) return theme;
     const customFont = await deps.fonts.resolve(accountId, theme.fontFamily);
     if (!customFont) return theme;
     const version = createHash('sha256').update(`${theme.version}:${customFont.hash}`).digest('hex');
@@ -271,13 +264,13 @@ function parseFont(value: string): ThemeFont {
   throw new AppError('bad_request', `font must be one of: ${THEME_FONTS.join(', ')}`);
 }
 
-function toCardTheme(r: ThemeRecord): CardTheme & { fontFamily: string | null } {
+function toCardTheme(r: ThemeRecord): CardTheme {
   return {
     background: r.background,
     text: r.text,
     accent: r.accent,
     font: r.font === 'serif' ? 'serif' : 'sans',
-    fontFamily: r.fontFamily ?? null,
+    ...(r.fontFamily ? { fontFamily: r.fontFamily } : {}),
     ...(r.logo ? { logo: r.logo } : {}),
     version: r.version,
   };
