@@ -28,6 +28,7 @@ import { installObservation } from './http/observe.js';
 import { registerOpenApi } from './http/openapi.js';
 import { parseQueryString } from './http/query.js';
 import { requestIdFor } from './http/request-id.js';
+import { registerFontRoutes } from './http/routes/fonts.js';
 import { registerHealthRoutes } from './http/routes/health.js';
 import { registerJobRoutes } from './http/routes/jobs.js';
 import { registerMetricsRoute } from './http/routes/metrics.js';
@@ -182,6 +183,9 @@ export function createApp(deps: AppDeps): FastifyInstance {
     registerStorageRoutes(api, deps);
     const sites = deps.sites;
     if (sites) registerUnfurlRoute(api, { ...deps, sites });
+    // In a plugin of its own: its raw-body parser, body limit and 413 message stay its own.
+    const fonts = deps.themes.fonts;
+    if (fonts) api.register(async (scope) => registerFontRoutes(scope, { fonts }));
     registerHealthRoutes(api, deps);
     registerMetricsRoute(api, { metrics: deps.metrics, token: deps.config.metricsToken });
     // In a plugin of its own: its CSV parser, body limit and 413 message stay its own.

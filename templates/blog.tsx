@@ -1,5 +1,6 @@
 import {
   bag,
+  bodyFace,
   brandInitial,
   brandLabel,
   type CardTheme,
@@ -37,6 +38,8 @@ const C = {
 type Palette = typeof C;
 
 const SERIF = { face: 'serif-700', family: FAMILY.serif, weight: 700 } as const;
+/** Subtitles and labels: Inter 400, or the theme's uploaded family. */
+const TEXT = { face: 'sans-400', family: FAMILY.sans, weight: 400 } as const;
 const TOP_ROW = 44;
 
 function palette(theme: CardTheme | undefined): Palette {
@@ -66,14 +69,17 @@ export default defineTemplate({
     const dir = detectDirection(fields.title);
     const topRow = Math.max(TOP_ROW, L.mark);
 
+    const body = bodyFace(theme, TEXT);
     const subtitle: TextProps = {
       box: {
-        face: 'sans-400',
+        face: body.face,
         steps: L.subtitleSteps,
         width: L.subtitleWidth,
         height: L.subtitleHeight,
         lineHeight: 1.4,
       },
+      family: body.family,
+      weight: body.weight,
       color: p.muted,
       align: dir,
       balance: true,

@@ -1,4 +1,5 @@
 import {
+  bodyFace,
   type CardSize,
   type Child,
   defineTemplate,
@@ -23,6 +24,8 @@ import { BrandPill, GradientBar, productPalette, Tile, themeMark } from './_prod
  * cards the stage stands above the text.
  */
 const SANS = { face: 'sans-800', family: FAMILY.sans, weight: 800 } as const;
+/** Subtitles and labels: Inter 400, or the theme's uploaded family. */
+const TEXT = { face: 'sans-400', family: FAMILY.sans, weight: 400 } as const;
 
 export default defineTemplate({
   description:
@@ -45,14 +48,17 @@ export default defineTemplate({
     const textArea = textBox(size, L);
     const textWidth = L.kind === 'row' ? textArea.width - L.pad - L.gutter : textArea.width - 2 * L.pad;
 
+    const body = bodyFace(theme, TEXT);
     const subtitle: TextProps = {
       box: {
-        face: 'sans-400',
+        face: body.face,
         steps: L.subtitleSteps,
         width: textWidth - 20,
         height: L.subtitleHeight,
         lineHeight: 1.45,
       },
+      family: body.family,
+      weight: body.weight,
       color: p.muted,
       align: dir,
       balance: true,

@@ -1,6 +1,7 @@
 import {
   artworkSource,
   bag,
+  bodyFace,
   brandInitial,
   brandLabel,
   type CardSize,
@@ -31,6 +32,8 @@ import { type SaasLayout, saasLayout } from './_saas-layout.js';
  * story); without it the headline takes the full width.
  */
 const SANS = { face: 'sans-800', family: FAMILY.sans, weight: 800 } as const;
+/** Subtitles and labels: Inter 400, or the theme's uploaded family. */
+const TEXT = { face: 'sans-400', family: FAMILY.sans, weight: 400 } as const;
 
 /** The text column's height and its bottom padding: above the window on stacked cards. */
 function columnBox(size: CardSize, L: SaasLayout, withShot: boolean): { height: number; padBottom: number } {
@@ -60,14 +63,17 @@ export default defineTemplate({
     const textWidth = withShot ? L.shotTextWidth : L.plainTextWidth;
     const column = columnBox(size, L, withShot);
 
+    const body = bodyFace(theme, TEXT);
     const subtitle: TextProps = {
       box: {
-        face: 'sans-400',
+        face: body.face,
         steps: L.subtitleSteps,
         width: textWidth - 20,
         height: L.subtitleHeight,
         lineHeight: 1.45,
       },
+      family: body.family,
+      weight: body.weight,
       color: c.muted,
       align: dir,
       balance: true,

@@ -35,6 +35,10 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<
     help: 'storage add ENDPOINT --bucket B --access-key-id ID (secret on stdin) | list | test ID | remove ID   S3-compatible delivery targets',
     run: async (argv) => (await import('./commands/storage.js')).runStorage(argv),
   },
+  fonts: {
+    help: 'fonts add FILE [--family NAME] | list | remove ID   your own fonts for your theme',
+    run: async (argv) => (await import('./commands/fonts.js')).runFonts(argv),
+  },
   accounts: {
     help: 'accounts create --name … --email … --plan … | list | set-plan <id|email> <plan> | invite <id|email> | set-password <id|email>   [--json]',
     run: async (argv) => (await import('./commands/accounts.js')).runAccounts(argv),

@@ -1,3 +1,4 @@
+import { FontsApi } from './fonts.js';
 import { JobsApi } from './jobs.js';
 import {
   type FormatChoice,
@@ -132,6 +133,8 @@ export class Cardshot {
   readonly webhooks: WebhooksApi;
   /** S3-compatible storage targets that renders (store=s3) and jobs are delivered to. */
   readonly storage: StorageApi;
+  /** Fonts uploaded for the account's theme (`fontFamily`). */
+  readonly fonts: FontsApi;
 
   constructor(opts: CardshotOptions) {
     if (!opts?.baseUrl) throw new TypeError('Cardshot: baseUrl is required');
@@ -144,6 +147,7 @@ export class Cardshot {
     this.jobs = new JobsApi(transport);
     this.webhooks = new WebhooksApi(transport);
     this.storage = new StorageApi(transport);
+    this.fonts = new FontsApi(transport);
   }
 
   /**

@@ -17,6 +17,7 @@ export {
   type WaitUntil,
 } from './cardshot.js';
 export { CardshotError, type CardshotErrorCode } from './errors.js';
+export { type Font, FontsApi } from './fonts.js';
 export type {
   Downloaded,
   DownloadOptions,

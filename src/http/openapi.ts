@@ -71,6 +71,10 @@ export function registerOpenApi(
           name: 'Webhooks',
           description: 'Endpoints that receive signed events (Standard Webhooks); API key needed.',
         },
+        {
+          name: 'Fonts',
+          description: 'Font files an account uploads for its theme (API key needed).',
+        },
         { name: 'Operations', description: 'Health, readiness, metrics and this document (no API key).' },
       ],
       components: { securitySchemes: SECURITY_SCHEMES as never },

@@ -40,6 +40,7 @@ function toTheme(r: Selectable<Tables['themes']>): ThemeRecord {
     text: r.text,
     accent: r.accent,
     font: r.font,
+    ...(r.font_family ? { fontFamily: r.font_family } : {}),
     logo: hasLogo
       ? {
           // Both drivers hand back a Buffer; a copy detaches it from any pooled memory.
@@ -61,6 +62,7 @@ function fromTheme(t: ThemeRecord): Tables['themes'] {
     text: t.text,
     accent: t.accent,
     font: t.font,
+    font_family: t.fontFamily ?? null,
     logo: t.logo?.data ?? null,
     logo_width: t.logo?.width ?? null,
     logo_height: t.logo?.height ?? null,

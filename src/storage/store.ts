@@ -85,6 +85,8 @@ export interface ThemeRecord {
   text: string;
   accent: string;
   font: string;
+  /** A family the account uploaded, drawn instead of `font` where it has the glyphs; null: none. */
+  fontFamily?: string | null;
   logo: { data: Buffer; width: number; height: number; sha256: string } | null;
   version: string;
   updatedAt: number;

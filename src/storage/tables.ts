@@ -63,6 +63,8 @@ export interface Tables {
     text: string;
     accent: string;
     font: string;
+    /** An uploaded family of the account (migration 010); null: the bundled `font`. */
+    font_family: string | null;
     logo: Buffer | null;
     logo_width: number | null;
     logo_height: number | null;

@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { AppError } from '../errors.js';
+import type { FontService } from '../fonts/service.js';
 import { type Clock, systemClock } from '../lib/clock.js';
 import { createWorkQueue } from '../lib/work-queue.js';
 import type { ArtworkFetcher } from '../render/image/artwork.js';
@@ -35,6 +36,8 @@ export interface ThemeInput {
   text?: string;
   accent?: string;
   font?: string;
+  /** One of the account's uploaded families (checked when set); null or '' sets none. */
+  fontFamily?: string | null;
   /** A new logo from file bytes or from a URL (fetched once, through the URL guard); null removes it. */
   logo?: { file: Buffer } | { url: string } | null;
 }
@@ -45,6 +48,8 @@ export interface StoredTheme extends CardTheme {
 }
 
 export interface ThemeService extends ThemeSource {
+  /** The account's uploaded fonts (themes name their families). */
+  readonly fonts: FontService | undefined;
   /** The account's theme straight from the database (no cache), or undefined. */
   read(accountId: string): Promise<StoredTheme | undefined>;
   /** The theme `input` would give, validated but not saved (a preview); only a stored logo or none. */
@@ -65,7 +70,7 @@ const STALE_MS = 30_000;
 /** Creates the theme service over the store; logo URLs go through `artwork` (the URL guard, per-account bounds). */
 export function createThemeService(
   config: ThemeConfig,
-  deps: { store: ThemeStore; artwork: ArtworkFetcher; clock?: Clock },
+  deps: { store: ThemeStore; artwork: ArtworkFetcher; fonts?: FontService; clock?: Clock },
 ): ThemeService {
   const clock = deps.clock ?? systemClock;
   const ttl = config.themeCacheSeconds * 1000;
@@ -118,15 +123,45 @@ export function createThemeService(
     const text = input.text === undefined ? base.text : parseHexColor('text', input.text);
     const accent = input.accent === undefined ? base.accent : parseHexColor('accent', input.accent);
     const font = input.font === undefined ? (base.font as ThemeFont) : parseFont(input.font);
+    const fontFamily =
+      input.fontFamily === undefined
+        ? ((stored?.fontFamily ?? null) as string | null)
+        : input.fontFamily === null || input.fontFamily.trim() === ''
+          ? null
+          : input.fontFamily.trim();
     assertReadable(text, background);
     return {
       background,
       text,
       accent,
       font,
+      // Absent rather than null, so a theme without one reads exactly as before.
+      ...(fontFamily ? { fontFamily } : {}),
       ...(logo ? { logo } : {}),
-      version: versionOf(background, text, accent, font, logo),
+      version: versionOf(background, text, accent, font, logo, fontFamily),
     };
+  };
+
+  /** The theme with its uploaded family attached; the family's content hash joins the version. */
+  const withFont = async <T extends CardTheme>(accountId: string, theme: T): Promise<T> => {
+    if (!theme.fontFamily || !deps.fonts) return theme;
+    const customFont = await deps.fonts.resolve(accountId, theme.fontFamily);
+    if (!customFont) return theme;
+    const version = createHash('sha256').update(`${theme.version}:${customFont.hash}`).digest('hex');
+    return { ...theme, customFont, version };
+  };
+
+  /** A family named in a change must be one of the account's own (never another account's). */
+  const checkFamily = async (accountId: string, input: ThemeInput) => {
+    const family = input.fontFamily?.trim();
+    if (!family) return;
+    const found = deps.fonts && (await deps.fonts.resolve(accountId, family));
+    if (!found) {
+      throw new AppError(
+        'bad_request',
+        `fontFamily "${family}" is not one of this account's fonts; upload it first (POST /fonts)`,
+      );
+    }
   };
 
   const logoFor = async (accountId: string, stored: ThemeRecord | undefined, input: ThemeInput) => {
@@ -136,10 +171,12 @@ export function createThemeService(
   };
 
   return {
+    fonts: deps.fonts,
+
     async get(accountId) {
       const now = clock.now();
       const hit = cache.get(accountId);
-      if (hit && now - hit.at < ttl) return hit.theme ?? undefined;
+      if (hit && now - hit.at < ttl) return hit.theme ? withFont(accountId, hit.theme) : undefined;
       const started = generation;
       let record: ThemeRecord | undefined;
       try {
@@ -147,7 +184,7 @@ export function createThemeService(
       } catch (err) {
         // Like verified keys: a theme read moments ago keeps cards looking the same while the
         // database is away, rather than every themed card failing at once.
-        if (hit && now - hit.at < STALE_MS) return hit.theme ?? undefined;
+        if (hit && now - hit.at < STALE_MS) return hit.theme ? withFont(accountId, hit.theme) : undefined;
         throw new AppError('unavailable', 'Brand themes cannot be read right now; retry shortly', {
           retryAfter: 5,
           cause: err,
@@ -155,7 +192,7 @@ export function createThemeService(
       }
       const theme = record ? toCardTheme(record) : null;
       if (started === generation) cache.set(accountId, { theme, at: now });
-      return theme ?? undefined;
+      return theme ? withFont(accountId, theme) : undefined;
     },
 
     async read(accountId) {
@@ -165,13 +202,15 @@ export function createThemeService(
 
     async draft(accountId, input) {
       const stored = await deps.store.getTheme(accountId);
-      return merge(stored, input, input.logo === null ? null : (stored?.logo ?? null));
+      await checkFamily(accountId, input);
+      return withFont(accountId, merge(stored, input, input.logo === null ? null : (stored?.logo ?? null)));
     },
 
     async set(accountId, input) {
       const stored = await deps.store.getTheme(accountId);
       // Colours first: a refused colour costs no logo download.
       merge(stored, { ...input, logo: null }, null);
+      await checkFamily(accountId, input);
       const logo = await logoFor(accountId, stored, input);
       const theme = merge(stored, input, logo);
       const updatedAt = clock.now();
@@ -202,9 +241,20 @@ export function versionOf(
   accent: string,
   font: string,
   logo: { sha256: string } | null,
+  fontFamily: string | null = null,
 ): string {
+  // A theme without an uploaded family hashes exactly as before, so its cards keep their ETags.
   return createHash('sha256')
-    .update(JSON.stringify([background, text, accent, font, logo?.sha256 ?? '']))
+    .update(
+      JSON.stringify([
+        background,
+        text,
+        accent,
+        font,
+        logo?.sha256 ?? '',
+        ...(fontFamily ? [fontFamily] : []),
+      ]),
+    )
     .digest('hex');
 }
 
@@ -220,6 +270,7 @@ function toCardTheme(r: ThemeRecord): CardTheme {
     text: r.text,
     accent: r.accent,
     font: r.font === 'serif' ? 'serif' : 'sans',
+    ...(r.fontFamily ? { fontFamily: r.fontFamily } : {}),
     ...(r.logo ? { logo: r.logo } : {}),
     version: r.version,
   };

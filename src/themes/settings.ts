@@ -1,6 +1,6 @@
 import { type ConfigOf, MiB, type SettingsGroup } from '../config/setting.js';
 
-/** Brand themes: how large a logo may be, and how long a node reuses a theme it read. */
+/** Brand themes: how large a logo may be, how long a node reuses a theme it read, and uploaded fonts' limits. */
 export const themeSettings = {
   themeLogoMaxBytes: {
     kind: 'int',
@@ -26,7 +26,37 @@ export const themeSettings = {
     description:
       'How long a node reuses an account theme it read from the database. A change made on this node applies at once; on other nodes within this time.',
   },
+  fontMaxBytes: {
+    kind: 'int',
+    default: 10 * MiB,
+    min: 1024,
+    max: 50 * MiB,
+    description:
+      'Largest font file an account may upload (WOFF2, WOFF, TrueType or OpenType); a bigger one gets 413.',
+  },
+  fontsPerAccount: {
+    kind: 'int',
+    default: 20,
+    min: 0,
+    max: 1000,
+    description: 'Font files one account may keep; one more gets 409 until one is removed.',
+  },
+  fontMaxGlyphs: {
+    kind: 'int',
+    default: 50_000,
+    min: 100,
+    max: 65_535,
+    description:
+      'Most glyphs an uploaded font may have (a parser and memory bound; a full CJK family has ~30,000).',
+  },
 } as const satisfies SettingsGroup;
 
+/** The whole group. */
+type ThemeGroup = ConfigOf<typeof themeSettings>;
 /** What the theme service reads. */
-export type ThemeConfig = ConfigOf<typeof themeSettings>;
+export type ThemeConfig = Pick<ThemeGroup, 'themeLogoMaxBytes' | 'themeLogoMaxPixels' | 'themeCacheSeconds'>;
+/** What the account font service reads. */
+export type FontConfig = Pick<
+  ThemeGroup,
+  'fontMaxBytes' | 'fontsPerAccount' | 'fontMaxGlyphs' | 'themeCacheSeconds'
+>;

@@ -9,10 +9,11 @@ import { type BrokenTemplate, BUILTIN_NAMES, openTemplates } from '../templates/
 const HELP = `Template files: list them, check that their text fits, scaffold one, type them.
 
   npx cardshot templates list [--dir DIR] [--json]
-  npx cardshot templates check [--dir DIR] [--template NAME] [--json]
+  npx cardshot templates check [--dir DIR] [--template NAME] [--font FILE|FAMILY] [--json]
       renders every template at every size it declares with short, long and multi-script text
       (Latin, CJK, Arabic, Devanagari, Thai, emoji) and reports any text that leaves its box;
-      exit 1 on any problem
+      exit 1 on any problem. --font (a font file, or a family in DIR/fonts) also lists the
+      sample characters that font lacks (the bundled Noto families draw them instead)
   npx cardshot templates new NAME [--dir DIR]
       writes DIR/NAME.tsx from the documented starter (a text and a colour field, every size)
   npx cardshot templates types [--dir DIR] [--out FILE]
@@ -24,6 +25,7 @@ const OPTIONS = {
   dir: { type: 'string' },
   json: { type: 'boolean' },
   template: { type: 'string' },
+  font: { type: 'string' },
   out: { type: 'string' },
   builtins: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },

@@ -1,7 +1,10 @@
 import { readFile } from 'node:fs/promises';
+import { createFontService } from '../../fonts/service.js';
+import { createFontStore } from '../../fonts/store.js';
 import { createArtworkFetcher } from '../../render/image/artwork.js';
 import { createDecodePool } from '../../render/image/decode-pool.js';
 import type { Config } from '../../settings.js';
+import type { Store } from '../../storage/store.js';
 import { createThemeService, type StoredTheme, type ThemeInput } from '../../themes/service.js';
 import { accountOption, iso, out, parseVerbArgs, UsageError, when, withAccounts } from '../admin.js';
 
@@ -9,7 +12,7 @@ const HELP = `Show, set or clear an account's brand theme (SQLite in the data di
 
   npx cardshot theme show  --account <id|email> [--json]
   npx cardshot theme set   --account <id|email> [--background '#0F172A'] [--text '#F8FAFC']
-                           [--accent '#6366F1'] [--font sans|serif]
+                           [--accent '#6366F1'] [--font sans|serif] [--font-family NAME]
                            [--logo-file logo.png | --logo-url https://… | --no-logo] [--json]
   npx cardshot theme clear --account <id|email> [--json]
 
@@ -17,7 +20,8 @@ Colours are hex (#RGB or #RRGGBB); the text colour needs 3:1 contrast with the b
 set changes only what it is given; a new theme starts from the defaults above. A logo (PNG,
 JPEG, WebP, GIF or AVIF, at most CARDSHOT_THEME_LOGO_MAX_BYTES) is stored as a PNG of at most
 512×512; a logo URL is fetched once, now, through the URL guard. Running servers see a change
-within CARDSHOT_THEME_CACHE_SECONDS.`;
+within CARDSHOT_THEME_CACHE_SECONDS. --font-family names one of the account's uploaded fonts
+(npx cardshot fonts add FILE); '' sets none.`;
 
 /** JSON shape of a theme for --json output (the logo's bytes are not printed). */
 export function themeJson(t: StoredTheme) {
@@ -26,6 +30,7 @@ export function themeJson(t: StoredTheme) {
     text: t.text,
     accent: t.accent,
     font: t.font,
+    fontFamily: t.fontFamily ?? null,
     logo: t.logo
       ? { width: t.logo.width, height: t.logo.height, bytes: t.logo.data.length, sha256: t.logo.sha256 }
       : null,
@@ -40,7 +45,7 @@ function themeText(t: StoredTheme): string {
     `Background  ${t.background}`,
     `Text        ${t.text}`,
     `Accent      ${t.accent}`,
-    `Font        ${t.font}`,
+    `Font        ${t.fontFamily ? `${t.fontFamily} (uploaded; fallback ${t.font})` : t.font}`,
     `Logo        ${logo}`,
     `Version     ${t.version.slice(0, 16)}`,
     `Updated     ${when(t.updatedAt)}`,
@@ -65,16 +70,20 @@ async function inputOf(values: ReturnType<typeof parse>['values']): Promise<Them
   }
   if (values['logo-url'] !== undefined) input.logo = { url: values['logo-url'] };
   if (values['no-logo']) input.logo = null;
+  if (values['font-family'] !== undefined) input.fontFamily = values['font-family'];
   if (Object.keys(input).length === 0) {
     throw new UsageError(
-      'set needs at least one of --background, --text, --accent, --font, --logo-file, --logo-url, --no-logo',
+      'set needs at least one of --background, --text, --accent, --font, --font-family, --logo-file, --logo-url, --no-logo',
     );
   }
   return input;
 }
 
 /** The theme service on the CLI's own connection; logo URLs use the server's URL guard settings. */
-function themesFor(config: Config, store: Parameters<typeof createThemeService>[1]['store']) {
+function themesFor(
+  config: Config,
+  store: Parameters<typeof createThemeService>[1]['store'] & Partial<Pick<Store, 'db'>>,
+) {
   const artwork = createArtworkFetcher({
     allowPrivateHosts: config.allowPrivateHosts,
     timeoutMs: config.imageTimeoutMs,
@@ -88,11 +97,13 @@ function themesFor(config: Config, store: Parameters<typeof createThemeService>[
       memoryBytes: config.imageDecodeMemoryBytes,
     }),
   });
-  const themes = createThemeService(config, { store, artwork });
+  const fonts = store.db ? createFontService(config, { store: createFontStore(store.db) }) : undefined;
+  const themes = createThemeService(config, { store, artwork, ...(fonts ? { fonts } : {}) });
   return {
     themes,
     close: async () => {
       await themes.close();
+      await fonts?.close();
       await artwork.close();
       await artwork.decoder.close();
     },
@@ -156,6 +167,7 @@ function parse(argv: string[]) {
     text: { type: 'string' },
     accent: { type: 'string' },
     font: { type: 'string' },
+    'font-family': { type: 'string' },
     'logo-file': { type: 'string' },
     'logo-url': { type: 'string' },
     'no-logo': { type: 'boolean' },

@@ -1,6 +1,7 @@
 import { type CheckResult, createTemplateChecker, formatResult } from '../../render/template/check.js';
 import type { TemplateRegistry } from '../../render/template/types.js';
 import { out, UsageError } from '../admin.js';
+import { fontCoverage, formatCoverage } from './font-coverage.js';
 import type { BrokenTemplate } from './registry.js';
 
 /**
@@ -10,7 +11,7 @@ import type { BrokenTemplate } from './registry.js';
  */
 export async function checkTemplates(
   registry: TemplateRegistry,
-  values: { json?: boolean; template?: string },
+  values: { json?: boolean; template?: string; font?: string; dir?: string },
   allBroken: readonly BrokenTemplate[] = [],
 ): Promise<number> {
   const only = values.template;
@@ -40,12 +41,15 @@ export async function checkTemplates(
     .filter(Boolean)
     .join('; ');
   const ok = failed.length === 0 && broken.length === 0;
+  // The chosen font's gaps are reported, not failed: the bundled families draw those characters.
+  const font = values.font === undefined ? undefined : await fontCoverage(values.font, values.dir);
   out(
     values.json ?? false,
-    { ok, results, broken },
+    { ok, results, broken, ...(font ? { font } : {}) },
     [
       ...broken.map((b) => `FAIL ${b.template}: ${b.message}`),
       ...results.flatMap(formatResult),
+      ...(font ? ['', ...formatCoverage(font)] : []),
       '',
       summary,
     ].join('\n'),

@@ -23,13 +23,23 @@ function formOf(body: unknown): ThemeForm {
     text: field(body, 'text'),
     accent: field(body, 'accent'),
     font: field(body, 'font'),
+    // Absent from a form that has no such field: the saved family is kept, not cleared.
+    ...(typeof (body as Record<string, unknown> | null)?.fontFamily === 'string'
+      ? { fontFamily: field(body, 'fontFamily') }
+      : {}),
     logoUrl: field(body, 'logoUrl'),
   };
 }
 
 /** The colour and font part of a form or preview body; empty strings are sent on, to be refused by name. */
 function inputOf(form: ThemeForm): Omit<ThemeInput, 'logo'> {
-  return { background: form.background, text: form.text, accent: form.accent, font: form.font };
+  return {
+    background: form.background,
+    text: form.text,
+    accent: form.accent,
+    font: form.font,
+    ...(form.fontFamily !== undefined ? { fontFamily: form.fontFamily } : {}),
+  };
 }
 
 /** The Theme page: see, change and preview the signed-in account's brand theme. */
@@ -49,7 +59,8 @@ export function registerThemeRoutes(scope: FastifyInstance, deps: DashboardDeps)
     const { account } = sessionOf(req);
     const saved = await themes.read(account.id);
     const current = saved ?? DEFAULT_THEME;
-    const form = opts.form ?? { ...current, logoUrl: '' };
+    const form = opts.form ?? { ...current, fontFamily: saved?.fontFamily ?? '', logoUrl: '' };
+    const fonts = (await themes.fonts?.list(account.id)) ?? [];
     const notice = opts.notice && Object.hasOwn(NOTICES, opts.notice) ? NOTICES[opts.notice] : null;
     return sendPage(
       reply,
@@ -59,6 +70,7 @@ export function registerThemeRoutes(scope: FastifyInstance, deps: DashboardDeps)
         plan: plans.get(account.plan),
         templates: registry.list(),
         form,
+        fonts,
         saved: saved ? { updatedAt: saved.updatedAt, logo: saved.logo ?? null } : null,
         notice,
         error: opts.error ?? null,

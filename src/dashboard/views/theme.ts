@@ -1,4 +1,5 @@
 import type { Plan } from '../../auth/plans.js';
+import type { FontRecord } from '../../fonts/types.js';
 import { SIZES } from '../../render/template/sizes.js';
 import type { TemplateDefinition } from '../../render/template/types.js';
 import type { Account } from '../../storage/store.js';
@@ -14,6 +15,8 @@ export interface ThemeForm {
   text: string;
   accent: string;
   font: string;
+  /** One of the account's uploaded families, '' for none; absent: the form did not say. */
+  fontFamily?: string;
   logoUrl: string;
 }
 
@@ -26,6 +29,8 @@ export function themePage(opts: {
   plan: Plan | undefined;
   templates: readonly TemplateDefinition[];
   form: ThemeForm;
+  /** The account's uploaded fonts (the Fonts card and the family choice). */
+  fonts: readonly FontRecord[];
   saved: { updatedAt: number; logo: { width: number; height: number } | null } | null;
   notice: { kind: 'success' | 'info'; text: string } | null;
   error: string | null;
@@ -63,6 +68,7 @@ ${opts.notice ? alertBox(opts.notice.kind, opts.notice.text) : ''}
           ${THEME_FONTS.map((f) => html`<option value="${f}" ${f === form.font ? html`selected` : ''}>${FONT_LABELS[f] ?? f}</option>`)}
         </select>
       </div>
+      ${familyField(opts.fonts, form.fontFamily ?? '')}
       <div class="field">
         <label for="theme-logo-url">Logo URL <span class="optional">optional</span></label>
         <input id="theme-logo-url" name="logoUrl" type="url" maxlength="2048" placeholder="https://example.com/logo.png" value="${form.logoUrl}" aria-describedby="theme-logo-url-hint">
@@ -70,6 +76,7 @@ ${opts.notice ? alertBox(opts.notice.kind, opts.notice.text) : ''}
       </div>
       <div class="form-actions"><button class="button primary" type="submit">Save theme</button><span class="pg-status" role="status" aria-live="polite" id="theme-status"></span></div>
     </form>
+    ${fontsCard(opts.fonts)}
     <section class="card" aria-labelledby="logo-title">
       <div class="card-head"><h2 id="logo-title">Logo</h2><span class="subtle" id="theme-logo-size">${saved?.logo ? `${saved.logo.width} × ${saved.logo.height} PNG` : 'None'}</span></div>
       ${saved?.logo ? html`<div class="logo-frame"><img id="theme-logo" src="/dashboard/theme/logo.png?v=${saved.updatedAt}" width="${saved.logo.width}" height="${saved.logo.height}" alt="Your logo"></div>` : ''}
@@ -130,4 +137,35 @@ function colorField(name: string, label: string, value: string, hint?: string): 
   </div>
   ${hint ? html`<p class="field-hint" id="theme-${name}-hint">${hint}</p>` : ''}
 </div>`;
+}
+
+/** The uploaded family headlines and text are set in; the bundled `font` stays the fallback. */
+function familyField(fonts: readonly FontRecord[], chosen: string): Html {
+  const families = [...new Set(fonts.map((f) => f.family))];
+  return html`<div class="field">
+  <label for="theme-font-family">Your font <span class="optional">optional</span></label>
+  <select id="theme-font-family" name="fontFamily" aria-describedby="theme-font-family-hint" ${families.length === 0 ? html`disabled` : ''}>
+    <option value="" ${chosen === '' ? html`selected` : ''}>None: the font above</option>
+    ${families.map((f) => html`<option value="${f}" ${f.toLowerCase() === chosen.toLowerCase() ? html`selected` : ''}>${f}</option>`)}
+  </select>
+  <p class="field-hint" id="theme-font-family-hint">${
+    families.length === 0
+      ? html`Upload fonts with <code>npx cardshot fonts add FILE</code> or <code>POST /fonts</code> to set your cards in them.`
+      : 'Headlines and text in your font; scripts it lacks fall back to the bundled Noto fonts.'
+  }</p>
+</div>`;
+}
+
+/** The account's uploaded fonts, one line each. */
+function fontsCard(fonts: readonly FontRecord[]): Html {
+  return html`<section class="card" aria-labelledby="fonts-title">
+  <div class="card-head"><h2 id="fonts-title">Fonts</h2><span class="subtle">${fonts.length === 1 ? '1 file' : `${fonts.length} files`}</span></div>
+  ${
+    fonts.length === 0
+      ? html`<p class="subtle">No fonts yet. WOFF2, WOFF, TTF or OTF (variable fonts too), up to 10 MB each: <code>npx cardshot fonts add BrandSans.woff2 --family "Brand Sans"</code>.</p>`
+      : html`<table class="fonts"><thead><tr><th>Family</th><th>Weight</th><th>Format</th><th>Size</th><th>Id</th></tr></thead><tbody>
+    ${fonts.map((f) => html`<tr><td>${f.family}${f.italic ? ' italic' : ''}</td><td>${f.weightRange[0] === f.weightRange[1] ? String(f.weight) : `${f.weightRange[0]}–${f.weightRange[1]}`}</td><td>${f.format}</td><td>${Math.max(1, Math.round(f.size / 1024))} KB</td><td><code>${f.id}</code></td></tr>`)}
+  </tbody></table>`
+  }
+</section>`;
 }

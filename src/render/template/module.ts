@@ -6,8 +6,11 @@ import type { Renderer } from '@takumi-rs/core';
 import type { Logger } from 'pino';
 import { type Area, startArea } from '../../area.js';
 import type { PngCache } from '../../cache/cache.js';
+import { loadOperatorFonts } from '../../fonts/operator.js';
 import { createWorkQueue, type WorkQueue } from '../../lib/work-queue.js';
+import type { StorageConfig } from '../../storage/settings.js';
 import type { ArtworkFetcher } from '../image/artwork.js';
+import { operatorFontsDir } from './files/area.js';
 import { createTemplateRenderer, type TemplateRenderer } from './renderer.js';
 import { createTemplateService, type TemplateService } from './service.js';
 import type { TemplateConfig } from './settings.js';
@@ -39,12 +42,17 @@ export interface TemplateAreaDeps {
 
 /** Creates the renderer (fonts registered once), its queue and the card service. */
 export function createTemplateArea(
-  config: TemplateConfig,
+  config: TemplateConfig & Pick<StorageConfig, 'dataDir'>,
   deps: TemplateAreaDeps,
 ): Promise<Area<TemplateServices>> {
   return startArea(deps.log, async (parts) => {
     const { registry } = deps;
-    const renderer = await createTemplateRenderer(registry, deps.engine);
+    // Operator fonts are checked like uploads; a broken one stops the start, naming the file.
+    const operator = await loadOperatorFonts(operatorFontsDir(config));
+    const renderer = await createTemplateRenderer(registry, deps.engine, {
+      operator,
+      engineMaxBytes: config.fontEngineMaxBytes,
+    });
     parts.add('renderer', () => renderer.close());
     const renderQueue = createWorkQueue({
       name: 'template renderer',

@@ -1,6 +1,8 @@
 import { Renderer } from '@takumi-rs/core';
+import { type OperatorFont, operatorFontsHash, registerOperatorFonts } from '../../fonts/operator.js';
 import { warmCoverage } from '../text/coverage.js';
 import { FALLBACK_FAMILIES, FONTS_VERSION, registerFonts } from '../text/fonts.js';
+import { createEnginePool, type EnginePool } from './engines.js';
 import { sampleFields } from './files/load.js';
 import { loadBuiltins } from './registry.js';
 import { DEFAULT_SIZE } from './sizes.js';
@@ -24,6 +26,8 @@ export interface TemplateRenderer {
     fields: TemplateFields,
     opts?: { ctx?: BuildContext; signal?: AbortSignal },
   ): Promise<{ png: Buffer; timings: { layout: number; render: number } }>;
+  /** The engines and the uploaded fonts loaded in them (bounded by bytes). */
+  readonly fonts: EnginePool;
   /** Refuses further renders; takumi holds no handles that need releasing. */
   close(): Promise<void>;
 }
@@ -45,6 +49,15 @@ const RENDERER_REVISION = 7;
 /** Decoded images, SVG rasters (emoji, decorative layers) and stylesheets, shared by renders. */
 const CACHE_BYTES = 64 * 1024 * 1024;
 
+/** Bytes of uploaded fonts an engine keeps before a fresh one is built (CARDSHOT_FONT_ENGINE_MAX_BYTES). */
+const DEFAULT_ENGINE_FONT_BYTES = 128 * 1024 * 1024;
+
+/** Fonts beyond the bundled ones: the operator's, and the bound on accounts' loaded fonts. */
+export interface RendererFonts {
+  operator?: readonly OperatorFont[];
+  engineMaxBytes?: number;
+}
+
 /** A takumi engine with every font registered: most of the renderer's start-up time. */
 export async function loadTakumiEngine(): Promise<Renderer> {
   const engine = new Renderer({ cacheMaxBytes: CACHE_BYTES });
@@ -60,9 +73,21 @@ export async function loadTakumiEngine(): Promise<Renderer> {
 export async function createTemplateRenderer(
   registry?: TemplateRegistry,
   shared?: Renderer,
+  fonts: RendererFonts = {},
 ): Promise<TemplateRenderer> {
   const templates = registry ?? (await loadBuiltins());
+  const operator = fonts.operator ?? [];
   const engine = shared ?? (await loadTakumiEngine());
+  await registerOperatorFonts(engine, operator);
+  const pool = createEnginePool({
+    first: engine,
+    build: async () => {
+      const fresh = await loadTakumiEngine();
+      await registerOperatorFonts(fresh, operator);
+      return fresh;
+    },
+    maxBytes: fonts.engineMaxBytes ?? DEFAULT_ENGINE_FONT_BYTES,
+  });
   // Request parsing and text fitting read the glyph coverage synchronously: built here, not on
   // the first request.
   warmCoverage();
@@ -70,7 +95,9 @@ export async function createTemplateRenderer(
   let closed = false;
 
   const renderer: TemplateRenderer = {
-    version: `takumi-${TAKUMI_VERSION}/fonts-${FONTS_VERSION}/r${RENDERER_REVISION}`,
+    // Operator fonts change what cards look like: their content is in every ETag.
+    version: `takumi-${TAKUMI_VERSION}/fonts-${FONTS_VERSION}${operator.length > 0 ? `+${operatorFontsHash(operator)}` : ''}/r${RENDERER_REVISION}`,
+    fonts: pool,
 
     async render(name, fields, { ctx = { size: DEFAULT_SIZE }, signal } = {}) {
       if (closed) throw new Error('template renderer is closed');
@@ -79,8 +106,10 @@ export async function createTemplateRenderer(
       if (!def) throw new Error(`template ${JSON.stringify(name)} is not loaded`);
       const layoutStart = performance.now();
       const { node, images } = def.build(fields, ctx);
+      // An uploaded family is loaded into the engine before the first card that names it.
+      const drawing = await pool.acquire(ctx.theme?.customFont);
       const start = performance.now();
-      const png = await engine.render(node, {
+      const png = await drawing.render(node, {
         width: ctx.size.width,
         height: ctx.size.height,
         format: 'png',

@@ -1,5 +1,5 @@
 import os from 'node:os';
-import type { ConfigOf, SettingsGroup } from '../../config/setting.js';
+import { type ConfigOf, MiB, type SettingsGroup } from '../../config/setting.js';
 
 /** How many cards are drawn at once and how many may wait; where template files are. */
 export const templateSettings = {
@@ -24,6 +24,21 @@ export const templateSettings = {
     defaultDoc: 'CARDSHOT_DATA_DIR/templates',
     description:
       'Directory of your own template files (NAME.tsx or NAME.jsx, see docs/templates.md); a missing directory holds none. Reloaded on change unless NODE_ENV=production.',
+  },
+  fontsDir: {
+    kind: 'string',
+    default: '',
+    defaultDoc: 'CARDSHOT_TEMPLATES_DIR/fonts',
+    description:
+      'Directory of fonts every account and template file can name (WOFF2, WOFF, TTF, OTF; the family from each file), checked like uploads at start; a missing directory holds none.',
+  },
+  fontEngineMaxBytes: {
+    kind: 'int',
+    default: 128 * MiB,
+    min: 1 * MiB,
+    max: 4096 * MiB,
+    description:
+      "Bytes of accounts' uploaded fonts the renderer keeps loaded; past it the renderer is rebuilt with the fonts in use (takumi cannot unload a font).",
   },
   skipBrokenTemplates: {
     kind: 'bool',

@@ -1,6 +1,8 @@
+import { measuredFace } from '../../fonts/metrics.js';
 import { FAMILY } from '../text/fonts.js';
+import type { AnyFace } from '../text/measured-face.js';
 import type { FaceKey } from '../text/text-metrics.js';
-import type { CardTheme } from './types.js';
+import type { CardFont, CardFontFace, CardTheme } from './types.js';
 
 /**
  * What templates take from an account's brand theme (the SDK re-exports these; the decor cache
@@ -69,17 +71,50 @@ export function mutedTone(text: string, background: string, fade = 0.38): string
 
 /** How a headline is set: the template's own face, or the theme's. */
 export interface HeadlineFace {
-  face: FaceKey;
+  /** A bundled face, or an uploaded font measured from its own advance widths. */
+  face: AnyFace;
   family: string;
   weight: number;
 }
 
-/** The theme's headline face (`sans` = Inter 800, `serif` = Source Serif 4 700), else `fallback`. */
+/**
+ * The theme's headline face: its uploaded family when it has one (at the weight nearest the
+ * design's), else `sans` = Inter 800 or `serif` = Source Serif 4 700; without a theme `fallback`.
+ */
 export function headlineFace(theme: CardTheme | undefined, fallback: HeadlineFace): HeadlineFace {
   if (!theme) return fallback;
+  if (theme.customFont) return uploadedFace(theme.customFont, fallback.weight, 'sans-800');
   return theme.font === 'serif'
     ? { face: 'serif-700', family: FAMILY.serif, weight: 700 }
     : { face: 'sans-800', family: FAMILY.sans, weight: 800 };
+}
+
+/**
+ * The theme's face for text other than headlines (subtitles, labels): its uploaded family when
+ * it has one, else `fallback` (the template's own text face).
+ */
+export function bodyFace(theme: CardTheme | undefined, fallback: HeadlineFace): HeadlineFace {
+  if (!theme?.customFont) return fallback;
+  return uploadedFace(theme.customFont, fallback.weight, 'sans-400');
+}
+
+/** The upright face of `font` nearest `weight` (a variable face covers its range), measured. */
+function uploadedFace(font: CardFont, weight: number, fallback: FaceKey): HeadlineFace {
+  const upright = font.faces.filter((f) => !f.italic);
+  const faces = upright.length > 0 ? upright : font.faces;
+  const distance = (f: CardFontFace) =>
+    weight < f.weightRange[0]
+      ? f.weightRange[0] - weight
+      : weight > f.weightRange[1]
+        ? weight - f.weightRange[1]
+        : 0;
+  const best = faces.reduce((a, b) => (distance(b) < distance(a) ? b : a));
+  const drawn = Math.min(best.weightRange[1], Math.max(best.weightRange[0], weight));
+  return {
+    face: measuredFace(best.sha256.slice(0, 16), best.metrics, drawn, fallback),
+    family: font.engineName,
+    weight: drawn,
+  };
 }
 
 /** The logo's image `src`: named by its sha256, so takumi's cache never shows another account's logo. */

@@ -1,4 +1,5 @@
 import type { ImageSource, Node } from '@takumi-rs/core';
+import type { FaceMetrics } from '../../fonts/metrics.js';
 
 export type { ImageSource, Node };
 
@@ -89,6 +90,26 @@ export interface CardSize {
 /** The bundled font families a theme can choose for headlines. */
 export type ThemeFont = 'sans' | 'serif';
 
+/** One face of an uploaded family: its bytes for the renderer, its widths for the fitter. */
+export interface CardFontFace {
+  sha256: string;
+  data: Buffer;
+  weight: number;
+  weightRange: [number, number];
+  italic: boolean;
+  metrics: FaceMetrics;
+}
+
+/** An uploaded font family, resolved for a card from the account's fonts. */
+export interface CardFont {
+  /** The family as the account named it. */
+  family: string;
+  /** The name the renderer knows it by, from the faces' content hash (`hash`). */
+  engineName: string;
+  hash: string;
+  faces: readonly CardFontFace[];
+}
+
 /** An account's brand theme as a template sees it. */
 export interface CardTheme {
   /** `#RRGGBB`. */
@@ -96,6 +117,14 @@ export interface CardTheme {
   text: string;
   accent: string;
   font: ThemeFont;
+  /** The uploaded family the theme names (null or absent: none); `customFont` when the account has it. */
+  fontFamily?: string | null;
+  /**
+   * The account's uploaded family the theme names, when it has it: headlines and text are set in
+   * it, and what it lacks (another script) falls back to the bundled families. `version` covers
+   * its content hash.
+   */
+  customFont?: CardFont;
   /** A PNG, at most 512×512, stored with the account (never fetched per render). */
   logo?: { data: Buffer; width: number; height: number; sha256: string };
   /** Content hash of everything above: part of the ETag and the cache key. */

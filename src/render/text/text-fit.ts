@@ -1,6 +1,7 @@
 import { graphemes } from '../../lib/graphemes.js';
 import { type CharWidth, charWidth, isCjk } from './char-width.js';
 import { splitEmoji } from './emoji.js';
+import { type AnyFace, baseFace } from './measured-face.js';
 import { offerBreaks, truncate } from './text-cut.js';
 import type { FaceKey } from './text-metrics.js';
 
@@ -15,7 +16,8 @@ import type { FaceKey } from './text-metrics.js';
 
 /** The box a text must fit and the sizes it may use. */
 export interface FitBox {
-  face: FaceKey;
+  /** A bundled face, or one measured from an uploaded font's own advance widths. */
+  face: AnyFace;
   /**
    * Candidate `[font size px, most lines]` pairs, largest first; the last is the minimum. Big
    * sizes allow fewer lines, so a short headline gets display type and a long one stays calm.
@@ -218,7 +220,9 @@ export function fitText(text: string, box: FitBox, cutHere = false, widthOf = ch
   const keepAll = box.keepAll ?? false;
   const keepHangul = box.keepHangul ?? false;
   const safety = cutHere ? SAFETY_UNCLAMPED : SAFETY;
-  const items = (t: string) => toItems(t, box.face, spacing, keepAll, keepHangul, widthOf);
+  const face = baseFace(box.face);
+  const measure = measuredWidths(box.face, widthOf);
+  const items = (t: string) => toItems(t, face, spacing, keepAll, keepHangul, measure);
   // A break after a URL's "/" or a compound's "-" is no break inside a word: only the pieces
   // between them ask for a smaller size ("Read https://…/install" was set on one tiny line).
   const pieces = items(offerBreaks(text, () => true));
@@ -249,4 +253,10 @@ export function fitText(text: string, box: FitBox, cutHere = false, widthOf = ch
   const drawn = breakable(minWidth);
   const cut = !cutHere && fits(drawn) ? drawn : truncate(drawn, fits);
   return { fontSize: minSize, maxLines: cap, lines: cap, text: cut, overflows: true };
+}
+
+/** A measured face's own widths, the bundled tables for what it lacks (drawn by a fallback font). */
+function measuredWidths(face: AnyFace, widthOf: CharWidth): CharWidth {
+  if (typeof face === 'string') return widthOf;
+  return (cp, fallback) => face.width(cp) ?? widthOf(cp, fallback);
 }

@@ -8,6 +8,7 @@ import { webhooks } from './006-webhooks.js';
 import { jobOutbox } from './007-job-outbox.js';
 import { jobCredentials } from './008-job-credentials.js';
 import { delivery } from './009-delivery.js';
+import { fonts } from './010-fonts.js';
 
 /**
  * Every migration in order. Names sort lexically, so keep the numeric prefix; never edit a
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '007-job-outbox': jobOutbox,
   '008-job-credentials': jobCredentials,
   '009-delivery': delivery,
+  '010-fonts': fonts,
 };
 
 /** Kysely's provider over the static list above (no file-system scanning in a bundled build). */

@@ -72,3 +72,10 @@ export function templateNamesOnDisk(
   }
   return names;
 }
+
+/** The operator's fonts directory: CARDSHOT_FONTS_DIR, else `fonts` in the operator's templates directory. */
+export function operatorFontsDir(
+  config: Pick<TemplateConfig, 'templatesDir' | 'fontsDir'> & Pick<StorageConfig, 'dataDir'>,
+): string {
+  return config.fontsDir !== '' ? config.fontsDir : path.join(operatorTemplatesDir(config), 'fonts');
+}

@@ -5,7 +5,9 @@
  */
 export type { Node } from '@takumi-rs/core';
 export { FAMILY } from '../../text/fonts.js';
+export type { AnyFace, MeasuredFace } from '../../text/measured-face.js';
 export { div, label, picture, type Style, svgBytes } from '../../text/nodes.js';
+export { operatorFace as fontFace, operatorFamilies } from '../../text/operator-faces.js';
 export { type Direction, detectDirection, fontStack } from '../../text/script.js';
 export { type Paragraph, type ParagraphSpec, paragraph, richText } from '../../text/text.js';
 export type { FitBox } from '../../text/text-fit.js';
@@ -14,6 +16,7 @@ export { artworkSource } from '../artwork.js';
 export { brandInitial, brandLabel, upperCased } from '../brand.js';
 export { SIZE_NAMES, SIZES } from '../sizes.js';
 export {
+  bodyFace,
   containIn,
   contrast,
   type HeadlineFace,
@@ -30,6 +33,7 @@ export type {
   ArtworkSize,
   BuildContext,
   BuiltCard,
+  CardFont,
   CardSize,
   CardTheme,
   FieldSpec,
