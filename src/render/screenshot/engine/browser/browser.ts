@@ -221,6 +221,32 @@ export interface CaptureContext {
   gone: Promise<never>;
 }
 
+/**
+ * A name the URL guard refuses without asking DNS (an internal name), which no capture can name
+ * (the same guard refuses it before a browser is involved): the fresh page's one request.
+ */
+export const WARM_UP_URL = 'http://spare.cardshot.internal/';
+
+/**
+ * Makes one request from the blank page through the context's proxy session, ahead of demand.
+ * The session answers a context's first request with 407, and Chromium asks Playwright for the
+ * credentials over the pipe before it sends it again; after that, Chromium sends them with every
+ * request up front. Without this, that round trip fell on each capture's first request, the page
+ * itself (counted: one 407 per context; none for the page after this). The connection to the
+ * proxy stays open for the page too. The proxy refuses the name with its own empty answer; the
+ * refusal is left out of the capture's log (attempts.ts). Never throws: a spare that could not
+ * warm up is an ordinary spare.
+ */
+async function warmEgress(cdp: CDPSession): Promise<void> {
+  await cdp
+    .send('Runtime.evaluate', {
+      expression: `fetch(${JSON.stringify(WARM_UP_URL)}, { mode: 'no-cors', cache: 'no-store' }).then(() => {}, () => {})`,
+      awaitPromise: true,
+      returnByValue: true,
+    })
+    .catch(() => {});
+}
+
 /** Opens a fresh context for `viewport` whose every request goes through a new proxy session. */
 export async function openCaptureContext(
   browser: LaunchedBrowser,
@@ -255,6 +281,7 @@ export async function openCaptureContext(
     // Intl), set ahead of demand on the spare's own session: a capture with `locale` changes it
     // there, a plain one pays nothing.
     await emulateLocale(cdp, userAgent, DEFAULT_LOCALE);
+    await warmEgress(cdp);
     let crashed = false;
     let markGone!: (err: Error) => void;
     const gone = new Promise<never>((_, reject) => {
