@@ -11,6 +11,7 @@ import { pixelAt } from '../helpers/png.js';
 let t: TestApp;
 let pages: PageServer;
 
+const RED = [255, 0, 0, 255];
 const GREEN = [0, 255, 0, 255];
 const BLUE = [0, 0, 255, 255];
 
@@ -28,6 +29,27 @@ afterAll(async () => {
 });
 
 describe('spare contexts', () => {
+  it('the fixture tells a capture with credentials from a plain one', async () => {
+    const post = (payload: Record<string, unknown>) =>
+      t.inject({
+        method: 'POST',
+        url: '/render/url',
+        payload: { url: `${pages.url}/reader/fresh?probe`, ...payload },
+      });
+    for (const payload of [
+      { cookies: [{ name: 'session', value: 'probe' }] },
+      { headers: { 'X-Token': 'probe' } },
+      { locale: 'de-DE' },
+      { timezone: 'Asia/Tokyo' },
+      { userAgent: 'Cardshot-Test-UA/1.0' },
+      { css: 'p {}' },
+    ]) {
+      const res = await post({ ...payload, fresh: true });
+      expect(res.statusCode, res.body.slice(0, 200)).toBe(200);
+      expect(await pixelAt(res.rawPayload, 10, 10), JSON.stringify(payload)).toEqual(RED);
+    }
+  });
+
   it('a context that got credentials and overrides never serves the next capture', async () => {
     for (let round = 0; round < 3; round++) {
       const signedIn = await t.inject({
