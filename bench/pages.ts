@@ -42,8 +42,13 @@ let uniq = 0;
 /** Milliseconds per phase of each kind of request, for the breakdown (Server-Timing, or timed here). */
 const phases: Record<string, Record<string, number[]>> = {};
 function notePhases(kind: string, got: Record<string, number>) {
-  const into = (phases[kind] ??= {});
-  for (const [name, ms] of Object.entries(got)) (into[name] ??= []).push(ms);
+  const into = phases[kind] ?? {};
+  phases[kind] = into;
+  for (const [name, ms] of Object.entries(got)) {
+    const list = into[name] ?? [];
+    into[name] = list;
+    list.push(ms);
+  }
 }
 
 /** A Server-Timing header's durations (`navigate;dur=81.2, …`). */
