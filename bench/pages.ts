@@ -39,8 +39,36 @@ const say = (m: string) => process.stderr.write(`[bench] ${m}\n`);
 const ms = (v: number) => v.toFixed(1);
 let uniq = 0;
 
+/** Milliseconds per phase of each kind of request, for the breakdown (Server-Timing, or timed here). */
+const phases: Record<string, Record<string, number[]>> = {};
+function notePhases(kind: string, got: Record<string, number>) {
+  const into = phases[kind] ?? {};
+  phases[kind] = into;
+  for (const [name, ms] of Object.entries(got)) {
+    const list = into[name] ?? [];
+    into[name] = list;
+    list.push(ms);
+  }
+}
+
+/** A Server-Timing header's durations (`navigate;dur=81.2, …`). */
+function serverTiming(header: string | null): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const part of (header ?? '').split(',')) {
+    const m = /^\s*([\w-]+)(?:;[^,]*)?;dur=([\d.]+)/.exec(part);
+    if (m) out[m[1]!] = Number(m[2]);
+  }
+  return out;
+}
+
 /** One request to Cardshot with a distinct URL (a cache miss); the client's time. */
-async function cardshot(server: ServerHandle, site: Site, options: Record<string, unknown>, post = false) {
+async function cardshot(
+  server: ServerHandle,
+  site: Site,
+  options: Record<string, unknown>,
+  post = false,
+  kind?: string,
+) {
   const url = `${site.url}?n=${uniq++}`;
   const started = performance.now();
   const res = post
@@ -57,20 +85,30 @@ async function cardshot(server: ServerHandle, site: Site, options: Record<string
   const elapsed = performance.now() - started;
   if (res.status !== 200)
     throw new Error(`Cardshot answered ${res.status}: ${body.toString().slice(0, 200)}`);
+  if (kind) notePhases(kind, { ...serverTiming(res.headers.get('server-timing')), client: elapsed });
   return elapsed;
 }
 
 /** Raw playwright-core on a warm browser: new context, load, page.pdf() (A4, backgrounds), close. */
-async function rawPdf(browser: Browser, site: Site): Promise<number> {
+async function rawPdf(browser: Browser, site: Site, note = false): Promise<number> {
   const started = performance.now();
   const context = await browser.newContext({ viewport: { width: 1200, height: 630 } });
+  const t: Record<string, number> = {};
   try {
     const page = await context.newPage();
+    t.context = performance.now() - started;
+    let mark = performance.now();
     await page.goto(`${site.url}?n=${uniq++}`, { waitUntil: 'load' });
+    t.goto = performance.now() - mark;
+    mark = performance.now();
     await page.pdf({ format: 'A4', printBackground: true });
+    t.pdf = performance.now() - mark;
     return performance.now() - started;
   } finally {
+    const mark = performance.now();
     await context.close();
+    t.close = performance.now() - mark;
+    if (note) notePhases('raw', { ...t, client: performance.now() - started });
   }
 }
 
@@ -114,12 +152,12 @@ async function main() {
       for (let i = 0; i < PER_ROUND; i++) {
         // Alternating who goes first, so neither always follows the other's clean-up.
         const first = (r + i) % 2 === 0;
-        if (first) s.pdf.push(await cardshot(server, site, { format: 'pdf' }));
-        s.raw.push(await rawPdf(browser, site));
-        if (!first) s.pdf.push(await cardshot(server, site, { format: 'pdf' }));
-        if (first) s.plain.push(await cardshot(server, site, {}));
-        s.reader.push(await cardshot(server, site, READER, true));
-        if (!first) s.plain.push(await cardshot(server, site, {}));
+        if (first) s.pdf.push(await cardshot(server, site, { format: 'pdf' }, false, 'pdf'));
+        s.raw.push(await rawPdf(browser, site, true));
+        if (!first) s.pdf.push(await cardshot(server, site, { format: 'pdf' }, false, 'pdf'));
+        if (first) s.plain.push(await cardshot(server, site, {}, false, 'plain'));
+        s.reader.push(await cardshot(server, site, READER, true, 'reader'));
+        if (!first) s.plain.push(await cardshot(server, site, {}, false, 'plain'));
       }
     }
   } finally {
@@ -170,7 +208,8 @@ function report(
     ],
     ['median of the paired ratios', '', `${r.readerPaired.toFixed(3)}×`, '', ''],
   ];
-  process.stdout.write(`${textTable(pdf)}\n\n${textTable(reader)}\n`);
+  const breakdown = phaseTable();
+  process.stdout.write(`${textTable(pdf)}\n\n${textTable(reader)}\n\n${textTable(breakdown)}\n`);
   if (args['no-docs']) return;
   const md = `## Pages: PDF, and a capture as a reader sees it (\`bench/pages.ts\`)
 
@@ -182,8 +221,36 @@ How it is measured: one server (\`node dist/src/main.js\` as a child, NODE_ENV=p
 ${markdownTable(pdf)}
 
 ${markdownTable(reader)}
+
+Where the time goes, p50 of each phase in ms (Cardshot's from its \`Server-Timing\` header, raw's timed around each call; \`client\` is the whole request as this process saw it, so \`client\` minus \`total\` is HTTP and the server's own handling; a phase's p50s do not add up to the request's):
+
+${markdownTable(breakdown)}
 `;
   writeSection(path.join(root, 'docs/benchmarks.md'), 'pages', md);
+}
+
+/** p50 of each phase per kind of request: one column per kind, one row per phase. */
+function phaseTable(): Table {
+  const kinds = ['pdf', 'raw', 'plain', 'reader'].filter((k) => phases[k]);
+  const names = [...new Set(kinds.flatMap((k) => Object.keys(phases[k]!)))].filter((n) => n !== 'cache');
+  // The request's own figures last.
+  names.sort((a, b) => Number(a === 'client' || a === 'total') - Number(b === 'client' || b === 'total'));
+  const label: Record<string, string> = {
+    pdf: 'Cardshot PDF',
+    raw: 'raw PDF',
+    plain: 'Cardshot plain',
+    reader: 'Cardshot reader',
+  };
+  return [
+    ['phase (p50 ms)', ...kinds.map((k) => label[k] ?? k)],
+    ...names.map((n) => [
+      n,
+      ...kinds.map((k) => {
+        const v = phases[k]![n];
+        return v ? ms(summarize(v).p50) : '';
+      }),
+    ]),
+  ];
 }
 
 main().catch((err) => {

@@ -42,6 +42,7 @@ export async function openSession(
     return presented.length === expected.length && timingSafeEqual(presented, expected);
   };
   let unauthorized = 0;
+  let received = 0;
   const noteUnauthorized = (req: IncomingMessage) => {
     // Chromium's first request of a context is always challenged once: only later ones are news.
     if (++unauthorized > 1 && unauthorized <= MAX_REFUSALS_KEPT) {
@@ -137,6 +138,7 @@ export async function openSession(
 
   // Plain http: the browser sends absolute-form requests (GET http://host/path).
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    received++;
     if (!authorized(req)) {
       noteUnauthorized(req);
       req.resume();
@@ -148,6 +150,7 @@ export async function openSession(
   // https, ws:, wss:, TURN and ICE-TCP: all arrive as CONNECT, on any port, so every one is checked.
   server.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) => {
     track(client);
+    received++;
     if (!authorized(req)) {
       noteUnauthorized(req);
       client.on('error', () => client.destroy());
@@ -159,6 +162,7 @@ export async function openSession(
   });
   // An Upgrade in absolute form never comes from Chromium (it tunnels WebSockets): refuse it.
   server.on('upgrade', (_req: IncomingMessage, client: Duplex) => {
+    received++;
     client.on('error', () => client.destroy());
     client.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n');
   });
@@ -182,6 +186,12 @@ export async function openSession(
     refused,
     get bytes() {
       return bytes;
+    },
+    get received() {
+      return received;
+    },
+    get challenged() {
+      return unauthorized;
     },
     get overBudget() {
       return overBudget;

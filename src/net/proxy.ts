@@ -13,7 +13,8 @@
  * Each session also has its own random credentials, and anything that does not present them gets
  * 407: the listener is on loopback, so without them any local process (another user's, a
  * compromised neighbour) could use it as a way out that bypasses nothing but still bears
- * Cardshot's address, and could read the decisions it records (issue 20 §5).
+ * Cardshot's address, and could read the decisions it records (issue 20 §5). Its browser context
+ * gets them once, when it is made (browser.ts warmEgress), and sends them up front after that.
  */
 import type { Logger } from 'pino';
 import { openSession } from './proxy-session.js';
@@ -34,15 +35,19 @@ export interface EgressSession {
   /** Value of the `x-cardshot-egress` header on answers the proxy made up itself. */
   readonly token: string;
   /**
-   * The Location of the last redirect relayed for `url` (plain http), if any: Chromium under
-   * Playwright's proxy-auth interception reports a redirect to ftp:, mailto: … only as an
-   * aborted request for `url`, without the redirect answer.
+   * The Location of the last redirect relayed for `url` (plain http), if any: Chromium may report
+   * a redirect to ftp:, mailto: … only as an aborted request for `url`, without the redirect
+   * answer (seen under Playwright's request interception).
    */
   redirectFor(url: string): string | undefined;
   /** The latest decision for the URL's `host:port`, if the browser asked for it. */
   decisionFor(url: string | URL): EgressDecision | undefined;
   /** The first requests refused so far (for the log; never sent to clients). */
   readonly refused: ReadonlyArray<{ target: string; reason: RefusalReason; detail: string }>;
+  /** Requests (and CONNECTs) that reached this listener, with or without credentials. */
+  readonly received: number;
+  /** Of those, the ones answered 407 (without the session's credentials). */
+  readonly challenged: number;
   /** Bytes relayed so far, both directions, every connection of this session. */
   readonly bytes: number;
   /** True once the session passed its byte budget: every connection was cut, new ones are refused. */

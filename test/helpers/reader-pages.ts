@@ -11,6 +11,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * - /reader/motion: green under prefers-reduced-motion: reduce.
  * - /reader/print: green under print media.
  * - /reader/meta: every fact response=json reads, two of them written by script.
+ * - /reader/fresh: what a capture without options sees: no cookie (in the request or the page), no
+ *   X-Token header, Accept-Language, navigator.language and Intl en-US, UTC, the viewport's
+ *   User-Agent (no `Cardshot-Test-UA`) and no adopted stylesheet.
  * - /reader/csp: red (from /reader/red.css), under `Content-Security-Policy: default-src 'self'; style-src 'self'`
  *   (an inserted <style> is refused there; a test's css turns it green).
  */
@@ -59,6 +62,22 @@ export function readerPage(u: URL, req: IncomingMessage, res: ServerResponse): b
         ),
       );
       return true;
+    case '/reader/fresh': {
+      const heard = JSON.stringify({
+        cookie: req.headers.cookie ?? '',
+        token: req.headers['x-token'] ?? '',
+        language: req.headers['accept-language'] ?? '',
+        agent: req.headers['user-agent'] ?? '',
+      });
+      send(
+        painted(
+          `const h = ${heard};\n${GREEN_IF(
+            "h.cookie === '' && h.token === '' && h.language === 'en-US' && !h.agent.includes('Cardshot-Test-UA') && document.cookie === '' && navigator.language === 'en-US' && Intl.DateTimeFormat().resolvedOptions().locale === 'en-US' && Intl.DateTimeFormat().resolvedOptions().timeZone === 'UTC' && !navigator.userAgent.includes('Cardshot-Test-UA') && document.adoptedStyleSheets.length === 0",
+          )}`,
+        ),
+      );
+      return true;
+    }
     case '/reader/print':
       send(painted('', '<style>@media print { html, body { background:#00ff00 !important } }</style>'));
       return true;

@@ -373,4 +373,84 @@ describe('the egress proxy takes only its own browser contexts', () => {
       await t.close();
     }
   });
+
+  it('a context sends its credentials up front: one challenge (made ahead), none while pages load', {
+    timeout: 60_000,
+  }, async () => {
+    const t = await startTestApp({ allowPrivateHosts: [pages.hostPort] });
+    try {
+      const pool = browserPoolOf(t.modules.screenshots);
+      const lease = await pool.acquire(t.modules.screenshots.viewports.get('og')!);
+      try {
+        // The warm-up's challenge, answered before the context was handed out.
+        expect(lease.egress.challenged).toBe(1);
+        const before = lease.egress.received;
+        // A page, an image, a frame and a fetch: four more requests, each with credentials.
+        for (const vector of ['img', 'iframe', 'fetch']) {
+          const res = await lease.page.goto(
+            `${pages.url}/attack/${vector}?target=${encodeURIComponent(pages.url)}`,
+          );
+          expect(res?.status()).toBe(200);
+        }
+        await lease.page.waitForTimeout(300);
+        expect(lease.egress.received).toBeGreaterThanOrEqual(before + 6);
+        expect(lease.egress.challenged).toBe(1);
+      } finally {
+        lease.release();
+      }
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("a page cannot reach another context's proxy listener: its own proxy refuses loopback", {
+    timeout: 60_000,
+  }, async () => {
+    const t = await startTestApp({ allowPrivateHosts: [pages.hostPort] });
+    try {
+      const pool = browserPoolOf(t.modules.screenshots);
+      const og = t.modules.screenshots.viewports.get('og')!;
+      const attacker = await pool.acquire(og);
+      const victim = await pool.acquire(og);
+      try {
+        expect(victim.egress.server).not.toBe(attacker.egress.server);
+        const port = new URL(victim.egress.server).port;
+        const seen = victim.egress.received;
+        const loopbacks = [victim.egress.server, `http://localhost:${port}`, `https://127.0.0.1:${port}`];
+        for (const target of loopbacks) {
+          for (const vector of ['img', 'iframe', 'fetch']) {
+            const res = await attacker.page.goto(
+              `${pages.url}/attack/${vector}?target=${encodeURIComponent(target)}`,
+            );
+            expect(res?.status()).toBe(200);
+          }
+        }
+        // Straight at the listener from the page's script too, in the forms a proxy would take.
+        const outcomes = await attacker.page.evaluate(async (server) => {
+          const tries = [`${server}/`, `${server}/http://127.0.0.1:1/`];
+          return Promise.all(
+            tries.map((u) =>
+              fetch(u).then(
+                (r) => r.status,
+                () => 'failed',
+              ),
+            ),
+          );
+        }, victim.egress.server);
+        // Refused by the attacker's own proxy (its empty 204 answer) or failed: nothing got through.
+        for (const o of outcomes) expect([204, 'failed']).toContain(o);
+        await attacker.page.waitForTimeout(300);
+        expect(victim.egress.received).toBe(seen);
+        expect(victim.egress.bytes).toBe(0);
+        const refusedTargets = attacker.egress.refused.map((r) => r.target);
+        expect(refusedTargets).toContain(`127.0.0.1:${port}`);
+        expect(refusedTargets).toContain(`localhost:${port}`);
+      } finally {
+        attacker.release();
+        victim.release();
+      }
+    } finally {
+      await t.close();
+    }
+  });
 });

@@ -2,11 +2,11 @@
  * Network blocking for one page: every request the page makes is matched against the engines
  * and blocked (or answered with the list's empty stand-in) before it leaves Chromium.
  *
- * Why `page.route`: our contexts give Playwright proxy credentials, so Playwright already
- * pauses every request (CDP Fetch, pattern `*`) to answer the proxy's 407. A route handler rides
- * on that same pause; a second CDP Fetch session of our own would pause each request twice. The
- * egress proxy cannot decide instead: for https it sees only the host of a CONNECT, and most
- * rules name paths or depend on the page that asked (third-party, domain=).
+ * Why `page.route`: it pauses every request of this page only (CDP Fetch, pattern `*`), which a
+ * capture with blocking options pays and no other does (the contexts give Playwright no proxy
+ * credentials, so it intercepts nothing unless asked). The egress proxy cannot decide instead:
+ * for https it sees only the host of a CONNECT, and most rules name paths or depend on the page
+ * that asked (third-party, domain=).
  */
 import type { Request as FilterRequest, FiltersEngine, RequestType } from '@ghostery/adblocker';
 import type { Frame, Request, Route } from 'playwright-core';

@@ -7,6 +7,7 @@ import { AppError, clientClosed } from '../../../errors.js';
 import { withDeadline } from '../../../lib/timeout.js';
 import type { Blocker } from '../blocking/index.js';
 import type { ShotTimings } from '../types.js';
+import { WARM_UP_URL } from './browser/browser.js';
 import type { Lease } from './browser/lease.js';
 import type { BrowserPool } from './browser/pool.js';
 import type { CaptureJob } from './engine.js';
@@ -33,6 +34,9 @@ export interface AttemptDeps {
   /** Runs a wait with the queue slot lent to others (the capture's Slot.idle). */
   idle?: <R>(wait: Promise<R>) => Promise<R>;
 }
+
+/** How the proxy records the spare's warm-up request (`host:port`). */
+const WARM_UP_TARGET = `${new URL(WARM_UP_URL).hostname}:80`;
 
 const CAPTURE_PHASES: (keyof CaptureTimings)[] = ['navigate', 'fonts', 'capture', 'encode', 'prepare'];
 
@@ -147,7 +151,8 @@ async function captureIn(
   } finally {
     signal?.removeEventListener('abort', abandon);
     // Blocked sub-resources fail quietly for the page; operators still see what was tried.
-    const refused = lease.egress.refused;
+    // The spare's own warm-up request (browser.ts) is not the page's.
+    const refused = lease.egress.refused.filter((r) => r.target !== WARM_UP_TARGET);
     if (refused.length > 0) {
       deps.log.info(
         { url: job.url, refused: refused.slice(0, 5), count: refused.length },

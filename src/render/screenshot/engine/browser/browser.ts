@@ -221,6 +221,65 @@ export interface CaptureContext {
   gone: Promise<never>;
 }
 
+/**
+ * A name the URL guard refuses without asking DNS (an internal name), which no capture can name
+ * (the same guard refuses it before a browser is involved): the fresh page's one request.
+ */
+export const WARM_UP_URL = 'http://spare.cardshot.internal/';
+
+/**
+ * Makes one request from the blank page through the context's proxy session, ahead of demand,
+ * and answers the session's 407 challenge for it on our own CDP session. Chromium keeps the
+ * credentials in the context's auth cache and from then on sends them with every request up front
+ * (page, frames, workers, tunnels: one network context), so no later request is challenged.
+ *
+ * Why not Playwright's `proxy: { username, password }`: with proxy credentials Playwright pauses
+ * every request of the context (CDP `Fetch`, pattern `*`) and continues it from Node, one round
+ * trip through this process per sub-resource, to answer a challenge that comes once. Here only
+ * this one request, matched by its exact URL, is paused. The proxy refuses the name with its own
+ * empty answer; the refusal is left out of the capture's log (attempts.ts).
+ *
+ * Resolves true once the challenge was answered and the request came back through the proxy.
+ */
+async function warmEgress(cdp: CDPSession, egress: EgressSession): Promise<boolean> {
+  let answered = false;
+  const onPaused = (e: { requestId: string }) =>
+    void cdp.send('Fetch.continueRequest', { requestId: e.requestId }).catch(() => {});
+  const onAuth = (e: { requestId: string; authChallenge: { source?: string } }) => {
+    // Only the proxy's challenge gets the session's credentials (the warm-up name has no server).
+    const proxy = e.authChallenge.source === 'Proxy';
+    answered ||= proxy;
+    void cdp
+      .send('Fetch.continueWithAuth', {
+        requestId: e.requestId,
+        authChallengeResponse: proxy
+          ? { response: 'ProvideCredentials', username: egress.username, password: egress.password }
+          : { response: 'CancelAuth' },
+      })
+      .catch(() => {});
+  };
+  cdp.on('Fetch.requestPaused', onPaused);
+  cdp.on('Fetch.authRequired', onAuth);
+  try {
+    await cdp.send('Fetch.enable', {
+      handleAuthRequests: true,
+      patterns: [{ urlPattern: WARM_UP_URL, requestStage: 'Request' }],
+    });
+    const res = await cdp.send('Runtime.evaluate', {
+      expression: `fetch(${JSON.stringify(WARM_UP_URL)}, { mode: 'no-cors', cache: 'no-store' }).then(() => true, () => false)`,
+      awaitPromise: true,
+      returnByValue: true,
+    });
+    return answered && res.result.value === true;
+  } catch {
+    return false;
+  } finally {
+    cdp.off('Fetch.requestPaused', onPaused);
+    cdp.off('Fetch.authRequired', onAuth);
+    await cdp.send('Fetch.disable').catch(() => {});
+  }
+}
+
 /** Opens a fresh context for `viewport` whose every request goes through a new proxy session. */
 export async function openCaptureContext(
   browser: LaunchedBrowser,
@@ -242,8 +301,9 @@ export async function openCaptureContext(
       isMobile: viewport.mobile,
       hasTouch: viewport.mobile,
       userAgent,
-      // Its own credentials: the proxy answers 407 to anything without them.
-      proxy: { server: egress.server, username: egress.username, password: egress.password },
+      // Its own listener; the proxy answers 407 to anything without the session's credentials,
+      // which warmEgress gives Chromium below (not Playwright: it would pause every request).
+      proxy: { server: egress.server },
       // register() still resolves, but the worker never fetches.
       serviceWorkers: 'block',
       acceptDownloads: false,
@@ -255,6 +315,8 @@ export async function openCaptureContext(
     // Intl), set ahead of demand on the spare's own session: a capture with `locale` changes it
     // there, a plain one pays nothing.
     await emulateLocale(cdp, userAgent, DEFAULT_LOCALE);
+    // A context Chromium holds no proxy credentials for would have every request refused.
+    if (!(await warmEgress(cdp, egress))) throw new Error('egress proxy session did not authenticate');
     let crashed = false;
     let markGone!: (err: Error) => void;
     const gone = new Promise<never>((_, reject) => {

@@ -8,8 +8,8 @@
  * Why our own Fetch interception and not `route.continue({ headers })`: Playwright applies a
  * route's header overrides to every redirect the request makes too, so a redirect to another
  * origin would carry the token there. Chromium pauses each hop of a redirect on this session as
- * its own request, so each hop is judged by its own URL. Playwright's session keeps its own
- * interception (the proxy's 407s); Chromium passes a request through both.
+ * its own request, so each hop is judged by its own URL. A blocking option adds Playwright's own
+ * interception (page.route); Chromium passes a request through both.
  */
 import type { ShotCredentials } from '../../credentials.js';
 import type { Lease } from '../browser/lease.js';

@@ -1,7 +1,7 @@
 /**
- * The PDF last step (format=pdf): the ready page printed by Chromium (Page.printToPDF through
- * Playwright), so text stays text and links stay links. At most `maxPdfPages` pages: the page is
- * printed up to one page more than that, and only a page that fills it is printed again, cut.
+ * The PDF last step (format=pdf): the ready page printed by Chromium (Page.printToPDF), so
+ * text stays text and links stay links. At most `maxPdfPages` pages: the page is printed up to
+ * one page more than that, and only a page that fills it is printed again, cut.
  */
 import { AppError } from '../../../../errors.js';
 import { firstPages, marginSides } from '../../option-values.js';
@@ -12,16 +12,6 @@ import { readyPage } from './prepare.js';
 
 /** CARDSHOT_PDF_MAX_PAGES's default. */
 export const DEFAULT_PDF_MAX_PAGES = 100;
-
-/** The option's paper names as Chromium's print settings name them. */
-const PAPER: Readonly<Record<string, string>> = {
-  a4: 'A4',
-  letter: 'Letter',
-  legal: 'Legal',
-  a3: 'A3',
-  a5: 'A5',
-  tabloid: 'Tabloid',
-};
 
 /** What to print (from `prepare`), and what the print found (`take` fills it in). */
 export interface PdfPlan {
@@ -39,22 +29,76 @@ export function countPdfPages(pdf: Buffer): number {
   return pdf.toString('latin1').match(/\/Type\s*\/Page(?![a-zA-Z])/g)?.length ?? 0;
 }
 
-/** Playwright's print options for the request's options and the pages to print. */
-function printOptions(o: ShotOptions, pageRanges: string) {
+/** The option's paper sizes in inches (width, height), as Playwright's paper formats give them. */
+const PAPER_INCHES: Readonly<Record<string, readonly [number, number]>> = {
+  a4: [8.27, 11.7],
+  letter: [8.5, 11],
+  legal: [8.5, 14],
+  a3: [11.7, 16.54],
+  a5: [5.83, 8.27],
+  tabloid: [11, 17],
+};
+
+/** Units of a normalised margin (option-values.ts) per inch. */
+const PER_INCH: Readonly<Record<string, number>> = { px: 96, in: 1, cm: 2.54, mm: 25.4 };
+
+/** A normalised CSS length (`10mm`, `0.5in`, `0`) in inches. */
+function inches(length: string): number {
+  const m = /^([\d.]+)(px|in|cm|mm)?$/.exec(length);
+  if (!m) throw new Error(`unexpected margin ${length}`);
+  return Number(m[1]) / (PER_INCH[m[2] ?? 'px'] ?? 96);
+}
+
+/** What a PDF is printed with (Page.printToPDF's parameters). */
+export interface PrintParams {
+  paperWidth: number;
+  paperHeight: number;
+  landscape: boolean;
+  printBackground: boolean;
+  scale: number;
+  pageRanges: string;
+  marginTop: number;
+  marginRight: number;
+  marginBottom: number;
+  marginLeft: number;
+}
+
+/** Page.printToPDF's parameters for the request's options and the pages to print. */
+export function printParams(o: ShotOptions, pageRanges: string): PrintParams {
+  const [paperWidth, paperHeight] = PAPER_INCHES[o.paper ?? 'a4'] ?? PAPER_INCHES.a4!;
+  const m = o.margin !== undefined ? marginSides(o.margin) : undefined;
   return {
-    format: PAPER[o.paper ?? 'a4'] ?? 'A4',
+    paperWidth,
+    paperHeight,
     landscape: o.landscape === true,
     printBackground: o.printBackground !== false,
     scale: o.scale ?? 1,
     pageRanges,
-    ...(o.margin !== undefined ? { margin: marginSides(o.margin) } : {}),
+    marginTop: m ? inches(m.top) : 0,
+    marginRight: m ? inches(m.right) : 0,
+    marginBottom: m ? inches(m.bottom) : 0,
+    marginLeft: m ? inches(m.left) : 0,
   };
 }
 
-/** Prints `pageRanges`; a range that starts after the last page is the client's 400. */
+/**
+ * Prints `pageRanges`; a range that starts after the last page is the client's 400. Straight
+ * over the capture's CDP session, the PDF in the answer: Playwright's page.pdf() asks for a
+ * stream and reads it back in IO.read calls, two or three more round trips for a PDF of a few
+ * pages. The same parameters as page.pdf() sends: no header or footer, the paper size of the
+ * options rather than the page's CSS, untagged and without an outline (both cost time).
+ */
 async function print(lease: Lease, o: ShotOptions, pageRanges: string): Promise<Buffer> {
   try {
-    return await lease.page.pdf(printOptions(o, pageRanges));
+    const { data } = await lease.cdp.send('Page.printToPDF', {
+      ...printParams(o, pageRanges),
+      displayHeaderFooter: false,
+      preferCSSPageSize: false,
+      generateTaggedPDF: false,
+      generateDocumentOutline: false,
+      transferMode: 'ReturnAsBase64',
+    });
+    return Buffer.from(data, 'base64');
   } catch (err) {
     if (!/Page range exceeds page count/i.test((err as Error)?.message ?? '')) throw err;
     throw new AppError(

@@ -65,20 +65,35 @@ const DETACH_MS = 1_000;
 const left = (input: CaptureInput) => Math.max(0, input.deadline - Date.now() - CAPTURE_RESERVE_MS);
 
 /**
- * Before navigation: the device scale factor (on this page only, so the spare context made for
- * the viewport serves any scale), the colour scheme, and the blocker when an option asks for it.
+ * Before navigation: the credentials, the device scale factor (on this page only, so the spare
+ * context made for the viewport serves any scale), the reader's emulation, and the stylesheet,
+ * then the blocker when an option asks for it. The CDP calls before the blocker are independent
+ * of one another and sent at once (one round trip's wait instead of one each); every one has
+ * settled before the page is fetched, or before the first refusal is thrown.
  */
 export async function beforeNavigation(lease: Lease, input: CaptureInput, state: OptionState): Promise<void> {
   const o = input.options ?? {};
-  if (input.credentials)
-    state.detachCredentials = await attachCredentials(lease, input.url, input.credentials);
-  await refuseSelectorsBeforeFetch(lease, o);
+  const steps: Promise<unknown>[] = [refuseSelectorsBeforeFetch(lease, o)];
+  if (input.credentials) {
+    const credentials = input.credentials;
+    steps.push(
+      attachCredentials(lease, input.url, credentials).then((detach) => {
+        state.detachCredentials = detach;
+      }),
+    );
+  }
   // A PDF's `scale` is its print scale (pdf.ts), not the device's.
   if (o.scale !== undefined && o.output?.format !== 'pdf') {
-    await emulateMetrics(lease, o.scale);
+    steps.push(emulateMetrics(lease, o.scale));
     state.sessionScale = o.scale;
   }
-  await emulateReader(lease, o, input.credentials?.userAgent);
+  steps.push(emulateReader(lease, o, input.credentials?.userAgent));
+  if (o.css !== undefined) steps.push(applyCss(lease, o.css));
+  const settled = await Promise.allSettled(steps);
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  // After the rest, as before: its routes are Playwright's and its own state, not worth the risk of
+  // interleaving with the credentials' interception for a round trip.
   if (o.blockAds || o.blockCookieBanners) {
     if (!input.blocker) throw new Error('a blocking option without a blocker');
     state.blocking = await input.blocker.attach(lease.page, {
@@ -129,8 +144,7 @@ export async function readyPage(
   // (a print stylesheet was not applied, and a PDF printed with print media; Chromium 156):
   // set again on the ready page. The colour scheme and reduced motion held.
   if (o.media !== undefined) await lease.page.emulateMedia({ media: o.media });
-  // First, so the waits below see the page as it will be captured.
-  if (o.css !== undefined) await applyCss(lease, await world(), o.css);
+  // `css` is already there: adopted as the document was created (stylesheet.ts).
   if (o.waitForSelector !== undefined) {
     const id = await world();
     const seen = await idle(waitForSelector(lease, id, o.waitForSelector, true, left(input)));
