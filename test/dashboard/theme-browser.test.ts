@@ -102,7 +102,7 @@ describe.runIf(run)('Theme page in Chromium', () => {
     await page.locator('#theme-accent-picker').fill('#d97706');
     expect(await page.locator('#theme-accent').inputValue()).toBe('#D97706');
     await expect.poll(() => previewPixel(10, 10), { timeout: 10_000 }).toBe('#D97706');
-    await page.getByLabel('Font').selectOption('serif');
+    await page.getByLabel('Font', { exact: true }).selectOption('serif');
     await expect
       .poll(() => page.locator('#theme-status').textContent())
       .toBe('Preview up to date (not saved)');
@@ -174,7 +174,7 @@ describe.runIf(run)('Theme page in Chromium', () => {
     await page.getByLabel('Template').selectOption('themed');
     expect(await page.locator('#theme-background').inputValue()).toBe('#FEF3C7');
     expect(await page.locator('#theme-accent').inputValue()).toBe('#D97706');
-    expect(await page.getByLabel('Font').inputValue()).toBe('serif');
+    expect(await page.getByLabel('Font', { exact: true }).inputValue()).toBe('serif');
     await expect.poll(() => previewPixel(10, 300), { timeout: 10_000 }).toBe('#FEF3C7');
     expect(await t.modules.themes.get(accountId)).toMatchObject({
       background: '#FEF3C7',
