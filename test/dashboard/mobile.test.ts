@@ -117,6 +117,8 @@ describe.runIf(chromiumAvailable())('the dashboard at 390 px', () => {
       '/dashboard/theme',
       '/dashboard/jobs',
       '/dashboard/webhooks',
+      '/dashboard/link-preview',
+      '/dashboard/storage',
     ]) {
       await page.goto(`${base}${pathname}`);
       await page.evaluate('window.scrollTo(0, 0)');
@@ -125,9 +127,11 @@ describe.runIf(chromiumAvailable())('the dashboard at 390 px', () => {
         'Overview',
         'API keys',
         'Playground',
+        'Link preview',
         'Theme',
         'Jobs',
         'Webhooks',
+        'Storage',
       ]);
       for (const l of links) {
         expect(l.left, `${pathname}: ${l.text}`).toBeGreaterThanOrEqual(0);
