@@ -195,7 +195,11 @@ async function expectEachOnce(id: string, n: number) {
     cursor = page.nextCursor;
   }
   expect(seen.size).toBe(n);
-  const accountDirs = await readdir(path.join(dir, 'results'));
+  // The results directory holds one folder per account, beside the shared volume's id file.
+  const accountDirs = (await readdir(path.join(dir, 'results'), { withFileTypes: true }))
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name);
+  expect(accountDirs).toHaveLength(1);
   const files = (await readdir(path.join(dir, 'results', accountDirs[0]!, id))).filter((f) =>
     /\.(png|pdf)$/.test(f),
   );
