@@ -157,7 +157,14 @@ describe.skipIf(!chromiumAvailable(FULL_CHROMIUM))(
   () => {
     // The default is the headless shell; the full browser is the alternative and the fallback.
     it('gives the same sizes and pixels, and waits for web fonts', async () => {
-      const full = await startTestApp({ allowPrivateHosts: [pages.hostPort], chromiumPath: FULL_CHROMIUM });
+      // This test is about pixels, not time: under CI's load the full browser's first start
+      // and a 1170×2532 capture once outran the 15 s default, so it starts warm with room.
+      const full = await startTestApp({
+        allowPrivateHosts: [pages.hostPort],
+        chromiumPath: FULL_CHROMIUM,
+        screenshotTimeoutMs: 60_000,
+      });
+      await full.modules.screenshots.warm();
       const get = (query: Record<string, string>) =>
         full.inject({ method: 'GET', url: `/render/url?${new URLSearchParams(query)}` });
       try {
@@ -183,7 +190,7 @@ describe.skipIf(!chromiumAvailable(FULL_CHROMIUM))(
       } finally {
         await full.close();
       }
-    });
+    }, 120_000);
   },
 );
 
