@@ -53,10 +53,14 @@ export function createJobDelivery(deps: {
     accountId: string,
     webhook: string | null,
     type: 'delivery.succeeded' | 'delivery.failed',
-    data: Record<string, unknown>,
+    data: { jobId: string; index: number } & Record<string, unknown>,
   ) => {
+    // The id is the item's and the outcome's, not a fresh one: an item whose node died after the
+    // upload runs again elsewhere and publishes again, and the webhooks area stores one id once,
+    // so the receiver gets one message (one webhook-id) per outcome, not one per attempt.
+    const id = `dlv_${data.jobId}_${data.index}_${type === 'delivery.succeeded' ? 'ok' : 'failed'}`;
     try {
-      await deps.events?.publish(accountId, { type, data, ...(webhook ? { endpointId: webhook } : {}) });
+      await deps.events?.publish(accountId, { id, type, data, ...(webhook ? { endpointId: webhook } : {}) });
     } catch {
       // As for render events: a delivery that could not be announced is still a delivery.
     }
