@@ -9,6 +9,7 @@
  *
  *   npm run bench:roles [-- --requests 40 --no-docs]
  */
+import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -66,6 +67,8 @@ async function main() {
     CARDSHOT_ALLOW_PRIVATE_HOSTS: site.hostPort,
     CARDSHOT_LOG_LEVEL: 'warn',
     CARDSHOT_JOBS_WORKERS: '0',
+    // Nodes of one database share one job results directory, or a node refuses to start (exit 78).
+    CARDSHOT_JOBS_RESULTS_DIR: path.join(os.tmpdir(), `cardshot-bench-roles-results-${process.pid}`),
   };
   const servers: ServerHandle[] = [];
   try {
@@ -152,6 +155,7 @@ ${machineFacts()}; load average (1 min) ${fmt(loadAtStart)} at the start and ${f
     say(`worst p50 ratio ${fmt(worst, 2)}× (goal ≤ 1.15×)`);
   } finally {
     await Promise.all(servers.map((s) => s.stop()));
+    await rm(shared.CARDSHOT_JOBS_RESULTS_DIR, { recursive: true, force: true });
     await site.close();
     const client = new pg.Client({ connectionString: PG_URL });
     await client.connect();
