@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { chromiumAvailable, launchChromium } from '../helpers/browser.js';
 import { PASSWORD } from '../helpers/dashboard.js';
+import { hostileFonts, serifWoff2 } from '../helpers/fonts.js';
 import { pngSize } from '../helpers/png.js';
 import { withThemedTemplates } from '../helpers/theme-app.js';
 
@@ -183,6 +184,33 @@ describe.runIf(run)('Theme page in Chromium', () => {
       font: 'serif',
       logo: { width: 256, height: 256 },
     });
+  });
+
+  it('uploads a font from the page, shows why a broken one is refused, and offers the family', async () => {
+    const broken = hostileFonts()[0]!;
+    await page.locator('#theme-font-file').setInputFiles({
+      name: 'broken.ttf',
+      mimeType: 'font/ttf',
+      buffer: broken.file,
+    });
+    await expect
+      .poll(() => page.locator('#theme-font-error').textContent(), { timeout: 15_000 })
+      .toBe(broken.reason);
+    await page.getByLabel('Family name').fill('Page Serif');
+    await Promise.all([
+      page.waitForURL(`${url}/dashboard/theme?notice=font-added`, { timeout: 15_000 }),
+      page
+        .locator('#theme-font-file')
+        .setInputFiles({ name: 'serif.woff2', mimeType: 'font/woff2', buffer: serifWoff2() }),
+    ]);
+    expect(await page.getByRole('status').first().textContent()).toMatch(/^Font uploaded\./);
+    expect(await page.locator('table.fonts tbody tr td').first().textContent()).toBe('Page Serif');
+    await page.getByLabel('Your font').selectOption('Page Serif');
+    expect(await page.getByLabel('Your font').inputValue()).toBe('Page Serif');
+    await page
+      .locator('section[aria-labelledby="fonts-title"]')
+      .screenshot({ path: path.join(shotsDir, 'theme-fonts-card.png') });
+    await page.goto(`${url}/dashboard/theme`);
   });
 
   it('explains a low contrast in the page, and had no script errors or CSP violations', async () => {

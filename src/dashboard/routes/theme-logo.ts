@@ -2,41 +2,19 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
 import { formatMegabytes } from '../../render/image/artwork-format.js';
 import { type DashboardDeps, sessionOf } from '../context.js';
+import { rawBodyParser } from './raw-body.js';
 
 /**
- * POST /dashboard/theme/logo: the file's bytes as the body (`application/octet-stream`), sent
- * by the page's script with the CSRF token in a header. Raw bytes, not base64 in JSON: a third
- * smaller, and the body is counted as it arrives, so a client that sends more than the limit
- * is cut off at the limit instead of being read whole. In its own scope, so the byte parser
- * applies to this route only.
+ * POST /dashboard/theme/logo: the file's bytes as the body (`application/octet-stream`, see
+ * raw-body.ts), sent by the page's script with the CSRF token in a header. In its own scope,
+ * so the byte parser applies to this route only.
  */
 export function registerLogoUpload(scope: FastifyInstance, deps: DashboardDeps): void {
   const limit = deps.config.themeLogoMaxBytes;
   const tooLarge = () => new AppError('payload_too_large', `logo is larger than ${formatMegabytes(limit)}`);
 
   scope.register(async (upload) => {
-    upload.addContentTypeParser('application/octet-stream', (req, payload, done) => {
-      const declared = Number(req.headers['content-length'] ?? Number.NaN);
-      if (declared > limit) return done(tooLarge(), undefined);
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let finished = false;
-      const finish = (err: Error | null, body?: Buffer) => {
-        if (finished) return;
-        finished = true;
-        done(err, body);
-      };
-      payload.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > limit) {
-          payload.destroy();
-          return finish(tooLarge());
-        }
-        chunks.push(chunk);
-      });
-      payload.on('end', () => finish(null, Buffer.concat(chunks)));
-      payload.on('error', (err) => finish(err));
-    });
+    upload.addContentTypeParser('application/octet-stream', rawBodyParser(limit, tooLarge));
 
     upload.post('/theme/logo', { config: { dashboard: 'api' } }, async (req: FastifyRequest, reply) => {
       const { account } = sessionOf(req);

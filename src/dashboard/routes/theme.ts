@@ -6,12 +6,18 @@ import { DEFAULT_THEME, type ThemeInput } from '../../themes/service.js';
 import { type DashboardDeps, field, seeOther, sendPage, sessionOf } from '../context.js';
 import { createPreviewer } from '../theme-preview.js';
 import { type ThemeForm, themePage } from '../views/theme.js';
+import { registerFontUpload } from './theme-fonts.js';
 import { registerLogoUpload } from './theme-logo.js';
 
 const NOTICES = {
   saved: { kind: 'success', text: 'Theme saved. Cards drawn from now on use it.' },
   reset: { kind: 'info', text: 'Theme removed. Cards use each template’s own look again.' },
   'logo-removed': { kind: 'success', text: 'Logo removed.' },
+  'font-added': {
+    kind: 'success',
+    text: 'Font uploaded. Choose its family under “Your font” and save to set your cards in it.',
+  },
+  'font-removed': { kind: 'success', text: 'Font removed. Cards set in it change at once.' },
 } as const;
 
 /** What a save, a preview or a page refused with and shows in the page (not a server fault). */
@@ -158,6 +164,7 @@ export function registerThemeRoutes(scope: FastifyInstance, deps: DashboardDeps)
   );
 
   registerLogoUpload(scope, deps);
+  registerFontUpload(scope, deps);
 }
 
 /** An API message as a sentence for the page (it starts with a field name, kept as spelled). */

@@ -171,6 +171,39 @@ function initTheme() {
     }
     file.value = '';
   });
+
+  // A font is kept as soon as it is chosen (checked by the server first); the page reloads to
+  // list it and offer its family.
+  const fontFile = document.getElementById('theme-font-file');
+  const fontError = document.getElementById('theme-font-error');
+  fontFile?.addEventListener('change', async () => {
+    const chosen = fontFile.files?.[0];
+    if (!chosen) return;
+    showError(fontError, '');
+    const family = document.getElementById('theme-font-upload-family')?.value.trim() ?? '';
+    fontFile.disabled = true;
+    try {
+      const res = await fetch(
+        `/dashboard/theme/fonts${family ? `?family=${encodeURIComponent(family)}` : ''}`,
+        {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/octet-stream', 'x-csrf-token': csrf },
+          body: chosen,
+          credentials: 'same-origin',
+        },
+      );
+      const body = await res.json().catch(() => ({}));
+      if (res.ok) {
+        window.location.assign('/dashboard/theme?notice=font-added');
+        return;
+      }
+      showError(fontError, body.error || `The upload failed (HTTP ${res.status}).`);
+    } catch {
+      showError(fontError, 'The upload failed; check your connection and try again.');
+    }
+    fontFile.disabled = false;
+    fontFile.value = '';
+  });
 }
 
 if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', initTheme);

@@ -76,7 +76,7 @@ ${opts.notice ? alertBox(opts.notice.kind, opts.notice.text) : ''}
       </div>
       <div class="form-actions"><button class="button primary" type="submit">Save theme</button><span class="pg-status" role="status" aria-live="polite" id="theme-status"></span></div>
     </form>
-    ${fontsCard(opts.fonts)}
+    ${fontsCard(opts.fonts, opts.csrf)}
     <section class="card" aria-labelledby="logo-title">
       <div class="card-head"><h2 id="logo-title">Logo</h2><span class="subtle" id="theme-logo-size">${saved?.logo ? `${saved.logo.width} × ${saved.logo.height} PNG` : 'None'}</span></div>
       ${saved?.logo ? html`<div class="logo-frame"><img id="theme-logo" src="/dashboard/theme/logo.png?v=${saved.updatedAt}" width="${saved.logo.width}" height="${saved.logo.height}" alt="Your logo"></div>` : ''}
@@ -156,16 +156,24 @@ function familyField(fonts: readonly FontRecord[], chosen: string): Html {
 </div>`;
 }
 
-/** The account's uploaded fonts, one line each. */
-function fontsCard(fonts: readonly FontRecord[]): Html {
+/** The account's uploaded fonts, one line each, and the upload (theme.js sends the file). */
+function fontsCard(fonts: readonly FontRecord[], csrf: string): Html {
   return html`<section class="card" aria-labelledby="fonts-title">
   <div class="card-head"><h2 id="fonts-title">Fonts</h2><span class="subtle">${fonts.length === 1 ? '1 file' : `${fonts.length} files`}</span></div>
   ${
     fonts.length === 0
-      ? html`<p class="subtle">No fonts yet. WOFF2, WOFF, TTF or OTF (variable fonts too), up to 10 MB each: <code>npx cardshot fonts add BrandSans.woff2 --family "Brand Sans"</code>.</p>`
-      : html`<table class="fonts"><thead><tr><th>Family</th><th>Weight</th><th>Format</th><th>Size</th><th>Id</th></tr></thead><tbody>
-    ${fonts.map((f) => html`<tr><td>${f.family}${f.italic ? ' italic' : ''}</td><td>${f.weightRange[0] === f.weightRange[1] ? String(f.weight) : `${f.weightRange[0]}–${f.weightRange[1]}`}</td><td>${f.format}</td><td>${Math.max(1, Math.round(f.size / 1024))} KB</td><td><code>${f.id}</code></td></tr>`)}
+      ? html`<p class="subtle">No fonts yet. WOFF2, WOFF, TTF or OTF (variable fonts too), up to 10 MB each, here or with <code>npx cardshot fonts add BrandSans.woff2 --family "Brand Sans"</code>.</p>`
+      : html`<table class="fonts"><thead><tr><th>Family</th><th>Weight</th><th>File</th><th><span class="visually-hidden">Remove</span></th></tr></thead><tbody>
+    ${fonts.map((f) => html`<tr><td>${f.family}${f.italic ? ' italic' : ''}</td><td>${f.weightRange[0] === f.weightRange[1] ? String(f.weight) : `${f.weightRange[0]}–${f.weightRange[1]}`}</td><td title="${f.id}">${f.format}, ${String(Math.max(1, Math.round(f.size / 1024)))} KB</td><td><form method="post" action="/dashboard/theme/fonts/${f.id}/remove"><input type="hidden" name="_csrf" value="${csrf}"><button class="button small danger" type="submit" aria-label="Remove ${f.family} ${String(f.weight)}">Remove</button></form></td></tr>`)}
   </tbody></table>`
   }
+  <div class="field">
+    <label for="theme-font-upload-family">Family name <span class="optional">optional</span></label>
+    <input id="theme-font-upload-family" type="text" maxlength="64" placeholder="The name inside the file" aria-describedby="theme-font-upload-hint">
+    <label for="theme-font-file">Upload a font</label>
+    <input id="theme-font-file" type="file" accept=".woff2,.woff,.ttf,.otf,font/woff2,font/woff,font/ttf,font/otf" aria-describedby="theme-font-upload-hint">
+    <p class="field-hint" id="theme-font-upload-hint">Checked before it is kept (a broken file is refused with the reason). One file per weight and style; a variable font covers its whole range.</p>
+  </div>
+  <div class="alert error" role="alert" id="theme-font-error" hidden></div>
 </section>`;
 }
