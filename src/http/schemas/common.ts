@@ -198,3 +198,15 @@ export function documentOnly(schema: FastifySchema) {
     serializerCompiler: () => (data: unknown) => JSON.stringify(data),
   };
 }
+
+/** The management routes (webhooks, storage, fonts, jobs, unfurl …): a key, in the header or the query. */
+export const KEY_SECURITY: Array<Record<string, string[]>> = [{ apiKeyHeader: [] }, { apiKeyQuery: [] }];
+
+/** A JSON answer of a key-authenticated route, with the request id and rate-limit headers. */
+export function jsonResponse(description: string, schema: unknown) {
+  return {
+    description,
+    headers: { ...REQUEST_ID, ...RATE_LIMIT_HEADERS },
+    content: { 'application/json': { schema } },
+  };
+}

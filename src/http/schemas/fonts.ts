@@ -3,7 +3,14 @@
  * font itself (fonts/probe.ts) and these examples are its messages.
  */
 import { Type } from 'typebox';
-import { errorResponse, RATE_LIMIT_HEADERS, REQUEST_ID, RETRY_AFTER } from './common.js';
+import {
+  errorResponse,
+  jsonResponse,
+  KEY_SECURITY,
+  RATE_LIMIT_HEADERS,
+  REQUEST_ID,
+  RETRY_AFTER,
+} from './common.js';
 
 const Font = Type.Object(
   {
@@ -30,13 +37,9 @@ const Font = Type.Object(
 
 export const FONT_SCHEMAS = [Font];
 
-const security: Array<Record<string, string[]>> = [{ apiKeyHeader: [] }, { apiKeyQuery: [] }];
+const security = KEY_SECURITY;
 const tags = ['Fonts'];
-const json = (description: string, schema: unknown) => ({
-  description,
-  headers: { ...REQUEST_ID, ...RATE_LIMIT_HEADERS },
-  content: { 'application/json': { schema } },
-});
+const json = jsonResponse;
 const unauthorized = errorResponse(
   'No key, or a key that is not valid (a signed URL does not manage fonts).',
   {

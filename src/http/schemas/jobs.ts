@@ -4,10 +4,10 @@
  */
 import { Type } from 'typebox';
 import { MAX_JOB_ITEMS } from '../../auth/plan-jobs.js';
-import { errorResponse, REQUEST_ID, RETRY_AFTER } from './common.js';
+import { errorResponse, KEY_SECURITY, REQUEST_ID, RETRY_AFTER } from './common.js';
 
 const tags = ['Jobs'];
-const security: Array<Record<string, string[]>> = [{ apiKeyHeader: [] }, { apiKeyQuery: [] }];
+const security = KEY_SECURITY;
 const resultSecurity: Array<Record<string, string[]>> = [
   ...security,
   { resultLinkExpires: [], resultLinkSignature: [] },

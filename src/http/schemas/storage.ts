@@ -4,7 +4,14 @@
  */
 import { Type } from 'typebox';
 import { DEFAULT_JOB_TEMPLATE, DEFAULT_SYNC_TEMPLATE, PLACEHOLDERS } from '../../delivery/paths.js';
-import { errorResponse, RATE_LIMIT_HEADERS, REQUEST_ID, RETRY_AFTER } from './common.js';
+import {
+  errorResponse,
+  jsonResponse,
+  KEY_SECURITY,
+  RATE_LIMIT_HEADERS,
+  REQUEST_ID,
+  RETRY_AFTER,
+} from './common.js';
 
 const placeholders = Object.entries(PLACEHOLDERS)
   .map(([name, doc]) => `\`{${name}}\` ${doc}`)
@@ -48,14 +55,10 @@ const TestResult = Type.Object({
   durationMs: Type.Integer({ minimum: 0 }),
 });
 
-const security: Array<Record<string, string[]>> = [{ apiKeyHeader: [] }, { apiKeyQuery: [] }];
+const security = KEY_SECURITY;
 const tags = ['Storage'];
 const idParam = Type.Object({ id: Type.String({ description: 'The target id (st_…).' }) });
-const json = (description: string, schema: unknown) => ({
-  description,
-  headers: { ...REQUEST_ID, ...RATE_LIMIT_HEADERS },
-  content: { 'application/json': { schema } },
-});
+const json = jsonResponse;
 const unauthorized = errorResponse(
   'No key, or a key that is not valid (a signed URL does not manage storage).',
   {

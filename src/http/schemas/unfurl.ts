@@ -4,7 +4,7 @@
  */
 import { Type } from 'typebox';
 import { PLATFORMS } from '../../sites/platforms.js';
-import { errorResponse, RATE_LIMIT_HEADERS, REQUEST_ID, RETRY_AFTER } from './common.js';
+import { errorResponse, KEY_SECURITY, RATE_LIMIT_HEADERS, REQUEST_ID, RETRY_AFTER } from './common.js';
 
 const nullable = (t: ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer>) =>
   Type.Union([t, Type.Null()]);
@@ -90,7 +90,7 @@ const Report = Type.Object(
 
 export const UNFURL_SCHEMAS = [Report];
 
-const security: Array<Record<string, string[]>> = [{ apiKeyHeader: [] }, { apiKeyQuery: [] }];
+const security = KEY_SECURITY;
 
 export const unfurlSchema = {
   operationId: 'unfurl',

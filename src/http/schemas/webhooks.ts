@@ -5,7 +5,14 @@
 import { Type } from 'typebox';
 import { WEBHOOK_EVENTS } from '../../webhooks/events.js';
 import { MAX_URL_LENGTH } from '../../webhooks/input.js';
-import { errorResponse, RATE_LIMIT_HEADERS, REQUEST_ID, RETRY_AFTER } from './common.js';
+import {
+  errorResponse,
+  jsonResponse,
+  KEY_SECURITY,
+  RATE_LIMIT_HEADERS,
+  REQUEST_ID,
+  RETRY_AFTER,
+} from './common.js';
 
 const Endpoint = Type.Object(
   {
@@ -60,15 +67,11 @@ const Delivery = Type.Object(
   { $id: 'WebhookDelivery', title: 'WebhookDelivery' },
 );
 
-const security: Array<Record<string, string[]>> = [{ apiKeyHeader: [] }, { apiKeyQuery: [] }];
+const security = KEY_SECURITY;
 const tags = ['Webhooks'];
 const idParam = Type.Object({ id: Type.String({ description: 'The endpoint id (ep_…).' }) });
 
-const json = (description: string, schema: unknown) => ({
-  description,
-  headers: { ...REQUEST_ID, ...RATE_LIMIT_HEADERS },
-  content: { 'application/json': { schema } },
-});
+const json = jsonResponse;
 
 const unauthorized = errorResponse(
   'No key, or a key that is not valid (a signed URL does not manage webhooks).',
