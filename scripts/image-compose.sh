@@ -19,6 +19,11 @@ COMPOSE_VOLUMES=(api1 api2 worker1 worker2 postgres results s3)
 
 compose_cleanup() {
   local n
+  # CARDSHOT_COMPOSE_KEEP=1 leaves everything running to look at (podman ps; remove with podman rm -f).
+  if [[ -n ${CARDSHOT_COMPOSE_KEEP:-} ]]; then
+    log "kept: containers $P-*, volumes $P-*, files $OUT, page server pid ${PAGE_PID:-}"
+    return
+  fi
   for n in "${COMPOSE_SERVICES[@]}"; do podman rm -f -t 0 "$P-$n" >/dev/null 2>&1 || true; done
   for n in "${COMPOSE_VOLUMES[@]}"; do podman volume rm -f "$P-$n" >/dev/null 2>&1 || true; done
   [[ -n ${PAGE_PID:-} ]] && kill "$PAGE_PID" 2>/dev/null
@@ -43,6 +48,11 @@ s3_curl() {
 metric_sum() { # metric_sum PORT NAME
   curl -sS --max-time 5 -H "Authorization: Bearer $METRICS_TOKEN" "http://127.0.0.1:$1/metrics" 2>/dev/null |
     awk -v m="$2" '$1 == m || index($1, m "{") == 1 { s += $2 } END { print s + 0 }'
+}
+
+# Cards and screenshots a node has rendered (its /metrics).
+rendered_on() {
+  echo $(($(metric_sum "$1" cardshot_template_render_duration_seconds_count) + $(metric_sum "$1" cardshot_screenshot_capture_duration_seconds_count)))
 }
 
 # compose_node NAME PORT ROLE MEMORY: a Cardshot node with the compose file's settings.
@@ -156,17 +166,21 @@ compose_job_checks() {
   expect "storage target test (POST /storage/:id/test)" true "$(curl -sS -X POST "$base/storage/$target_id/test" -H "x-api-key: $KEY" | json_at ok)"
 
   job_body "$items" "$PAGE_PORT" >"$OUT/job.json"
+  local before
+  before=$(rendered_on "$WORKER1_PORT")
   t_submit=$(now)
   job=$(curl -sS -X POST "$base/jobs" -H "x-api-key: $KEY" -H 'content-type: application/json' --data-binary @"$OUT/job.json" | json_at id)
   expect "job of $items items with store=s3 accepted" yes "$([[ $job == job_* ]] && echo yes || echo "no: $job")"
   [[ $job == job_* ]] || return
 
-  # Worker 1 is running items once its render queues have work: nothing else is asked of it now.
+  # Mid-job on worker 1: it has rendered a few of the job's items and its render queues hold
+  # more (nothing else is asked of it now).
   deadline=$((SECONDS + 120))
-  until (($(metric_sum "$WORKER1_PORT" cardshot_queue_active) > 0)); do
-    ((SECONDS < deadline)) || die "worker1 ran no item within 120 s"
+  until (($(rendered_on "$WORKER1_PORT") - before >= 3 && $(metric_sum "$WORKER1_PORT" cardshot_queue_active) > 0)); do
+    ((SECONDS < deadline)) || die "worker1 ran no item of the job within 120 s"
     sleep 0.1
   done
+  log "     worker1 has rendered $(($(rendered_on "$WORKER1_PORT") - before)) of the job's items and is running more"
   counts=$(http_json "$base/jobs/$job" | json_at counts)
   podman kill -s KILL "$P-worker1" >/dev/null
   t_kill=$(now)
@@ -234,6 +248,7 @@ compose_job_checks() {
   # pg-boss hands a task back once its heartbeat is older than the lease; worker 2's supervise
   # pass (every 5 s) is what notices.
   expect "no re-run before the lease (${COMPOSE_LEASE_SECONDS} s) lapsed" yes "$(awk -v l="${first:-0}" -v s="$COMPOSE_LEASE_SECONDS" 'BEGIN { print (l >= s - 1 ? "yes" : "no: " l " s") }')"
+  log "     worker2 rendered $(rendered_on "$WORKER2_PORT") images in all (the synchronous ones included)"
   check_sandbox "$P-worker2"
 }
 
