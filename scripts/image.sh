@@ -6,7 +6,8 @@
 #   bash scripts/image.sh build     (npm run image)        podman tools, base images, then deploy/Dockerfile
 #   bash scripts/image.sh test      (npm run image:test)   run the image and check it (see test_image)
 #   bash scripts/image.sh compose   (npm run image:compose) deploy/docker-compose.yml's topology, checked
-#   bash scripts/image.sh bases                             only the base images (debian, node, nginx, postgres, redis)
+#                                                           (scripts/image-compose.sh: a worker killed mid-job)
+#   bash scripts/image.sh bases                             only the base images (debian, node, nginx, postgres, redis, s3)
 #
 # Every container runs with --network host and every build with --network host: podman's bridge
 # networks would make netavark add iptables chains and turn on IP forwarding on the host.
@@ -150,9 +151,10 @@ EOF
 
 # The images deploy/docker-compose.yml names (postgres:16-bookworm, redis:7-bookworm) come from a
 # registry; here they are made from Debian's packages (deploy/postgres.Dockerfile, redis.Dockerfile).
+# The S3 server (deploy/s3.Dockerfile) is s3rver from the npm registry on the node base image.
 base_services() {
   local t n
-  for n in nginx postgres redis; do
+  for n in nginx postgres redis s3; do
     have localhost/cardshot-$n:latest && continue
     t=$(now)
     podman build -q "${BUILD_ARGS[@]}" -t localhost/cardshot-$n:latest -f "$ROOT/deploy/$n.Dockerfile" "$ROOT/deploy" >/dev/null
@@ -298,101 +300,9 @@ test_image() {
   log "all checks passed"
 }
 
-# deploy/docker-compose.yml's topology (nginx, two nodes, PostgreSQL, Redis) run with podman on
-# the host network: the same images, settings and nginx.conf, with loopback ports in place of
-# the service names (a compose network would be a bridge). Checked through nginx, then stopped
-# and removed (images are kept).
-compose() {
-  ensure_tools
-  build_mounts
-  base_debian
-  base_node
-  base_services
-  have "$IMAGE" || build
-  local p="cardshot-compose-$$" pg rd n1 n2 ng pw secret key acc t n rc
-  FAILS=0
-  OUT=$(mktemp -d /tmp/cardshot-compose.XXXXXX)
-  trap 'for n in nginx node1 node2 postgres redis; do podman rm -f -t 0 '"$p"'-$n >/dev/null 2>&1 || true; done; for n in node1 node2 postgres results; do podman volume rm -f '"$p"'-$n >/dev/null 2>&1 || true; done; [[ -n ${PAGE_PID:-} ]] && kill $PAGE_PID 2>/dev/null; rm -rf "$PAGE_DIR" "$OUT"' EXIT
-  start_page_server
-  pg=$(free_port) rd=$(free_port) n1=$(free_port) n2=$(free_port) ng=$(free_port)
-  pw=$(node -e 'console.log(require("crypto").randomBytes(12).toString("hex"))')
-  secret=$(node -e 'console.log(require("crypto").randomBytes(32).toString("base64"))')
-  # results: the job results, shared by both nodes (docs/deploy.md, "Job results").
-  for n in node1 node2 postgres results; do podman volume create "$p-$n" >/dev/null; done
-  t=$(now)
-  podman run -d --name "$p-postgres" --network host -v "$p-postgres:/var/lib/postgresql/data" \
-    -e POSTGRES_USER=cardshot -e POSTGRES_PASSWORD="$pw" -e POSTGRES_DB=cardshot \
-    -e PGPORT="$pg" -e POSTGRES_LISTEN=127.0.0.1 localhost/cardshot-postgres:latest >/dev/null 2>&1
-  podman run -d --name "$p-redis" --network host -e REDIS_PORT="$rd" localhost/cardshot-redis:latest \
-    --bind 127.0.0.1 --maxmemory 256mb --maxmemory-policy allkeys-lru --save "" --appendonly no >/dev/null 2>&1
-  local deadline=$((SECONDS + 60))
-  until podman healthcheck run "$p-postgres" >/dev/null 2>&1 && podman healthcheck run "$p-redis" >/dev/null 2>&1; do
-    ((SECONDS < deadline)) || {
-      podman logs "$p-postgres" >&2
-      die "PostgreSQL or Redis not healthy within 60 s"
-    }
-    sleep 0.5
-  done
-  log "PostgreSQL and Redis healthy after $(since "$t") s"
-  for n in 1 2; do
-    local port=$n1
-    [[ $n == 2 ]] && port=$n2
-    podman run -d --name "$p-node$n" --network host -v "$p-node$n:/data" -v "$p-results:/data/jobs" --memory 1536m \
-      -e HOST=127.0.0.1 -e PORT="$port" \
-      -e DATABASE_URL="postgres://cardshot:$pw@127.0.0.1:$pg/cardshot" \
-      -e REDIS_URL="redis://127.0.0.1:$rd/0" \
-      -e CARDSHOT_SECRET="$secret" -e CARDSHOT_PUBLIC_URL="http://127.0.0.1:$ng" \
-      -e CARDSHOT_TRUST_PROXY=true -e CARDSHOT_ALLOW_PRIVATE_HOSTS="127.0.0.1:$PAGE_PORT" \
-      "$IMAGE" >/dev/null 2> >(grep -v 'systemd connection' >&2)
-  done
-  for port in $n1 $n2; do
-    wait_ready "http://127.0.0.1:$port/readyz" 120 || {
-      podman logs "$p-node1" 2>&1 | tail -20 >&2
-      die "a node did not become ready within 120 s"
-    }
-  done
-  log "both nodes ready after $(since "$t") s"
-  # deploy/nginx.conf itself, with the listen and upstream server lines pointed at loopback.
-  sed -e "s/^\( *\)listen 80;/\1listen 127.0.0.1:$ng;/" \
-    -e "s/server node1:3000/server 127.0.0.1:$n1/" -e "s/server node2:3000/server 127.0.0.1:$n2/" \
-    "$ROOT/deploy/nginx.conf" >"$OUT/nginx.conf"
-  podman run -d --name "$p-nginx" --network host -v "$OUT/nginx.conf:/etc/nginx/nginx.conf:ro" \
-    localhost/cardshot-nginx:latest >/dev/null 2>&1
-  wait_ready "http://127.0.0.1:$ng/healthz" 30 || {
-    podman logs "$p-nginx" >&2
-    die "nginx did not answer within 30 s"
-  }
-  log "all five containers up after $(since "$t") s"
-
-  acc=$(podman exec "$p-node1" node dist/src/cli/index.js accounts create --json --name Acme \
-    --email ops@acme.test --plan pro | json_field id)
-  key=$(podman exec "$p-node2" node dist/src/cli/index.js keys create --json --account "$acc" \
-    --name compose --environment production | json_field key)
-  local base="http://127.0.0.1:$ng"
-  expect "card 1 through nginx" 200 "$(http "$base/render/template?template=blog&title=First%20card" "$OUT/c1.png" -H "x-api-key: $key")"
-  expect "card 2 through nginx" 200 "$(http "$base/render/template?template=blog&title=Second%20card" "$OUT/c2.png" -H "x-api-key: $key")"
-  expect "card 1 size" 1200x630 "$(png_size "$OUT/c1.png")"
-  expect "screenshot through nginx" 200 "$(http "$base/render/url?url=http://127.0.0.1:$PAGE_PORT/index.html" "$OUT/s.png" -H "x-api-key: $key")"
-  expect "screenshot size" 1200x630 "$(png_size "$OUT/s.png")"
-  for n in 1 2 3 4; do http "$base/render/template?template=blog&title=Card%20$n" /dev/null -H "x-api-key: $key" >/dev/null; done
-  expect "screenshot again: a cache HIT" HIT "$(curl -sS -o /dev/null -D - -H "x-api-key: $key" "$base/render/url?url=http://127.0.0.1:$PAGE_PORT/index.html" | awk -F': *' 'tolower($1) == "x-cache" { print $2 }' | tr -d '\r')"
-  local served
-  served=$(podman logs "$p-nginx" 2>/dev/null | grep -o "upstream=127.0.0.1:[0-9]*" | sort | uniq -c | tr -s ' ' | tr '\n' ';')
-  log "     requests per node (nginx log): $served"
-  expect "nodes that served requests" 2 "$(podman logs "$p-nginx" 2>/dev/null | grep -o "upstream=127.0.0.1:[0-9]*" | sort -u | wc -l)"
-  check_sandbox "$p-node1"
-  check_sandbox "$p-node2"
-
-  for n in nginx node1 node2 redis postgres; do
-    t=$(now)
-    rc=0
-    podman stop -t 10 "$p-$n" >/dev/null 2>&1 || rc=$?
-    expect "podman stop $n ($(since "$t") s)" 0 "$rc"
-    [[ $n == nginx ]] || expect "$n exit code" 0 "$(podman inspect --format '{{.State.ExitCode}}' "$p-$n")"
-  done
-  ((FAILS == 0)) || die "$FAILS check(s) failed"
-  log "all checks passed"
-}
+# deploy/docker-compose.yml's topology, checked with a worker killed mid-job: compose() there.
+# shellcheck source=scripts/image-compose.sh
+source "$ROOT/scripts/image-compose.sh"
 
 case ${1:-build} in
 build) build ;;

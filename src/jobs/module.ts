@@ -20,8 +20,9 @@ import type { Store } from '../storage/store.js';
 import { createItemCredentials } from './credentials.js';
 import type { JobEventSink } from './events.js';
 import { createPriorityGate, nodeLoad } from './gate.js';
+import { createGroupLimits } from './group-limits.js';
 import { createResultLinks, type ResultLinks } from './links.js';
-import type { JobQueue } from './queue/types.js';
+import type { JobQueue, QueueWorker } from './queue/types.js';
 import { createEventRelay, eventBuilder } from './relay.js';
 import { createItemRenderer } from './render.js';
 import { createResultFiles, type ResultFiles } from './results.js';
@@ -81,6 +82,17 @@ export function createJobsArea(
     const credentials = createItemCredentials(deps.secrets);
     // Created before the service, which announces canceled jobs through it.
     let service: JobService | undefined;
+    let workers: QueueWorker | undefined;
+    // A worker node never sees the submissions an api node takes: it reads an account's limit
+    // from its plan when the queue first asks (group-limits.ts), then fetches again.
+    const limits = createGroupLimits({
+      read: async (accountId) => {
+        const account = await deps.store.getAccount(accountId);
+        return account && deps.plans.get(account.plan)?.jobs.concurrency;
+      },
+      onLearned: () => workers?.wake(),
+      log,
+    });
     const hold = outboxHold();
     // Without the webhooks area the outbox is drained all the same (events go nowhere).
     const relay = createEventRelay({
@@ -122,6 +134,7 @@ export function createJobsArea(
       ...(deps.delivery ? { delivery: deps.delivery } : {}),
       // The store wrote the job's event with its end or cancel: published by the relay.
       announce: async () => relay.wake(),
+      limits,
       log,
     });
     const jobs = service;
@@ -131,6 +144,7 @@ export function createJobsArea(
         { concurrency: config.jobsWorkers, groupLimit: (account) => jobs.groupLimit(account) },
         handler.handle,
       );
+      workers = worker;
       parts.add('job workers', () => worker.stop());
     }
     const sweep = setInterval(() => {

@@ -11,6 +11,7 @@ import type { JobDelivery } from '../delivery/jobs.js';
 import { AppError } from '../errors.js';
 import type { ItemCredentials } from './credentials.js';
 import type { JobEvent, JobEventSink } from './events.js';
+import { createGroupLimits, type GroupLimits } from './group-limits.js';
 import { type ItemParsers, validateItems } from './items.js';
 import type { JobQueue, NewTask } from './queue/types.js';
 import type { ResultFiles } from './results.js';
@@ -62,7 +63,7 @@ export interface JobService {
   cancel(accountId: string, id: string): Promise<{ job: JobRecord; counts: ItemCounts }>;
   /** Deletes expired jobs and their files; queues unqueued items. */
   sweep(): Promise<void>;
-  /** The account's concurrency for the queue's groups (1 until known). */
+  /** The account's concurrency for the queue's groups (1 until known: see group-limits.ts). */
   groupLimit(accountId: string): number;
   noteLimit(accountId: string, limit: number): void;
 }
@@ -79,6 +80,8 @@ export interface ServiceDeps {
   delivery?: Pick<JobDelivery, 'check' | 'remember'>;
   /** Announces a canceled job (the worker's job.* announcer). */
   announce(job: JobRecord): Promise<void>;
+  /** Accounts' jobs.concurrency (default: only what this node noted). */
+  limits?: GroupLimits;
   log: Logger;
   now?: () => number;
 }
@@ -101,7 +104,7 @@ async function storageOf(
 export function createJobService(deps: ServiceDeps): JobService {
   const now = deps.now ?? Date.now;
   const { store, log } = deps;
-  const limits = new Map<string, number>();
+  const limits = deps.limits ?? createGroupLimits();
 
   const notFound = () => new AppError('not_found', 'No such job');
 
@@ -128,10 +131,8 @@ export function createJobService(deps: ServiceDeps): JobService {
   };
 
   return {
-    groupLimit: (accountId) => limits.get(accountId) ?? 1,
-    noteLimit: (accountId, limit) => {
-      limits.set(accountId, limit);
-    },
+    groupLimit: (accountId) => limits.get(accountId),
+    noteLimit: (accountId, limit) => limits.note(accountId, limit),
 
     async submit(caller, sub, idempotencyKey) {
       const at = now();
@@ -187,7 +188,7 @@ export function createJobService(deps: ServiceDeps): JobService {
         completedAt: null,
         expiresAt: at + allowance.retentionDays * DAY_MS,
       };
-      limits.set(caller.accountId, allowance.concurrency);
+      limits.note(caller.accountId, allowance.concurrency);
       // Sealed under the job's id and the item's index: they are stored only so.
       const sealed = items.map(({ credentials, ...item }) =>
         credentials ? { ...item, credentials: deps.credentials.seal(job.id, item.index, credentials) } : item,

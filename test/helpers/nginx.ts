@@ -38,7 +38,7 @@ export function loopbackVariant(
   replace(/^error_log \/dev\/stderr (.*);$/m, `error_log ${opts.dir}/error.log $1;`, 'error_log');
   replace(/^(\s*)access_log \/dev\/stdout (.*);$/m, `$1access_log ${opts.dir}/access.log $2;`, 'access_log');
   replace(/^(\s*)listen 80;$/m, `$1listen 127.0.0.1:${opts.port};`, 'listen');
-  const servers = /^(\s*)server node1:3000 (.*);\n\s*server node2:3000 .*;$/m;
+  const servers = /^(\s*)server api1:3000 (.*);\n\s*server api2:3000 .*;$/m;
   const m = servers.exec(text);
   if (!m) throw new Error('deploy/nginx.conf: no upstream server lines to replace');
   const [, indent, params] = m;

@@ -62,6 +62,8 @@ export type TaskHandler<D> = (task: Task<D>, signal: AbortSignal) => Promise<voi
 export interface QueueWorker {
   /** Takes no more tasks; waits for the running ones to end (their signal aborts after `graceMs`). */
   stop(graceMs?: number): Promise<void>;
+  /** Looks for work now (a group's limit rose), not at the next wake-up or poll. */
+  wake(): void;
 }
 
 export interface GroupCounts {

@@ -141,6 +141,7 @@ export function startWorker<D>(
   void fill();
 
   return {
+    wake: () => void fill(),
     async stop(graceMs = DEFAULT_GRACE_MS) {
       if (!stopping) {
         stopping = true;
@@ -194,6 +195,7 @@ export function retryDelay(
 /** Adds `worker` to a queue's set of running workers until it stops (the queue's close stops the rest). */
 export function tracked(workers: Set<QueueWorker>, worker: QueueWorker): QueueWorker {
   const handle: QueueWorker = {
+    wake: () => worker.wake(),
     async stop(graceMs) {
       await worker.stop(graceMs);
       workers.delete(handle);
