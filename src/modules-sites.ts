@@ -14,7 +14,7 @@ export async function startSites(
   if (!has('sites')) return undefined;
   const { createSitesArea } = await import('./sites/module.js');
   const { accounts, registry, usage, limiter } = core;
-  const { cache, render } = rendering;
+  const { cache, render, screenshots } = rendering;
   const cards =
     accounts && registry && usage && limiter && cache && render
       ? {
@@ -26,6 +26,7 @@ export async function startSites(
           usage,
           limiter,
           publicOrigin: () => linkOrigin(config),
+          ...(screenshots ? { screenshots } : {}),
         }
       : undefined;
   return start(

@@ -13,11 +13,13 @@ import type { NetConfig } from '../net/settings.js';
 import { createUrlGuard, type UrlGuard } from '../net/url-guard.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
 import type { RenderCommand } from '../render/command.js';
+import type { ScreenshotService } from '../render/screenshot/types.js';
 import type { TemplateRegistry } from '../render/template/types.js';
 import type { Store } from '../storage/store.js';
 import type { UsageRecorder } from '../usage/recorder.js';
 import { CARDSHOT_VERSION } from '../version.js';
 import { createHeadReader, type HeadReader } from './head/reader.js';
+import { createBrowserHeadReader } from './og/browser-reader.js';
 import { createSitePages } from './og/pages.js';
 import { createOgService, type OgService } from './og/service.js';
 import { createSiteService, type SiteService } from './service.js';
@@ -57,6 +59,8 @@ export interface SiteCardDeps {
   limiter: Pick<RateLimiter, 'consume'>;
   /** This server's public origin (a site's `ogUrl`). */
   publicOrigin: () => string;
+  /** The browser that reads `render: "browser"` sites; absent: they are read like the others. */
+  screenshots?: Pick<ScreenshotService, 'capture' | 'viewports'>;
 }
 
 /** Bytes of a page read at most: Facebook's crawler reads about this much too. */
@@ -147,6 +151,7 @@ function siteCards(
     readsPerMinute: config.siteReadsPerMinute,
     fallbackSeconds: config.siteFallbackSeconds,
     userAgent: SITE_USER_AGENT,
+    ...(c.screenshots ? { browserReader: createBrowserHeadReader(c.screenshots) } : {}),
     ...clock,
   });
   const og = createOgService({
