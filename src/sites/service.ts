@@ -45,6 +45,8 @@ export interface SiteService {
   remove(accountId: string, id: string): Promise<void>;
   /** Every cached card of the site stops matching (on every node: the version is in the keys). */
   purgeAll(accountId: string, id: string): Promise<SiteRecord>;
+  /** One page's cached card stops matching on every node (its purge count is in its key). */
+  purgePage(accountId: string, id: string, url: string): Promise<{ before: SiteRecord; after: SiteRecord }>;
 }
 
 export interface SiteServiceDeps {
@@ -58,6 +60,9 @@ export interface SiteServiceDeps {
   onChange?: (id: string) => void;
   clock?: Clock;
 }
+
+/** Pages a site keeps purged one by one before a page purge purges the whole site. */
+const MAX_PURGED = 200;
 
 /** Creates the service. */
 export function createSiteService(deps: SiteServiceDeps): SiteService {
@@ -93,6 +98,14 @@ export function createSiteService(deps: SiteServiceDeps): SiteService {
     for (const [i, origin] of (input.origins ?? []).entries()) await checkOrigin(deps.guard, origin, i);
   };
 
+  const purgeAll = async (accountId: string, id: string) => {
+    await get(accountId, id);
+    const site = await deps.store.bumpVersion(accountId, id, clock.now());
+    if (!site) throw new AppError('not_found', 'No such site on this account');
+    deps.onChange?.(id);
+    return site;
+  };
+
   return {
     async create(caller, body) {
       const input = parseSiteInput(body, false);
@@ -117,6 +130,7 @@ export function createSiteService(deps: SiteServiceDeps): SiteService {
         refreshSeconds: input.refreshSeconds ?? DEFAULT_REFRESH_SECONDS,
         render: input.render ?? 'fetch',
         version: 1,
+        purged: {},
         createdAt: now,
         updatedAt: now,
       };
@@ -144,6 +158,7 @@ export function createSiteService(deps: SiteServiceDeps): SiteService {
         ...(input.render !== undefined ? { render: input.render } : {}),
         // A changed template, mapping or fallback draws different cards: the old ones go.
         version: site.version + 1,
+        purged: {},
         updatedAt: clock.now(),
       };
       if (!(await deps.store.updateSite(next)))
@@ -157,13 +172,19 @@ export function createSiteService(deps: SiteServiceDeps): SiteService {
       }
       deps.onChange?.(id);
     },
-    async purgeAll(accountId, id) {
-      await get(accountId, id);
-      const site = await deps.store.bumpVersion(accountId, id, clock.now());
-      if (!site) throw new AppError('not_found', 'No such site on this account');
+    async purgePage(accountId, id, url) {
+      const site = await get(accountId, id);
+      // Past MAX_PURGED pages the whole site is purged instead: the list stays small.
+      if (Object.keys(site.purged).length >= MAX_PURGED && !Object.hasOwn(site.purged, url)) {
+        return { before: site, after: await purgeAll(accountId, id) };
+      }
+      const after = { ...site, purged: { ...site.purged, [url]: (site.purged[url] ?? 0) + 1 } };
+      if (!(await deps.store.updateSite(after)))
+        throw new AppError('not_found', 'No such site on this account');
       deps.onChange?.(id);
-      return site;
+      return { before: site, after };
     },
+    purgeAll,
   };
 }
 

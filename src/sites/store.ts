@@ -38,6 +38,8 @@ export interface SiteRecord {
   render: RenderMode;
   /** Bumped by every change and every whole-site purge: cached cards are keyed with it. */
   version: number;
+  /** Pages purged one by one since the last version: page URL → how many times (in its cache key). */
+  purged: Record<string, number>;
   createdAt: number;
   updatedAt: number;
 }
@@ -72,6 +74,7 @@ export type SiteTables = {
     refresh_seconds: number;
     render: string;
     version: number;
+    purged: string;
     created_at: number | string;
     updated_at: number | string;
   };
@@ -123,7 +126,7 @@ export function createSiteStore(base: Kysely<Tables>): SiteStore {
     async bumpVersion(accountId, id, at) {
       await db
         .updateTable('sites')
-        .set((eb) => ({ version: eb('version', '+', 1), updated_at: at }))
+        .set((eb) => ({ version: eb('version', '+', 1), purged: '{}', updated_at: at }))
         .where('id', '=', id)
         .where('account_id', '=', accountId)
         .execute();
@@ -153,6 +156,7 @@ function toSite(r: Selectable<SiteTables['sites']>): SiteRecord {
     refreshSeconds: Number(r.refresh_seconds),
     render: r.render === 'browser' ? 'browser' : 'fetch',
     version: Number(r.version),
+    purged: JSON.parse(r.purged) as Record<string, number>,
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
   };
@@ -171,6 +175,7 @@ function fromSite(s: SiteRecord): SiteTables['sites'] {
     refresh_seconds: s.refreshSeconds,
     render: s.render,
     version: s.version,
+    purged: JSON.stringify(s.purged),
     created_at: s.createdAt,
     updated_at: s.updatedAt,
   };

@@ -27,6 +27,7 @@ const site = (accountId: string, over: Partial<SiteRecord> = {}): SiteRecord => 
   refreshSeconds: 86_400,
   render: 'fetch',
   version: 1,
+  purged: {},
   createdAt: T0 + n,
   updatedAt: T0 + n,
   ...over,
@@ -68,10 +69,17 @@ describe.each(targets)('site store on $name', (target: StoreTarget) => {
     await sites.insertSite(s);
     await sites.insertSite(t);
     expect((await sites.listSites(a.id)).map((x) => x.id)).toEqual([s.id, t.id]);
-    const changed = { ...s, theme: 'none', render: 'browser' as const, version: 2, updatedAt: T0 + 99 };
+    const changed = {
+      ...s,
+      theme: 'none',
+      render: 'browser' as const,
+      version: 2,
+      purged: { 'https://blog.example.com/a?b=1': 2 },
+      updatedAt: T0 + 99,
+    };
     expect(await sites.updateSite(changed)).toBe(true);
     expect(await sites.getSite(a.id, s.id)).toEqual(changed);
-    expect((await sites.bumpVersion(a.id, s.id, T0 + 100))?.version).toBe(3);
+    expect(await sites.bumpVersion(a.id, s.id, T0 + 100)).toMatchObject({ version: 3, purged: {} });
     expect(await sites.deleteSite(a.id, s.id)).toBe(true);
     expect(await sites.findSite(s.id)).toBeUndefined();
     await target.deleteAccount(a.id);

@@ -4,6 +4,7 @@ import { AppError } from '../../errors.js';
 import type { Jobs } from '../../jobs/module.js';
 import { submittedView } from '../../jobs/view.js';
 import type { SiteCards } from '../../sites/module.js';
+import { pageUrl } from '../../sites/og/target.js';
 import { parseWarmInput, sitemapPaths } from '../../sites/warm.js';
 import { documentOnly } from '../schemas/common.js';
 import * as schemas from '../schemas/sites.js';
@@ -68,7 +69,11 @@ export function registerSiteRoutes(
         await sites.purgeAll(auth.accountId, id(req));
         return { purged: 1 };
       }
-      await og.purgePage(await sites.get(auth.accountId, id(req)), path);
+      const site = await sites.get(auth.accountId, id(req));
+      const { before } = await sites.purgePage(auth.accountId, site.id, pageUrl(site.origins[0] ?? '', path));
+      // The old entry is dropped here and from the shared tier at once; other nodes stop matching
+      // it when they next read the site (its purge count is in the page's cache key).
+      await og.purgePage(before, path);
       return { purged: 1 };
     },
   );

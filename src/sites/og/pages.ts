@@ -53,7 +53,9 @@ export function createSitePages(deps: SitePagesDeps): SitePages {
   const clock = deps.clock ?? systemClock;
   const flight = createSingleFlight<PageRead>();
   const keyOf = (site: SiteRecord, url: string) =>
-    `sitepage-${createHash('sha256').update(`${site.id}\n${site.version}\n${url}`).digest('hex')}`;
+    `sitepage-${createHash('sha256')
+      .update(`${site.id}\n${site.version}\n${site.purged[url] ?? 0}\n${url}`)
+      .digest('hex')}`;
 
   const fetchPage = async (site: SiteRecord, url: string, signal: AbortSignal): Promise<PageRead> => {
     const origins = new Set(site.origins);

@@ -24,6 +24,9 @@ export const sites = {
       .addColumn('refresh_seconds', 'integer', (c) => c.notNull())
       .addColumn('render', 'varchar(10)', (c) => c.notNull())
       .addColumn('version', 'integer', (c) => c.notNull())
+      // Pages purged one by one: page URL → its purge count, a part of that page's cache key, so
+      // every node stops matching its cached entry once it reads the site again (a few seconds).
+      .addColumn('purged', 'text', (c) => c.notNull().defaultTo('{}'))
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .addColumn('updated_at', 'bigint', (c) => c.notNull())
       .execute();
