@@ -115,6 +115,13 @@ describe('POST /sites', () => {
     }
   });
 
+  it('stores an IDN origin in its ASCII form, so a look-alike is a different site', async () => {
+    const res = await post({ origins: ['https://BÜCHER.example:443'], template: 'blog' });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().site.origins).toEqual(['https://xn--bcher-kva.example']);
+    await t.inject({ method: 'DELETE', url: `/sites/${res.json().site.id}` });
+  });
+
   it('refuses a private origin (the URL guard), generically', async () => {
     for (const origin of [
       'http://127.0.0.1:8080',
