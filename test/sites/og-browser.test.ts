@@ -1,0 +1,54 @@
+// @module-tag chromium
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { HAS_TESSERACT, ocr, wordsRead } from '../helpers/ocr.js';
+import { type SitePages, startSitePages } from '../helpers/site-pages.js';
+
+/**
+ * `render: "browser"` (issue 30 §1): a page whose script writes its title and og:title gets the
+ * fallback when read without a browser, and its own card when the site asks for the browser.
+ */
+let t: TestApp;
+let fixture: SitePages;
+
+beforeAll(async () => {
+  fixture = await startSitePages();
+  t = await startTestApp({ allowPrivateHosts: [fixture.hostPort] });
+}, 30_000);
+
+afterAll(async () => {
+  await t?.close();
+  await fixture?.close();
+});
+
+async function site(render: 'fetch' | 'browser'): Promise<string> {
+  const res = await t.inject({
+    method: 'POST',
+    url: '/sites',
+    payload: { origins: [fixture.url], template: 'blog', render, fallback: { title: 'Fallback card' } },
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().site.id;
+}
+
+describe('render: "browser"', () => {
+  it('reads the tags a script wrote; the fetch reader gets the fallback', { timeout: 60_000 }, async () => {
+    const fetched = await t.inject({
+      method: 'GET',
+      url: `/og/${await site('fetch')}/blog/script-tags`,
+      auth: false,
+    });
+    expect(fetched.statusCode).toBe(200);
+    expect(fetched.headers['x-cardshot-fallback']).toBe('no-title');
+
+    const rendered = await t.inject({
+      method: 'GET',
+      url: `/og/${await site('browser')}/blog/script-tags`,
+      auth: false,
+    });
+    expect(rendered.statusCode, rendered.body.slice(0, 200)).toBe(200);
+    expect(rendered.headers['content-type']).toBe('image/png');
+    expect(rendered.headers['x-cardshot-fallback']).toBeUndefined();
+    if (HAS_TESSERACT) expect(wordsRead(await ocr(rendered.rawPayload), 'Written by script')).toBe(1);
+  });
+});
