@@ -32,8 +32,10 @@ import { registerFontRoutes } from './http/routes/fonts.js';
 import { registerHealthRoutes } from './http/routes/health.js';
 import { registerJobRoutes } from './http/routes/jobs.js';
 import { registerMetricsRoute } from './http/routes/metrics.js';
+import { registerOgRoute } from './http/routes/og.js';
 import { registerTemplateRoutes } from './http/routes/render-template.js';
 import { registerScreenshotRoutes } from './http/routes/render-url.js';
+import { registerSiteRoutes } from './http/routes/sites.js';
 import { registerStorageRoutes } from './http/routes/storage.js';
 import { registerUnfurlRoute } from './http/routes/unfurl.js';
 import { registerWebhookRoutes } from './http/routes/webhooks.js';
@@ -183,6 +185,11 @@ export function createApp(deps: AppDeps): FastifyInstance {
     registerStorageRoutes(api, deps);
     const sites = deps.sites;
     if (sites) registerUnfurlRoute(api, { ...deps, sites });
+    const cards = sites?.cards;
+    if (cards) {
+      registerSiteRoutes(api, { ...deps, cards });
+      registerOgRoute(api, { og: cards.og });
+    }
     // In a plugin of its own: its raw-body parser, body limit and 413 message stay its own.
     const fonts = deps.themes.fonts;
     if (fonts) api.register(async (scope) => registerFontRoutes(scope, { fonts }));

@@ -20,11 +20,11 @@ export const AREA_NAMES = [
   'templates',
   'screenshots',
   'render',
+  'sites',
   'queue',
   'webhooks',
   'delivery',
   'jobs',
-  'sites',
 ] as const;
 
 export type AreaName = (typeof AREA_NAMES)[number];
@@ -53,7 +53,7 @@ export const AREA_NEEDS = {
   webhooks: ['accounts', 'queue'],
   delivery: ['accounts'],
   jobs: ['accounts', 'render', 'queue', 'webhooks', 'delivery'],
-  sites: [],
+  sites: ['accounts', 'render', 'cache'],
 } as const satisfies Record<AreaName, readonly AreaName[]>;
 
 type Needs<A extends AreaName> = (typeof AREA_NEEDS)[A][number];

@@ -9,6 +9,7 @@ import type { AreaName } from './areas.js';
 import type { JobQueue } from './jobs/queue/types.js';
 import type { StartContext, startCore, startRendering } from './modules-wiring.js';
 import type { Config } from './settings.js';
+import type { Sites } from './sites/module.js';
 
 /**
  * The queue, then the webhooks (endpoints, the event sink, delivery workers) and the jobs over
@@ -18,6 +19,7 @@ export async function startWork(
   { config, log, opts, metrics, start, has }: StartContext,
   core: Awaited<ReturnType<typeof startCore>>,
   rendering: Awaited<ReturnType<typeof startRendering>>,
+  sites?: Sites,
 ) {
   const clock = opts.clock ? { clock: opts.clock } : {};
   const queue = has('queue') ? await start('queue', openQueueArea(config, log)) : undefined;
@@ -71,6 +73,7 @@ export async function startWork(
           render: needed(rendering.render, 'render'),
           ...(webhooks ? { events: webhooks } : {}),
           ...(delivery ? { delivery: delivery.forJobs(webhooks) } : {}),
+          ...sitePagesOf(sites),
           log,
         }),
       )
@@ -108,4 +111,9 @@ async function backlogMetricsArea(
 function needed<S>(service: S | undefined, area: AreaName): S {
   if (service === undefined) throw new Error(`createModules: the ${area} area was needed but not started`);
   return service;
+}
+
+/** The jobs' site-page renderer, when the sites area draws site cards in this process. */
+function sitePagesOf(sites: Sites | undefined) {
+  return sites?.cards ? { sitePages: sites.cards.og } : {};
 }

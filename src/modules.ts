@@ -183,8 +183,8 @@ export async function createModules<A extends AreaName = AreaName>(
   try {
     const core = await startCore(ctx);
     const rendering = await startRendering(ctx, core);
-    const { queue, webhooks, delivery, jobs } = await startWork(ctx, core, rendering);
-    const sites = await startSites(ctx);
+    const sites = await startSites(ctx, core, rendering);
+    const { queue, webhooks, delivery, jobs } = await startWork(ctx, core, rendering, sites);
     const { redis, notices, ...coreModules } = core;
     const { redisCache, flight, ...renderModules } = rendering;
     const set: Partial<ModuleSet> = {

@@ -40,7 +40,7 @@ export interface AccessControl {
   admit(req: FastifyRequest, reply: FastifyReply, check: (plan: Plan) => void): Promise<AuthContext>;
 }
 
-/** Every route under /render/, /webhooks, /storage and /fonts, and /unfurl, is protected, whoever registers it and whenever. */
+/** Every route under /render/, /webhooks, /storage, /fonts and /sites, and /unfurl, is protected, whoever registers it and whenever. */
 export function isProtectedRoute(url: string): boolean {
   return (
     url.startsWith('/render/') ||
@@ -50,6 +50,8 @@ export function isProtectedRoute(url: string): boolean {
     url.startsWith('/storage/') ||
     url === '/fonts' ||
     url.startsWith('/fonts/') ||
+    url === '/sites' ||
+    url.startsWith('/sites/') ||
     url === '/unfurl'
   );
 }

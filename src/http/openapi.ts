@@ -72,6 +72,11 @@ export function registerOpenApi(
           description: 'Endpoints that receive signed events (Standard Webhooks); API key needed.',
         },
         {
+          name: 'Sites',
+          description:
+            'Sites whose pages get cards at /og/<site id>/<path> (managing them needs an API key; /og needs none).',
+        },
+        {
           name: 'Fonts',
           description: 'Font files an account uploads for its theme (API key needed).',
         },

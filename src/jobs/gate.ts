@@ -26,7 +26,7 @@ export interface PriorityGate {
   turn(kind: ItemKind, signal: AbortSignal, account?: string): Promise<() => void>;
 }
 
-const KINDS: readonly ItemKind[] = ['card', 'screenshot'];
+const KINDS: readonly ItemKind[] = ['card', 'screenshot', 'site-page'];
 /** How often a waiting item looks again for requests that have gone. */
 const LOOK_EVERY_MS = 5;
 /** Requests seen this recently keep one slot free of items. */
@@ -129,5 +129,10 @@ export function nodeLoad(
   renderQueue: QueueLoad,
   screenshots: Pick<ScreenshotService, 'status'>,
 ): Record<ItemKind, () => QueueLoad> {
-  return { card: () => renderQueue, screenshot: () => screenshots.status().queue };
+  // A site page's item is a card once its page is read: it yields to the card requests.
+  return {
+    card: () => renderQueue,
+    screenshot: () => screenshots.status().queue,
+    'site-page': () => renderQueue,
+  };
 }

@@ -24,7 +24,14 @@ export interface ItemParsers {
 /** An item as the worker runs it. */
 export type ParsedItem =
   | { kind: 'card'; request: TemplateRequest }
-  | { kind: 'screenshot'; request: ScreenshotRequest };
+  | { kind: 'screenshot'; request: ScreenshotRequest }
+  | { kind: 'site-page'; request: SitePageRequest };
+
+/** A warm job's item: a page of one of the account's sites (checked when the item runs). */
+export interface SitePageRequest {
+  site: string;
+  path: string;
+}
 
 /** A valid item: its stored form, and its credentials in clear until the service seals them. */
 export interface ValidItem extends Omit<NewItem, 'credentials'> {
@@ -72,12 +79,13 @@ export function validateItems(
  * screenshot's credentials (opened from their own column) put back.
  */
 export function parseStoredItem(
-  kind: 'card' | 'screenshot',
+  kind: 'card' | 'screenshot' | 'site-page',
   request: string,
   parsers: ItemParsers,
   credentials?: ShotCredentials,
 ): ParsedItem {
   const value = JSON.parse(request) as unknown;
+  if (kind === 'site-page') return { kind, request: parseSitePage(value) };
   if (kind === 'card')
     return { kind, request: parseTemplateRequest(value, 'body', undefined, parsers.registry) };
   // The POST body's parser reads text values as the GET does: items stored as a query still parse.
@@ -87,6 +95,7 @@ export function parseStoredItem(
 
 /** The plan's refusal of an item (403), as the synchronous route would refuse it. */
 export function allowItem(plan: Plan, item: ParsedItem): void {
+  if (item.kind === 'site-page') return;
   if (item.kind === 'card') assertTemplateAllowed(plan, item.request.template);
   else assertScreenshotAllowed(plan, item.request.viewport.name, optionsInUse(item.request.options));
 }
@@ -100,6 +109,10 @@ function parseItem(
     throw bad('must be a JSON object: a card ({"template", …}) or a screenshot ({"url", …})');
   }
   const record = value as Record<string, unknown>;
+  if (present(record.site)) {
+    const request = parseSitePage(record);
+    return { parsed: { kind: 'site-page', request }, stored: { ...request } };
+  }
   const card = present(record.template);
   const shot = present(record.url);
   if (card && shot) throw bad('give template (a card) or url (a screenshot), not both');
@@ -122,6 +135,20 @@ function parseItem(
   // Stored as the JSON body the card route takes, whatever it came as (a CSV row's text).
   const stored = requestBody(request, parsers.registry.get(request.template));
   return { parsed: { kind: 'card', request }, stored };
+}
+
+/** `{"site": "site_…", "path": "/blog/post-1"}`: the site is the account's, checked as the item runs. */
+function parseSitePage(value: unknown): SitePageRequest {
+  const r = (value ?? {}) as Record<string, unknown>;
+  const stray = Object.keys(r).find((k) => k !== 'site' && k !== 'path');
+  if (stray !== undefined)
+    throw bad(`a site page takes site and path only (got ${JSON.stringify(stray.slice(0, 40))})`);
+  if (typeof r.site !== 'string' || !/^site_[0-9a-f]{1,40}$/.test(r.site))
+    throw bad('site must be a site id (site_…)');
+  if (typeof r.path !== 'string' || !r.path.startsWith('/') || r.path.length > 2048) {
+    throw bad('path must be the page path on the site, starting with /');
+  }
+  return { site: r.site, path: r.path };
 }
 
 const isCredential = (field: string) => (CREDENTIAL_FIELDS as readonly string[]).includes(field);

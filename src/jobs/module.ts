@@ -23,7 +23,7 @@ import { createPriorityGate, nodeLoad } from './gate.js';
 import { createResultLinks, type ResultLinks } from './links.js';
 import type { JobQueue } from './queue/types.js';
 import { createEventRelay, eventBuilder } from './relay.js';
-import { createItemRenderer } from './render.js';
+import { createItemRenderer, type SitePageRenderer } from './render.js';
 import { createResultFiles, type ResultFiles } from './results.js';
 import { checkSharedResults } from './results-volume.js';
 import { createJobService, type JobService } from './service.js';
@@ -59,6 +59,8 @@ export interface JobsDeps {
   events?: JobEventSink;
   /** Delivery to storage (issue 31 §3); absent: a job with "store" is refused. */
   delivery?: JobDelivery;
+  /** Site pages (warm jobs' items), read and drawn by the sites area; absent: such items fail. */
+  sitePages?: SitePageRenderer;
   log: Logger;
 }
 
@@ -94,7 +96,7 @@ export function createJobsArea(
     const handler = createItemHandler({
       store,
       queue,
-      renderer: createItemRenderer(deps.render),
+      renderer: createItemRenderer(deps.render, deps.sitePages),
       files,
       gate: createPriorityGate(nodeLoad(deps.renderQueue, deps.screenshots)),
       parsers,

@@ -7,8 +7,8 @@
 import sharp from 'sharp';
 import type { Plan } from '../auth/plans.js';
 import { AppError } from '../errors.js';
-import type { RenderCommand } from '../render/command.js';
-import type { ParsedItem } from './items.js';
+import type { CardRendered, RenderCommand } from '../render/command.js';
+import type { ParsedItem, SitePageRequest } from './items.js';
 
 /** An item's image, as stored and served. */
 export interface RenderedItem {
@@ -34,15 +34,30 @@ export interface ItemRenderer {
   render(item: ParsedItem, caller: ItemCaller, signal: AbortSignal): Promise<RenderedItem>;
 }
 
-/** Items rendered through `render`. */
-export function createItemRenderer(render: Pick<RenderCommand, 'card' | 'screenshot'>): ItemRenderer {
+/** Reads a site's page as `/og` does and draws its card (the sites area; absent: such items fail). */
+export interface SitePageRenderer {
+  warm(accountId: string, siteId: string, path: string, signal: AbortSignal): Promise<CardRendered>;
+}
+
+/** Items rendered through `render` (site pages through `pages`). */
+export function createItemRenderer(
+  render: Pick<RenderCommand, 'card' | 'screenshot'>,
+  pages?: SitePageRenderer,
+): ItemRenderer {
+  const sitePage = (accountId: string, request: SitePageRequest, signal: AbortSignal) => {
+    if (!pages)
+      throw new AppError('unavailable', 'Site pages are not served by this node', { retryAfter: 5 });
+    return pages.warm(accountId, request.site, request.path, signal);
+  };
   return {
     async render(item, { accountId, plan }, signal) {
       const caller = { accountId, plan, limit: 'job' as const };
       const result =
         item.kind === 'card'
           ? await render.card(item.request, caller, { signal })
-          : await render.screenshot(item.request, caller, { signal });
+          : item.kind === 'site-page'
+            ? await sitePage(accountId, item.request, signal)
+            : await render.screenshot(item.request, caller, { signal });
       // No If-None-Match was sent, so the service answered with the image.
       if (result.kind !== 'png') {
         throw new AppError('internal', 'Internal server error', { detail: 'a job item answered 304' });

@@ -19,6 +19,8 @@ export const WORKER_AREAS = [
   'themes',
   'screenshots',
   'render',
+  // Warm jobs' site-page items read the pages and draw their cards here.
+  'sites',
 ] as const satisfies AreaName[];
 
 /** The areas `role` starts: undefined for every area. */

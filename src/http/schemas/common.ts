@@ -31,7 +31,11 @@ export function errorResponse(description: string, examples: Record<string, stri
   };
 }
 
-const header = (description: string, example?: string | number, type: 'string' | 'integer' = 'string') =>
+export const header = (
+  description: string,
+  example?: string | number,
+  type: 'string' | 'integer' = 'string',
+) =>
   type === 'integer'
     ? Type.Integer({ description, ...(example !== undefined ? { examples: [example] } : {}) })
     : Type.String({ description, ...(example !== undefined ? { examples: [example] } : {}) });

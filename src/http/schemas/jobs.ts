@@ -52,7 +52,7 @@ export const Job = Type.Object(
 const Item = Type.Object({
   index: Type.Integer({ description: 'Its position in the submitted items, from 0.' }),
   status: Type.String({ enum: ['queued', 'running', 'succeeded', 'failed', 'canceled'] }),
-  kind: Type.String({ enum: ['card', 'screenshot'] }),
+  kind: Type.String({ enum: ['card', 'screenshot', 'site-page'] }),
   error: Type.Optional(
     Type.String({ description: "A failed item's reason, in the synchronous route's words." }),
   ),

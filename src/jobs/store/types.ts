@@ -10,7 +10,8 @@ export const JOB_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancel
 export type JobStatus = (typeof JOB_STATUSES)[number];
 export const ITEM_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'canceled'] as const;
 export type ItemStatus = (typeof ITEM_STATUSES)[number];
-export type ItemKind = 'card' | 'screenshot';
+/** `site-page`: a page of a site read as `/og` reads it, its card drawn (a warm job's item). */
+export type ItemKind = 'card' | 'screenshot' | 'site-page';
 
 export interface JobRecord {
   id: string;

@@ -43,6 +43,8 @@ export interface GetOptions {
   ca?: string;
   /** Called with each part of the body kept, in order; true stops reading. */
   enough?: (part: Buffer) => boolean;
+  /** Where redirects may go (a site's card reads stay on the site's origins); anywhere when absent. */
+  followable?: (url: URL) => boolean;
   signal?: AbortSignal;
 }
 
@@ -82,6 +84,9 @@ export async function guardedGet(guard: UrlGuard, url: string, o: GetOptions): P
             throw new FetchError('too_many_redirects', `more than ${o.maxRedirects} redirects`);
           }
           next = redirectTarget(location, target.url);
+          if (o.followable && !o.followable(next)) {
+            throw new FetchError('refused', `redirect to ${next.origin} leaves the allowed origins`);
+          }
           continue;
         }
         const declared = Number(headers['content-length']);

@@ -23,7 +23,14 @@ export interface PageMeta {
   lang: string | null;
   /** `<meta name="robots">`, lower-cased. */
   robots: string | null;
+  /**
+   * Every other `<meta name|property>` by lower-cased name (`cardshot:title`, `author`): what a
+   * site's field mapping may name. The first of each wins; at most MAX_OTHER names are kept.
+   */
+  other?: Record<string, string>;
 }
+
+const MAX_OTHER = 100;
 
 /**
  * Where the head ends: `</head>` or `<body>`. Not at the first body-only tag, as an HTML5 parser
@@ -172,6 +179,10 @@ function readMeta(meta: PageMeta, attrs: Record<string, string>): void {
   else if (key === 'description') meta.description ??= content;
   else if (key === 'theme-color') meta.themeColor ??= content;
   else if (key === 'robots') meta.robots ??= content.toLowerCase();
+  else {
+    meta.other ??= {};
+    if (Object.keys(meta.other).length < MAX_OTHER) meta.other[key] ??= content;
+  }
 }
 
 function readLink(meta: PageMeta, attrs: Record<string, string>): void {

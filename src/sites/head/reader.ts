@@ -45,10 +45,16 @@ export interface HeadReaderOptions {
   ca?: string;
 }
 
+/** What one read may add. */
+export interface ReadOptions {
+  /** Where redirects may lead (a site card's read stays on the site's origins). */
+  followable?: (url: URL) => boolean;
+}
+
 /** Reads page heads. */
 export interface HeadReader {
   /** The head of `url` as `userAgent` gets it; never throws for the page's own failures. */
-  read(url: string, userAgent: string, signal?: AbortSignal): Promise<HeadRead>;
+  read(url: string, userAgent: string, signal?: AbortSignal, opts?: ReadOptions): Promise<HeadRead>;
 }
 
 /** HTML and XHTML; anything else has no head to read (a PDF, an image). */
@@ -57,7 +63,7 @@ const HTML_TYPES = /^(text\/html|application\/xhtml\+xml)\b/i;
 /** Creates a reader over the guard. */
 export function createHeadReader(opts: HeadReaderOptions): HeadReader {
   return {
-    async read(url, userAgent, signal) {
+    async read(url, userAgent, signal, readOpts) {
       const watcher = watchHead();
       try {
         const got = await guardedGet(opts.guard, url, {
@@ -69,6 +75,7 @@ export function createHeadReader(opts: HeadReaderOptions): HeadReader {
           ...(opts.ca ? { ca: opts.ca } : {}),
           enough: (part) => watcher.feed(part),
           ...(signal ? { signal } : {}),
+          ...(readOpts?.followable ? { followable: readOpts.followable } : {}),
         });
         const contentType = got.headers['content-type'] ?? null;
         const html = contentType === null || HTML_TYPES.test(contentType);

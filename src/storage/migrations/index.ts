@@ -9,6 +9,7 @@ import { jobOutbox } from './007-job-outbox.js';
 import { jobCredentials } from './008-job-credentials.js';
 import { delivery } from './009-delivery.js';
 import { fonts } from './010-fonts.js';
+import { sites } from './011-sites.js';
 
 /**
  * Every migration in order. Names sort lexically, so keep the numeric prefix; never edit a
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '008-job-credentials': jobCredentials,
   '009-delivery': delivery,
   '010-fonts': fonts,
+  '011-sites': sites,
 };
 
 /** Kysely's provider over the static list above (no file-system scanning in a bundled build). */
