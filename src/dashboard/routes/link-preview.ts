@@ -59,7 +59,7 @@ export function registerLinkPreviewPages(scope: FastifyInstance, deps: Dashboard
         });
         deps.usage.record(account.id, 'unfurl');
         card = suggest(report.page.title ?? report.page.siteName ?? new URL(report.url).host);
-        siteFix = await siteFixFor(deps, account.id, report);
+        siteFix = await siteFixFor(deps, account.id, report, baseUrl(req, deps.config));
       } catch (err) {
         if (!isAppError(err, 'bad_request', 'rate_limited', 'unavailable')) throw err;
         error = err.message;
@@ -104,15 +104,19 @@ async function siteFixFor(
   deps: DashboardDeps,
   accountId: string,
   report: UnfurlReport,
+  origin: string,
 ): Promise<SiteFix | null> {
   const cards = deps.sites?.cards;
   if (!cards) return null;
   const sites = await cards.sites.list(accountId);
   for (const url of [report.url, report.page.finalUrl]) {
     if (url === null) continue;
-    const origin = URL.canParse(url) ? new URL(url).origin : '';
-    const site = sites.find((s) => s.origins.includes(origin));
-    if (site) return { siteId: site.id, siteName: site.name, tag: siteTag(site, url) };
+    const pageOrigin = URL.canParse(url) ? new URL(url).origin : '';
+    const site = sites.find((s) => s.origins.includes(pageOrigin));
+    if (site) {
+      const tag = siteTag({ ...site, ogUrl: `${origin}/og/${site.id}/` }, url);
+      return { siteId: site.id, siteName: site.name, tag };
+    }
   }
   return null;
 }

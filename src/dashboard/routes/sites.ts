@@ -6,7 +6,7 @@ import { STATUS } from '../../http/errors.js';
 import { systemClock } from '../../lib/clock.js';
 import type { SiteCards } from '../../sites/module.js';
 import { parseWarmInput, sitemapPaths } from '../../sites/warm.js';
-import { type DashboardDeps, field, seeOther, sendPage, sessionOf } from '../context.js';
+import { baseUrl, type DashboardDeps, field, seeOther, sendPage, sessionOf } from '../context.js';
 import { deleteSitePage, type PagePreview, sitePage } from '../views/site.js';
 import { type SiteForm, sitesPage } from '../views/sites.js';
 import { playgroundContext } from './playground.js';
@@ -86,7 +86,8 @@ export function registerSitePages(scope: FastifyInstance, deps: DashboardDeps): 
       account,
       csrf: req.dash!.csrf,
       site,
-      preview: previewOf(site, path),
+      // The address this dashboard was reached at (or CARDSHOT_PUBLIC_URL), as the playground's tags.
+      preview: previewOf({ ...site, ogUrl: `${baseUrl(req, deps.config)}/og/${site.id}/` }, path),
       templates: templatesFor(plan),
       warm,
       warmMaxPages: cards().warmMaxPages,

@@ -13,13 +13,14 @@ export type PagePreview =
   | { path: string; tag: string; imageSrc: string; error?: undefined }
   | { path: string; error: string };
 
-function previewCard(site: Site, p: PagePreview): Html {
+function previewCard(site: Site, p: PagePreview, warm: JobRow | null): Html {
   return html`<section class="card" aria-labelledby="tag-title" id="tag">
   <div class="card-head"><h2 id="tag-title">The tag for a page</h2></div>
   <form method="get" action="/dashboard/sites/${site.id}#tag" class="site-inline">
+    ${warm ? html`<input type="hidden" name="job" value="${warm.job.id}">` : ''}
     <div class="field">
       <label for="site-path">Path or URL of a page</label>
-      <input id="site-path" name="path" required maxlength="2048" spellcheck="false" value="${p.path}" placeholder="/blog/post-1" ${p.error ? html`aria-invalid="true" aria-errormessage="tag-error"` : ''}>
+      <input id="site-path" name="path" type="text" required maxlength="2048" spellcheck="false" value="${p.path}" placeholder="/blog/post-1" ${p.error ? html`aria-invalid="true" aria-errormessage="tag-error"` : ''}>
     </div>
     <button class="button primary" type="submit">Show</button>
   </form>
@@ -42,7 +43,7 @@ function purgeCard(site: Site, csrf: string): Html {
     <input type="hidden" name="_csrf" value="${csrf}">
     <div class="field">
       <label for="purge-path">Path (empty: every page)</label>
-      <input id="purge-path" name="path" maxlength="2048" spellcheck="false" placeholder="/blog/post-1">
+      <input id="purge-path" name="path" type="text" maxlength="2048" spellcheck="false" placeholder="/blog/post-1">
     </div>
     <button class="button" type="submit">Purge</button>
   </form>
@@ -112,7 +113,7 @@ export function sitePage(opts: {
 </div>
 ${alertBox('success', opts.notice)}
 ${alertBox('error', opts.error)}
-${previewCard(site, opts.preview)}
+${previewCard(site, opts.preview, opts.warm)}
 <div class="site-pair">
 ${purgeCard(site, opts.csrf)}
 ${warmCard(site, opts.csrf, opts.warm, opts.warmMaxPages)}

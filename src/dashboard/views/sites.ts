@@ -68,7 +68,7 @@ function siteRow(s: Site, now: number): Html {
 function text(id: string, label: string, value: string, hint: string, attrs: Html | string = ''): Html {
   return html`<div class="field">
       <label for="site-${id}">${label}</label>
-      <input id="site-${id}" name="${id}" value="${value}" aria-describedby="site-${id}-hint" ${attrs}>
+      <input id="site-${id}" name="${id}" type="text" value="${value}" aria-describedby="site-${id}-hint" ${attrs}>
       <p class="field-hint" id="site-${id}-hint">${hint}</p>
     </div>`;
 }
