@@ -9,6 +9,9 @@
 import type { ScreenshotService } from '../render/screenshot/types.js';
 import type { ItemKind } from './store/types.js';
 
+/** The queues items wait on: a site page's item is a card once its page is read, so it waits on the cards'. */
+type QueueKind = Exclude<ItemKind, 'site-page'>;
+
 /** What the gate reads of a render queue. */
 export interface QueueLoad {
   active: number;
@@ -26,14 +29,14 @@ export interface PriorityGate {
   turn(kind: ItemKind, signal: AbortSignal, account?: string): Promise<() => void>;
 }
 
-const KINDS: readonly ItemKind[] = ['card', 'screenshot', 'site-page'];
+const KINDS: readonly QueueKind[] = ['card', 'screenshot'];
 /** How often a waiting item looks again for requests that have gone. */
 const LOOK_EVERY_MS = 5;
 /** Requests seen this recently keep one slot free of items. */
 const REQUESTS_LINGER_MS = 1000;
 
 export function createPriorityGate(
-  load: Record<ItemKind, () => QueueLoad>,
+  load: Record<QueueKind, () => QueueLoad>,
   now: () => number = () => performance.now(),
 ): PriorityGate {
   interface Lane {
@@ -44,8 +47,9 @@ export function createPriorityGate(
     /** Items waiting, with their account ('' when none was given). */
     waiting: Map<() => void, string>;
   }
-  const lanes = new Map<ItemKind, Lane>();
-  const lane = (kind: ItemKind) => {
+  const lanes = new Map<QueueKind, Lane>();
+  const lane = (item: ItemKind) => {
+    const kind: QueueKind = item === 'site-page' ? 'card' : item;
     let l = lanes.get(kind);
     if (!l) {
       l = { items: 0, byAccount: new Map(), requestsSeenAt: Number.NEGATIVE_INFINITY, waiting: new Map() };
@@ -55,7 +59,8 @@ export function createPriorityGate(
   };
   const inLane = (l: Lane, account: string) => l.byAccount.get(account) ?? 0;
 
-  const mayStart = (kind: ItemKind, account: string): boolean => {
+  const mayStart = (item: ItemKind, account: string): boolean => {
+    const kind: QueueKind = item === 'site-page' ? 'card' : item;
     const l = lane(kind);
     // Another account with fewer items past the gate waits too: the slot is its.
     const mine = inLane(l, account);
@@ -128,11 +133,6 @@ export function createPriorityGate(
 export function nodeLoad(
   renderQueue: QueueLoad,
   screenshots: Pick<ScreenshotService, 'status'>,
-): Record<ItemKind, () => QueueLoad> {
-  // A site page's item is a card once its page is read: it yields to the card requests.
-  return {
-    card: () => renderQueue,
-    screenshot: () => screenshots.status().queue,
-    'site-page': () => renderQueue,
-  };
+): Record<QueueKind, () => QueueLoad> {
+  return { card: () => renderQueue, screenshot: () => screenshots.status().queue };
 }

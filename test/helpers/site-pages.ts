@@ -28,9 +28,9 @@ export const TITLED_PAGES: Record<string, string> = {
   '/blog/twitter-only': 'Twitter tags only',
   '/blog/relative-image': 'Artwork from a relative path',
   '/blog/overrides': 'The override wins',
-  '/blog/latin1-header': 'Café crème brûlée',
+  '/blog/latin1-header': 'Café crème for two',
   '/blog/latin1-meta': 'Pâtisserie française',
-  '/blog/wrong-charset': 'Déjà vu',
+  '/blog/wrong-charset': 'Déjà vu in a charset',
   '/blog/huge-head': 'Title before five megabytes',
   '/blog/endless-head': 'A head that never ends',
   '/redirect': 'Shipping cards at scale',
@@ -85,7 +85,7 @@ function pages(): Record<string, Handler> {
       ),
     ),
     '/blog/latin1-header': html(
-      Buffer.from(head('<title>Café crème brûlée</title>').replace('<meta charset="utf-8">', ''), 'latin1'),
+      Buffer.from(head('<title>Café crème for two</title>').replace('<meta charset="utf-8">', ''), 'latin1'),
       'text/html; charset=iso-8859-1',
     ),
     '/blog/latin1-meta': html(
@@ -97,7 +97,7 @@ function pages(): Record<string, Handler> {
     ),
     // The header names a charset that does not exist: the meta tag's (UTF-8) is used instead.
     '/blog/wrong-charset': html(
-      Buffer.from(head('<title>Déjà vu</title>'), 'utf8'),
+      Buffer.from(head('<title>Déjà vu in a charset</title>'), 'utf8'),
       'text/html; charset=nonsense-charset',
     ),
     '/blog/huge-head': html(

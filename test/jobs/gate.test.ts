@@ -7,7 +7,7 @@ function setup() {
   const q: QueueLoad = { active: 0, waiting: 0, concurrency: 2 };
   const shots: QueueLoad = { active: 0, waiting: 0, concurrency: 2 };
   let t = 0;
-  const gate = createPriorityGate({ card: () => q, screenshot: () => shots, 'site-page': () => q }, () => t);
+  const gate = createPriorityGate({ card: () => q, screenshot: () => shots }, () => t);
   const signal = new AbortController().signal;
   const started = (p: Promise<unknown>) =>
     Promise.race([p.then(() => true), new Promise((r) => setTimeout(() => r(false), 30))]);
