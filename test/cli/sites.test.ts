@@ -102,7 +102,12 @@ describe('cardshot sites', () => {
     expect(updated.stdout).toContain('Refresh:    every 1h\nReads with: a browser (scripts run)\n');
 
     const purged = await sites(['purge', site.id, '--path', '/blog/post-1']);
-    expect(purged).toMatchObject({ code: 0, stdout: 'Purged 1 card of /blog/post-1.\n' });
+    expect(purged).toMatchObject({
+      code: 0,
+      stdout: 'Purged /blog/post-1: the next crawler reads the page again.\n',
+    });
+    const all = await sites(['purge', site.id]);
+    expect(all.stdout).toBe('Purged every page of the site: each is read again when a crawler next asks.\n');
 
     // The other account sees nothing of it.
     const foreign = await sites(['show', site.id], { key: hostileKey });

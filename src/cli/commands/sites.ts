@@ -123,8 +123,11 @@ const VERBS: Record<string, Verb> = {
   },
   async purge(c, { id, v, io }) {
     const purged = await c.sites.purge(id, v.path === undefined ? {} : { path: v.path });
-    const what = v.path === undefined ? 'every page' : printable(v.path);
-    return print(io, v, { purged }, `Purged ${purged} card${purged === 1 ? '' : 's'} of ${what}.`);
+    const text =
+      v.path === undefined
+        ? 'Purged every page of the site: each is read again when a crawler next asks.'
+        : `Purged ${printable(v.path)}: the next crawler reads the page again.`;
+    return print(io, v, { purged }, text);
   },
   async warm(c, { id, v, io }) {
     const job = await c.sites.warm(id, {
