@@ -94,7 +94,9 @@ export function registerOpenApi(
       finishOpenApiDocument((doc as { openapiObject: Record<string, unknown> }).openapiObject) as never,
     transform: ({ schema, url }) => ({
       schema: (isUndocumented(url) ? { ...(schema ?? {}), hide: true } : schema) as never,
-      url,
+      // A trailing wildcard (`/og/:siteId/*`) is documented as a `path` parameter: OpenAPI has no
+      // wildcard, and `{*}` is no parameter name the linters accept.
+      url: url.endsWith('/*') ? `${url.slice(0, -1)}:path` : url,
     }),
   });
   if (!config.apiDocs) return;

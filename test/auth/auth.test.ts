@@ -73,3 +73,28 @@ describeAuthSuite({
     };
   },
 });
+
+describeAuthSuite({
+  name: 'GET /sites',
+  method: 'GET',
+  path: '/sites',
+  answers: { status: 200, contentType: 'application/json; charset=utf-8' },
+  signedUrls: false,
+  setup: async () => ({}),
+});
+
+describeAuthSuite({
+  name: 'POST /sites',
+  method: 'POST',
+  path: '/sites',
+  answers: { status: 201, contentType: 'application/json; charset=utf-8' },
+  signedUrls: false,
+  setup: async () => {
+    const pages = await startPageServer();
+    return {
+      payload: { origins: [pages.url], template: 'blog' },
+      overrides: { allowPrivateHosts: [pages.hostPort], sitesPerAccount: 1000 },
+      close: () => pages.close(),
+    };
+  },
+});

@@ -250,7 +250,10 @@ export const ogSchema = {
   summary: "The card of a site's page, without a key",
   description:
     'GET /og/<site id>/<path>?<query> draws the card of <origin>/<path>?<query>. Put it in the page: `<meta property="og:image" content="https://cards.example.com/og/site_…/blog/post-1">`.',
-  params: Type.Object({ siteId: Type.String(), '*': Type.String({ description: 'The page path.' }) }),
+  params: Type.Object({
+    siteId: Type.String(),
+    path: Type.String({ description: 'The page path and query on the site (`blog/post-1?lang=en`).' }),
+  }),
   response: ogResponses,
 };
 
