@@ -132,6 +132,17 @@ describe('Sites pages', () => {
     const all = await c.post(`/dashboard/sites/${id}/purge`, { _csrf: csrfOf(page.body), path: '' });
     expect(all.headers.location).toBe(`/dashboard/sites/${id}?notice=purged-all`);
 
+    const badLimit = await c.post(`/dashboard/sites/${id}/warm`, { _csrf: csrfOf(page.body), limit: '0' });
+    expect(badLimit.statusCode).toBe(400);
+    expect(badLimit.body).toContain(
+      '<div class="alert error" role="alert">limit must be an integer from 1 to',
+    );
+    const offSite = await c.post(`/dashboard/sites/${id}/warm`, {
+      _csrf: csrfOf(page.body),
+      sitemap: 'http://10.0.0.1/sitemap.xml',
+    });
+    expect(offSite.statusCode).toBe(400);
+
     const warm = await c.post(`/dashboard/sites/${id}/warm`, {
       _csrf: csrfOf(page.body),
       sitemap: '',
