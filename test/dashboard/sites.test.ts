@@ -102,6 +102,12 @@ describe('Sites pages', () => {
     expect(list.body).toContain(`<span class="key-id">${id}</span>`);
   });
 
+  it('sends a visitor who is not signed in to sign-in', async () => {
+    const res = await t.inject({ method: 'GET', url: '/dashboard/sites' });
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe('/dashboard/sign-in?from=app&next=%2Fdashboard%2Fsites');
+  });
+
   it('shows the API’s refusal in the form, keeping what was typed', async () => {
     const page = await c.get('/dashboard/sites');
     const res = await c.post('/dashboard/sites', {
