@@ -79,12 +79,16 @@ export function createSitePages(deps: SitePagesDeps): SitePages {
           const seconds =
             page.reason === null ? site.refreshSeconds : Math.min(site.refreshSeconds, deps.fallbackSeconds);
           const body = Buffer.from(JSON.stringify(page));
-          await deps.cache.set(key, {
-            body,
-            etag: createHash('sha256').update(body).digest('hex').slice(0, 32),
-            storedAt: now,
-            expiresAt: now + seconds * 1000,
-          });
+          // Not awaited: the memory tier has it at once (later requests on this node hit), and
+          // the disk and Redis writes need not hold the first answer (bench/og.ts).
+          deps.cache
+            .set(key, {
+              body,
+              etag: createHash('sha256').update(body).digest('hex').slice(0, 32),
+              storedAt: now,
+              expiresAt: now + seconds * 1000,
+            })
+            .catch(() => {});
           return page;
         },
         signal,

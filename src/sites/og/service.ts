@@ -127,7 +127,9 @@ export function createOgService(deps: OgServiceDeps): OgService {
     async answer(siteId, rest, userAgent, opts) {
       const { site, account } = await siteOf(siteId);
       const url = pageUrl(site.origins[0] ?? '', rest);
+      const readStarted = performance.now();
       const { page, cached } = await deps.pages.read(site, url, opts.signal ? { signal: opts.signal } : {});
+      const pageMs = performance.now() - readStarted;
       const { result, fallback } = await draw(
         site,
         account,
@@ -142,6 +144,8 @@ export function createOgService(deps: OgServiceDeps): OgService {
       deps.usage.record(account.id, cached ? usageKind(result, 'template') : 'template');
       return {
         ...result,
+        // The page's read (or its cache lookup) as a phase of Server-Timing.
+        timings: { ...result.timings, page: pageMs },
         ...(cached ? {} : { cache: 'MISS' as const }),
         fallback,
         maxAge: fallback === null ? Math.min(site.refreshSeconds, 86_400) : FALLBACK_MAX_AGE,
