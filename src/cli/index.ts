@@ -27,6 +27,10 @@ const COMMANDS: Record<string, { help: string; run: (argv: string[]) => Promise<
     help: 'unfurl URL [--fail-on error|warning|info] [--json]   how nine networks will show a link, and what to fix (CI)',
     run: async (argv) => (await import('./commands/unfurl.js')).runUnfurl(argv),
   },
+  sites: {
+    help: 'sites create --origin URL --template T [--refresh 1d …] | list | show|update|delete SITE | purge SITE [--path /p] | warm SITE [--sitemap URL] | tag SITE /path   one og:image tag, every page',
+    run: async (argv) => (await import('./commands/sites.js')).runSites(argv),
+  },
   webhooks: {
     help: 'webhooks add URL [--events …] | list | rotate ID | test ID | remove ID | deliveries ID   signed job events',
     run: async (argv) => (await import('./commands/webhooks.js')).runWebhooks(argv),

@@ -80,14 +80,15 @@ export async function runRemote(
 /**
  * The shared first step of a command with verbs (`jobs get ID`, `webhooks rotate ID`): prints the
  * command's or the verb's help (exit 0 when asked, 2 when no verb was given), else the verb to
- * run. Every verb but `list` needs an id; `needsId` says what the user left out.
+ * run. Every verb but `list` (and those in `withoutId`) needs an id; `needsId` says what the
+ * user left out.
  */
 export function pickVerb<V>(
   verbs: Readonly<Record<string, V>>,
   verbHelp: Readonly<Record<string, string>>,
   parsed: { help: boolean; positionals: readonly string[] },
   io: ShotIo,
-  command: { help: string; needsId(verb: string): string },
+  command: { help: string; needsId(verb: string): string; withoutId?: readonly string[] },
 ): { exit: number } | { run: V; verb: string } {
   const [verb, id] = parsed.positionals;
   if (parsed.help || verb === undefined) {
@@ -97,6 +98,7 @@ export function pickVerb<V>(
   }
   const run = Object.hasOwn(verbs, verb) ? verbs[verb] : undefined;
   if (!run) throw new UsageError(`unknown subcommand "${printable(verb)}"`);
-  if (verb !== 'list' && !id) throw new UsageError(command.needsId(verb));
+  const idless = verb === 'list' || (command.withoutId?.includes(verb) ?? false);
+  if (!idless && !id) throw new UsageError(command.needsId(verb));
   return { run, verb };
 }

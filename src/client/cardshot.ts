@@ -10,6 +10,7 @@ import {
   templateParams,
 } from './options.js';
 import { encodeRfc3986, signPath } from './signing.js';
+import { SitesApi } from './sites.js';
 import { StorageApi } from './storage.js';
 import type { CardshotTemplates } from './templates.generated.js';
 import { send, sendJson } from './transport.js';
@@ -135,6 +136,8 @@ export class Cardshot {
   readonly storage: StorageApi;
   /** Fonts uploaded for the account's theme (`fontFamily`). */
   readonly fonts: FontsApi;
+  /** Registered sites: one og:image tag (`GET /og/<id>/<path>`) gives every page its card. */
+  readonly sites: SitesApi;
 
   constructor(opts: CardshotOptions) {
     if (!opts?.baseUrl) throw new TypeError('Cardshot: baseUrl is required');
@@ -148,6 +151,7 @@ export class Cardshot {
     this.webhooks = new WebhooksApi(transport);
     this.storage = new StorageApi(transport);
     this.fonts = new FontsApi(transport);
+    this.sites = new SitesApi(transport);
   }
 
   /**

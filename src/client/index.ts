@@ -49,6 +49,20 @@ export {
 } from './options.js';
 export { canonicalRequest, encodeRfc3986 } from './signing.js';
 export {
+  type Site,
+  type SiteFallback,
+  type SiteFields,
+  type SiteInput,
+  type SiteRender,
+  SitesApi,
+  type SiteTheme,
+  type SiteUpdate,
+  siteCardUrl,
+  siteTag,
+  type WarmJob,
+  type WarmOptions,
+} from './sites.js';
+export {
   StorageApi,
   type StorageTarget,
   type StorageTargetInput,

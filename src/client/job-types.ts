@@ -83,7 +83,8 @@ export interface ItemResult {
 export interface JobItem {
   index: number;
   status: ItemStatus;
-  kind: 'card' | 'screenshot';
+  /** `site-page`: a page of a site read and its card drawn (the items of `sites.warm`). */
+  kind: 'card' | 'screenshot' | 'site-page';
   /** Why it failed, in the synchronous route's words. */
   error?: string;
   result: ItemResult | null;

@@ -45,6 +45,7 @@ function load(): Map<string, Asset> {
     'jobs.js': 'src/dashboard/static/jobs.js',
     'link-preview.js': 'src/dashboard/static/link-preview.js',
     'link-preview.css': 'src/dashboard/static/link-preview.css',
+    'sites.css': 'src/dashboard/static/sites.css',
     'logo.svg': 'src/dashboard/static/logo.svg',
   };
   for (const weight of [400, 500, 600, 700]) {

@@ -12,6 +12,7 @@ import { registerLinkPreviewPages } from './routes/link-preview.js';
 import { registerOverviewRoutes } from './routes/overview.js';
 import { registerPlaygroundRoutes } from './routes/playground.js';
 import { registerScreenshotPlaygroundRoutes } from './routes/screenshot-playground.js';
+import { registerSitePages } from './routes/sites.js';
 import { registerStoragePages } from './routes/storage.js';
 import { registerThemeRoutes } from './routes/theme.js';
 import { registerWebhookPages } from './routes/webhooks.js';
@@ -57,6 +58,7 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
       registerJobPages(scope, deps);
       registerWebhookPages(scope, deps);
       registerLinkPreviewPages(scope, deps);
+      registerSitePages(scope, deps);
       registerStoragePages(scope, deps);
     },
     { prefix: '/dashboard' },

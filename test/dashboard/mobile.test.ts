@@ -119,6 +119,7 @@ describe.runIf(chromiumAvailable())('the dashboard at 390 px', () => {
       '/dashboard/webhooks',
       '/dashboard/link-preview',
       '/dashboard/storage',
+      '/dashboard/sites',
     ]) {
       await page.goto(`${base}${pathname}`);
       await page.evaluate('window.scrollTo(0, 0)');
@@ -128,6 +129,7 @@ describe.runIf(chromiumAvailable())('the dashboard at 390 px', () => {
         'API keys',
         'Playground',
         'Link preview',
+        'Sites',
         'Theme',
         'Jobs',
         'Webhooks',

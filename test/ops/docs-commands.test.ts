@@ -121,6 +121,7 @@ const IDS: Record<string, RegExp> = {
   'acc_…': /\bacc_[A-Za-z0-9]+/g,
   'key_…': /\bkey_[A-Za-z0-9]+/g,
   'cssig_…': /\bcssig_[A-Za-z0-9_-]+/g,
+  'site_…': /\bsite_[A-Za-z0-9]+/g,
 };
 
 const METRICS_TOKEN = 'docs-metrics-token-0123456789';
@@ -246,8 +247,11 @@ describe.skipIf(!chromiumAvailable())('the commands the README and the docs show
     // As the README says: the first start wrote the key to data/first-run.txt (no terminal).
     const first = await readFile(path.join(server.dataDir, 'first-run.txt'), 'utf8');
     last['cs_development_…'] = /API key:\s+(cs_development_\S+)/.exec(first)![1]!;
-    for (const [placeholder, pattern] of Object.entries(IDS))
-      last[placeholder] = first.match(pattern)!.at(-1)!;
+    for (const [placeholder, pattern] of Object.entries(IDS)) {
+      // A site_… comes later, from the README's POST /sites.
+      const found = first.match(pattern);
+      if (found) last[placeholder] = found.at(-1)!;
+    }
     firstRun = { keyId: last['key_…']!, secret: last['cssig_…']! };
   }, 60_000);
 

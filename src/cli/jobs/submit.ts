@@ -83,7 +83,7 @@ function jobBody(text: string, args: SubmitArgs): JobInput {
 }
 
 /** Polls the job to its end: a bar on a terminal, a line per change otherwise. */
-async function follow(client: Cardshot, id: string, io: ShotIo): Promise<Job> {
+export async function follow(client: Cardshot, id: string, io: ShotIo): Promise<Job> {
   let progress: ReturnType<typeof createProgress> | undefined;
   let last = '';
   const job = await client.jobs.wait(id, {
@@ -101,7 +101,8 @@ async function follow(client: Cardshot, id: string, io: ShotIo): Promise<Job> {
   return job;
 }
 
-async function listFailed(client: Cardshot, job: Job, io: ShotIo): Promise<void> {
+/** Lists the first failed items of an ended job, with their errors, and counts the rest. */
+export async function listFailed(client: Cardshot, job: Job, io: ShotIo): Promise<void> {
   if (job.counts.failed === 0) return;
   let shown = 0;
   for await (const item of client.jobs.allItems(job.id, { status: 'failed', limit: SHOW_FAILED })) {

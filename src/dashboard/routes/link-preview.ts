@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Plan } from '../../auth/plans.js';
+import { siteTag } from '../../client/sites.js';
 import { AppError, isAppError } from '../../errors.js';
 import { STATUS } from '../../http/errors.js';
 import { budgetOf, RATE_LIMITED } from '../../ratelimit/budgets.js';
@@ -8,7 +9,7 @@ import type { Sites } from '../../sites/module.js';
 import type { UnfurlReport } from '../../sites/unfurl/types.js';
 import { baseUrl, type DashboardDeps, sendPage, sessionOf } from '../context.js';
 import { cardSuggester, type SuggestedCard } from '../link-card.js';
-import { linkPreviewPage } from '../views/link-preview.js';
+import { linkPreviewPage, type SiteFix } from '../views/link-preview.js';
 import { playgroundContext } from './playground.js';
 
 type UrlQuery = { Querystring: { url?: string } };
@@ -39,6 +40,7 @@ export function registerLinkPreviewPages(scope: FastifyInstance, deps: Dashboard
     let error: string | null = null;
     let status = 200;
     let card: SuggestedCard | null = null;
+    let siteFix: SiteFix | null = null;
     if (url !== '') {
       try {
         await admit(deps, account.id, plan);
@@ -57,6 +59,7 @@ export function registerLinkPreviewPages(scope: FastifyInstance, deps: Dashboard
         });
         deps.usage.record(account.id, 'unfurl');
         card = suggest(report.page.title ?? report.page.siteName ?? new URL(report.url).host);
+        siteFix = await siteFixFor(deps, account.id, report, baseUrl(req, deps.config));
       } catch (err) {
         if (!isAppError(err, 'bad_request', 'rate_limited', 'unavailable')) throw err;
         error = err.message;
@@ -65,7 +68,16 @@ export function registerLinkPreviewPages(scope: FastifyInstance, deps: Dashboard
     }
     const imageSrc = (u: string) =>
       `/dashboard/link-preview/image?u=${encodeURIComponent(u)}&s=${imageSig(account.id, u)}`;
-    const body = linkPreviewPage({ account, csrf: req.dash!.csrf, url, report, error, imageSrc, card });
+    const body = linkPreviewPage({
+      account,
+      csrf: req.dash!.csrf,
+      url,
+      report,
+      error,
+      imageSrc,
+      card,
+      siteFix,
+    });
     return sendPage(reply, body, status);
   });
 
@@ -81,6 +93,32 @@ export function registerLinkPreviewPages(scope: FastifyInstance, deps: Dashboard
     reply.header('Cache-Control', 'private, max-age=300');
     return reply.type(img.contentType).send(img.body);
   });
+}
+
+/**
+ * The og:image tag of the checked page from one of the account's sites whose origin it is on
+ * (issue 30 §2: "Fix: the og:image tag for the page from a site"): the page as asked, else
+ * where its redirects ended.
+ */
+async function siteFixFor(
+  deps: DashboardDeps,
+  accountId: string,
+  report: UnfurlReport,
+  origin: string,
+): Promise<SiteFix | null> {
+  const cards = deps.sites?.cards;
+  if (!cards) return null;
+  const sites = await cards.sites.list(accountId);
+  for (const url of [report.url, report.page.finalUrl]) {
+    if (url === null) continue;
+    const pageOrigin = URL.canParse(url) ? new URL(url).origin : '';
+    const site = sites.find((s) => s.origins.includes(pageOrigin));
+    if (site) {
+      const tag = siteTag({ ...site, ogUrl: `${origin}/og/${site.id}/` }, url);
+      return { siteId: site.id, siteName: site.name, tag };
+    }
+  }
+  return null;
 }
 
 /** Counts a check against the account's request budget, like GET /unfurl. */

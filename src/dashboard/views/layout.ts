@@ -7,6 +7,7 @@ export type Section =
   | 'keys'
   | 'playground'
   | 'link-preview'
+  | 'sites'
   | 'theme'
   | 'jobs'
   | 'webhooks'
@@ -36,6 +37,12 @@ const NAV: ReadonlyArray<{ id: Section; href: string; label: string; icon: Html 
     href: '/dashboard/link-preview',
     label: 'Link preview',
     icon: html`<svg viewBox="0 0 20 20" aria-hidden="true"><rect x="2.5" y="3.5" width="15" height="13" rx="2"/><path d="M2.5 11.5h15M5.5 14h6"/><path d="m8 6.5 2.5 2.5L13 6.5"/></svg>`,
+  },
+  {
+    id: 'sites',
+    href: '/dashboard/sites',
+    label: 'Sites',
+    icon: html`<svg viewBox="0 0 20 20" aria-hidden="true"><circle cx="10" cy="10" r="7.5"/><path d="M2.5 10h15M10 2.5c2.2 2.2 3 4.7 3 7.5s-.8 5.3-3 7.5c-2.2-2.2-3-4.7-3-7.5s.8-5.3 3-7.5Z"/></svg>`,
   },
   {
     id: 'theme',

@@ -6,6 +6,13 @@ import { appPage } from './layout.js';
 import { type ImageSrc, platformCard } from './link-preview-cards.js';
 import { snippet } from './playground.js';
 
+/** The og:image tag of the checked page from one of the account's sites. */
+export interface SiteFix {
+  siteId: string;
+  siteName: string;
+  tag: string;
+}
+
 /** The Link preview page: the form, then each network's card, the problems and the tags to paste. */
 export function linkPreviewPage(opts: {
   account: Account;
@@ -15,6 +22,7 @@ export function linkPreviewPage(opts: {
   error: string | null;
   imageSrc: ImageSrc;
   card: SuggestedCard | null;
+  siteFix?: SiteFix | null;
 }): Html {
   const { report } = opts;
   return appPage({
@@ -40,19 +48,19 @@ export function linkPreviewPage(opts: {
   </form>
   ${opts.error ? html`<div class="alert error" role="alert" id="lp-error">${opts.error}</div>` : ''}
 </section>
-${report ? results(report, opts.imageSrc, opts.card) : ''}`,
+${report ? results(report, opts.imageSrc, opts.card, opts.siteFix ?? null) : ''}`,
   });
 }
 
-function results(r: UnfurlReport, src: ImageSrc, card: SuggestedCard | null): Html {
+function results(r: UnfurlReport, src: ImageSrc, card: SuggestedCard | null, site: SiteFix | null): Html {
   const { errors, warnings, infos } = r.summary;
   const hops = r.page.redirects.length;
   return html`<p class="lp-summary-line" role="status"><strong>${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}, ${infos} note${infos === 1 ? '' : 's'}</strong> · ${r.page.status === null ? 'the page did not answer' : `HTTP ${r.page.status}`}${hops > 0 ? ` after ${hops} redirect${hops > 1 ? 's' : ''}` : ''} · checked ${r.checkedAt.replace('T', ' ').slice(0, 16)} UTC</p>
 <div class="lp-grid">${r.platforms.map((v) => platformCard(v, src))}</div>
-${fixSection(r, card)}`;
+${fixSection(r, card, site)}`;
 }
 
-function fixSection(r: UnfurlReport, card: SuggestedCard | null): Html {
+function fixSection(r: UnfurlReport, card: SuggestedCard | null, site: SiteFix | null): Html {
   const tags = [...new Set(r.problems.flatMap((p) => (p.fix?.startsWith('<meta') ? [p.fix] : [])))];
   const other = r.problems.filter((p) => p.fix !== null && !p.fix.startsWith('<meta'));
   const cardTags = card
@@ -68,7 +76,8 @@ function fixSection(r: UnfurlReport, card: SuggestedCard | null): Html {
   ${r.problems.length === 0 ? html`<p>Nothing to fix: every network shows this link as intended.</p>` : html`<ul class="lp-fix-list">${r.problems.map((p) => html`<li class="lp-${p.severity}"><strong>${p.severity}</strong> <code>${p.code}</code> ${p.message} <span class="subtle">(${p.platforms.length === r.platforms.length ? 'every network' : p.platforms.join(', ')})</span></li>`)}</ul>`}
   ${tags.length > 0 ? snippet('lp-tags', 'Tags to paste into <head>', tags.join('\n'), 'Each tag fixes one of the problems above; replace … with your text.') : ''}
   ${other.map((p, i) => snippet(`lp-other-${i}`, p.code.replace(/_/g, ' '), p.fix ?? '', p.message))}
-  ${card ? html`<div class="lp-cardshot"><img src="${card.previewUrl}" alt="The Cardshot card for this page" width="600" height="315">${snippet('lp-cardshot-tags', 'A Cardshot card as this page’s og:image', cardTags, 'A signed URL of your blog card with the page’s title: it renders this exact card for a year and shows no key.')}</div>` : ''}
+  ${site ? snippet('lp-site-tag', `The og:image tag for this page from your site ${site.siteName}`, site.tag, `This page is on the origin of ${site.siteId}: the tag gives it its card from the site, read from the page itself, with no key.`) : ''}
+  ${card && !site ? html`<div class="lp-cardshot"><img src="${card.previewUrl}" alt="The Cardshot card for this page" width="600" height="315">${snippet('lp-cardshot-tags', 'A Cardshot card as this page’s og:image', cardTags, 'A signed URL of your blog card with the page’s title: it renders this exact card for a year and shows no key.')}</div>` : ''}
 </section>`;
 }
 
