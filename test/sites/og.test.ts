@@ -219,6 +219,35 @@ describe('GET /og: hostile paths', () => {
   });
 });
 
+describe("GET /og when the site's template is gone", () => {
+  it('draws the page in the built-in design instead of failing (a plan that no longer has it)', async () => {
+    const made = await t.inject({
+      method: 'POST',
+      url: '/sites',
+      payload: { origins: [fixture.url], template: 'saas', fallback: { title: 'Saas fallback' } },
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    const id = made.json().site.id as string;
+    const [path] = Object.keys(TITLED_PAGES);
+    await t.modules.accounts.accounts.setPlan(t.account.id, 'free'); // blog only
+    try {
+      const res = await t.inject({
+        method: 'GET',
+        url: `/og/${id}${path}`,
+        headers: { 'user-agent': FACEBOOK },
+        auth: false,
+      });
+      expect(res.statusCode, res.body.slice(0, 200)).toBe(200);
+      expect(res.headers['content-type']).toBe('image/png');
+      expect(res.headers['x-cardshot-fallback']).toBeUndefined();
+      expect(pngSize(res.rawPayload)).toEqual({ width: 1200, height: 630 });
+    } finally {
+      await t.modules.accounts.accounts.setPlan(t.account.id, 'pro');
+      await t.inject({ method: 'DELETE', url: `/sites/${id}` });
+    }
+  });
+});
+
 /** A GET written byte for byte on a socket to the listening app. */
 async function rawGet(
   target: string,

@@ -67,15 +67,24 @@ export function createOgService(deps: OgServiceDeps): OgService {
   const clock = deps.clock ?? systemClock;
   const sites = new Map<string, { site: SiteRecord; account: Account; at: number }>();
 
+  // Ids found missing, for as long as a found site is kept: a flood of made-up ids (the route
+  // takes no key) costs one database lookup per id and 5 s, not one per request.
+  const missing = new Map<string, number>();
   const siteOf = async (id: string) => {
     const kept = sites.get(id);
     if (kept && clock.now() - kept.at < SITE_TTL_MS) return kept;
+    const gone = missing.get(id);
+    if (gone !== undefined && clock.now() - gone < SITE_TTL_MS)
+      throw new AppError('not_found', 'No such site');
     const site = /^site_[0-9a-f]{1,40}$/.test(id) ? await deps.store.findSite(id) : undefined;
     const account = site && (await deps.getAccount(site.accountId));
     if (!site || !account) {
       sites.delete(id);
+      if (missing.size >= MAX_SITES_KEPT) missing.clear();
+      missing.set(id, clock.now());
       throw new AppError('not_found', 'No such site');
     }
+    missing.delete(id);
     if (sites.size >= MAX_SITES_KEPT) sites.clear();
     const entry = { site, account, at: clock.now() };
     sites.set(id, entry);
@@ -174,12 +183,19 @@ export function createOgService(deps: OgServiceDeps): OgService {
 
     forget(siteId) {
       sites.delete(siteId);
+      missing.delete(siteId);
     },
   };
 }
 
+/** The template drawn when the site's own is gone: `blog`, else the first the plan allows. */
+function standIn(registry: TemplateRegistry, allowed: (template: string) => boolean) {
+  if (allowed('blog') && registry.get('blog')) return registry.get('blog');
+  return registry.list().find((t) => allowed(t.name));
+}
+
 /** The card request: the site's template (or the page's `cardshot:template`), at the crawler's size. */
-function requestOf(
+export function requestOf(
   registry: TemplateRegistry,
   allowed: (template: string) => boolean,
   site: SiteRecord,
@@ -189,11 +205,16 @@ function requestOf(
   // An override naming no template of this server (or none of the plan's) is ignored: the page's
   // author may be wrong, the site's owner chose a template that exists.
   const override = card.template && allowed(card.template) ? registry.get(card.template) : undefined;
-  const def = override ?? registry.get(site.template);
-  if (!def)
-    throw new AppError('internal', 'Internal server error', {
-      detail: `site template ${site.template} is gone`,
+  // The site's own template may have gone since it was chosen (a template file removed, a plan
+  // that no longer has it): a crawler still gets a card, in the built-in design.
+  const own = allowed(site.template) ? registry.get(site.template) : undefined;
+  const def = override ?? own ?? standIn(registry, allowed);
+  if (!def) {
+    throw new AppError('unavailable', 'This site has no template it may use; its owner must choose one', {
+      retryAfter: 60,
+      detail: `site ${site.id}: template ${site.template} is gone and the plan allows no other`,
     });
+  }
   const theme =
     card.theme === 'none' || (card.theme !== 'account' && site.theme === 'none') ? 'none' : undefined;
   const body: Record<string, unknown> = {
