@@ -6,13 +6,17 @@
  *   (b) the built-in `blog` template through the in-process renderer (`renderer.render`);
  *   (c) `POST /render/template` (blog, a distinct title each time) at c=1 against
  *       `node dist/src/main.js` (NODE_ENV=production), timed by the client, with the server's
- *       own Server-Timing phases for the same requests.
+ *       own Server-Timing phases for the same requests;
+ *   (d) the floor under (c)'s HTTP part: a bare `node:http` child answering every POST with a
+ *       fixed PNG of (c)'s size, through the same client.
  *
  *   npm run bench:card-path [-- --rounds 20 --per-round 15 --no-docs]
  *
  * Not a test: CI does not run it. All traffic goes to a child server on 127.0.0.1.
  */
 
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { Agent, request } from 'node:http';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -117,9 +121,27 @@ function createClient(url: string, headers: Record<string, string>) {
   };
 }
 
+/**
+ * A bare `node:http` server in a child process that reads the body and answers a fixed PNG of
+ * `bytes` bytes: what a request costs here before any framework, auth or render.
+ */
+async function startBareServer(bytes: number) {
+  const code = `const body = Buffer.alloc(${bytes}, 7);
+require('node:http').createServer((req, res) => {
+  req.on('data', () => {});
+  req.on('end', () => { res.writeHead(200, { 'content-type': 'image/png', 'server-timing': 'cache;dur=0.0' }); res.end(body); });
+}).listen(0, '127.0.0.1', function () { process.stdout.write(String(this.address().port) + '\\n'); });`;
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [line] = (await once(child.stdout!, 'data')) as [Buffer];
+  return { url: `http://127.0.0.1:${line.toString().trim()}/`, stop: () => child.kill() };
+}
+
 async function main() {
   const server = await startServer(path.join(root, 'dist/src/main.js'), { CARDSHOT_LOG_LEVEL: 'warn' });
   const client = createClient(`${server.url}/render/template`, server.auth);
+  // 30 KB: blog's PNG size, so the floor moves as many bytes as (c).
+  const bare = await startBareServer(30 * 1024);
+  const bareClient = createClient(bare.url, {});
   try {
     const engine = await loadTakumiEngine();
     const renderer = await createTemplateRenderer();
@@ -139,11 +161,13 @@ async function main() {
       await raw(i, 'w');
       await blog(i, 'w');
       await http();
+      await bareClient.post('{}');
     }
 
     const a: number[] = [];
     const b: number[] = [];
     const c: number[] = [];
+    const d: number[] = [];
     const sizes = { a: 0, b: 0, c: 0 };
     const phases: Record<string, number[]> = {};
     for (let r = 0; r < ROUNDS; r++) {
@@ -157,6 +181,7 @@ async function main() {
         start = performance.now();
         sizes.b = (await blog(n)).png.length;
         b.push(performance.now() - start);
+        d.push((await bareClient.post(JSON.stringify({ template: 'blog', title: title('d', n) }))).ms);
         const res = await http();
         c.push(res.ms);
         sizes.c = res.bytes;
@@ -173,11 +198,14 @@ async function main() {
       a: summarize(a),
       b: summarize(b),
       c: summarize(c),
+      d: summarize(d),
       sizes,
       phases: Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, summarize(v)])),
     };
   } finally {
     client.close();
+    bareClient.close();
+    bare.stop();
     await server.stop();
   }
 }
@@ -200,6 +228,7 @@ function tables(res: Results): Table[] {
       row('(a) raw takumi, minimal card', res.a, res.sizes.a),
       row('(b) blog, renderer.render in-process', res.b, res.sizes.b),
       row('(c) blog, POST /render/template uncached, c=1', res.c, res.sizes.c),
+      row('(d) bare node:http answering 30 KB (no render)', res.d, 30 * 1024),
     ],
     [
       ['(c) where the time goes (p50 of each phase)', 'ms'],
@@ -212,6 +241,12 @@ function tables(res: Results): Table[] {
       ['ratio (p50)', 'measured', 'target', 'result'],
       ['(b) / (a): the blog design', `${(res.b.p50 / res.a.p50).toFixed(2)}×`, '', ''],
       ['(c) / (b): the server around the render', `${(res.c.p50 / res.b.p50).toFixed(2)}×`, '', ''],
+      [
+        '(c) − (b) − (d): the server beyond a bare HTTP answer',
+        `${ms(res.c.p50 - res.b.p50 - res.d.p50)} ms`,
+        '',
+        '',
+      ],
       ['(c) / (a): the card path', `${ratio.toFixed(2)}×`, `≤ ${TARGET}×`, ratio <= TARGET ? 'PASS' : 'FAIL'],
     ],
   ];
@@ -229,12 +264,13 @@ Command: \`npm run bench:card-path\` (\`-- --rounds N --per-round N\` to change)
 Run: ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machineFacts()}.
 
 How it is measured: ${ROUNDS} rounds after ${WARM_UP} warm-up calls of each, every round ${PER_ROUND}
-× (a) then (b) then (c) in turn, so the three share the machine's noise. (a) is one takumi
+× (a), (b), (d) then (c) in turn, so the four share the machine's noise. (a) is one takumi
 engine with the bundled fonts drawing a container with a background and one title text node;
 (b) is \`createTemplateRenderer()\` drawing \`blog\` (title, subtitle, brand); (c) is the same
 card posted to \`node dist/src/main.js\` (NODE_ENV=production, log level warn, fresh data dir,
 defaults otherwise) over one keep-alive connection, a distinct title each time, timed from the
-request's first byte out to the response's last byte in. Every title has the same length.
+request's first byte out to the response's last byte in; (d) is a bare \`node:http\` child
+answering a fixed 30 KB body through the same client. Every title has the same length.
 
 ${all.map(markdownTable).join('\n\n')}
 `;
