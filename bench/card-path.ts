@@ -17,6 +17,7 @@
 
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -121,6 +122,28 @@ function createClient(url: string, headers: Record<string, string>) {
   };
 }
 
+/** CPU milliseconds this process has used (all threads: takumi draws off the main thread). */
+const ownCpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+/**
+ * CPU milliseconds a child has used, all threads, from the scheduler's nanosecond counters
+ * (`/proc/PID/task/TID/schedstat`): /proc/PID/stat counts 10 ms ticks, too coarse for one card.
+ */
+function childCpu(pid: number): number {
+  let ns = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // The thread ended between the listing and the read: its time is lost, a few µs at most.
+    }
+  }
+  return ns / 1e6;
+}
+
 /**
  * A bare `node:http` server in a child process that reads the body and answers a fixed PNG of
  * `bytes` bytes: what a request costs here before any framework, auth or render.
@@ -168,6 +191,7 @@ async function main() {
     const b: number[] = [];
     const c: number[] = [];
     const d: number[] = [];
+    const cpu = { a: [] as number[], b: [] as number[], c: [] as number[], client: [] as number[] };
     const sizes = { a: 0, b: 0, c: 0 };
     const phases: Record<string, number[]> = {};
     for (let r = 0; r < ROUNDS; r++) {
@@ -176,13 +200,21 @@ async function main() {
       for (let i = 0; i < PER_ROUND; i++) {
         const n = r * 1000 + i;
         let start = performance.now();
+        let cpu0 = ownCpu();
         sizes.a = (await raw(n)).length;
         a.push(performance.now() - start);
+        cpu.a.push(ownCpu() - cpu0);
         start = performance.now();
+        cpu0 = ownCpu();
         sizes.b = (await blog(n)).png.length;
         b.push(performance.now() - start);
+        cpu.b.push(ownCpu() - cpu0);
         d.push((await bareClient.post(JSON.stringify({ template: 'blog', title: title('d', n) }))).ms);
+        const server0 = childCpu(server.pid);
+        cpu0 = ownCpu();
         const res = await http();
+        cpu.client.push(ownCpu() - cpu0);
+        cpu.c.push(childCpu(server.pid) - server0);
         c.push(res.ms);
         sizes.c = res.bytes;
         const add = (name: string, v: number) => {
@@ -199,6 +231,12 @@ async function main() {
       b: summarize(b),
       c: summarize(c),
       d: summarize(d),
+      cpu: {
+        a: summarize(cpu.a),
+        b: summarize(cpu.b),
+        c: summarize(cpu.c),
+        client: summarize(cpu.client),
+      },
       sizes,
       phases: Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, summarize(v)])),
     };
@@ -229,6 +267,17 @@ function tables(res: Results): Table[] {
       row('(b) blog, renderer.render in-process', res.b, res.sizes.b),
       row('(c) blog, POST /render/template uncached, c=1', res.c, res.sizes.c),
       row('(d) bare node:http answering 30 KB (no render)', res.d, 30 * 1024),
+    ],
+    [
+      ['CPU per card (all threads; robust to a busy machine)', 'p50 ms', 'mean ms', '÷ (a) p50'],
+      ...(
+        [
+          ['(a) raw takumi, this process', res.cpu.a],
+          ['(b) blog in-process, this process', res.cpu.b],
+          ['(c) the server process, during the request', res.cpu.c],
+          ['(c) the client (this process), during the request', res.cpu.client],
+        ] as const
+      ).map(([name, s]) => [name, ms(s.p50), ms(s.mean), `${(s.p50 / res.cpu.a.p50).toFixed(2)}×`]),
     ],
     [
       ['(c) where the time goes (p50 of each phase)', 'ms'],
