@@ -19,6 +19,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Node } from '@takumi-rs/core';
@@ -302,6 +303,7 @@ function tables(res: Results): Table[] {
 }
 
 const started = new Date();
+const startLoad = os.loadavg()[0]!;
 const res = await main();
 const all = tables(res);
 process.stdout.write(`\n${all.map(textTable).join('\n\n')}\n`);
@@ -310,7 +312,8 @@ if (!args['no-docs']) {
   const md = `## The card path (\`bench/card-path.ts\`)
 
 Command: \`npm run bench:card-path\` (\`-- --rounds N --per-round N\` to change).
-Run: ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machineFacts()}.
+Run: ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machineFacts()};
+1-minute load average ${startLoad.toFixed(1)} at the start.
 
 How it is measured: ${ROUNDS} rounds after ${WARM_UP} warm-up calls of each, every round ${PER_ROUND}
 × (a), (b), (d) then (c) in turn, so the four share the machine's noise. (a) is one takumi
