@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ImageSource, Node, Renderer } from '@takumi-rs/core';
 import { LRUCache } from 'lru-cache';
 import sharp from 'sharp';
@@ -42,9 +43,10 @@ export function createLayerRasterizer(maxLayers = DEFAULT_MAX_LAYERS): LayerRast
 
   const layerOf = (node: ImageNode, source: ImageSource, engine: Renderer): Promise<Layer> => {
     const { width, height } = node.style;
-    // A layer's `src` carries its bytes' digest (the template image bag adds it), so the name
-    // and the drawn size say exactly which pixels it is.
-    const key = `${node.src}@${width}x${height}`;
+    // The bytes' own digest (a few µs for a decor SVG), not only the name: the template image
+    // bag prefixes names with one, but a source given another way must not draw stale pixels.
+    const digest = createHash('sha256').update(bytesOf(source.data)).digest('hex').slice(0, 16);
+    const key = `${node.src}@${width}x${height}#${digest}`;
     let layer = layers.get(key);
     if (!layer) {
       layer = drawLayer(key, source, width, height, engine);
@@ -119,10 +121,12 @@ function isPlainLayer(n: Node): boolean {
   );
 }
 
+function bytesOf(data: ImageSource['data']): Uint8Array {
+  return data instanceof ArrayBuffer ? new Uint8Array(data) : data;
+}
+
 function isSvg(data: ImageSource['data']): boolean {
-  const head = Buffer.from(data instanceof ArrayBuffer ? new Uint8Array(data, 0, 256) : data.subarray(0, 256))
-    .toString('latin1')
-    .trimStart();
+  const head = Buffer.from(bytesOf(data).subarray(0, 256)).toString('latin1').trimStart();
   return head.startsWith('<svg') || (head.startsWith('<?xml') && head.includes('<svg'));
 }
 
@@ -134,11 +138,14 @@ async function drawLayer(
   height: number,
   engine: Renderer,
 ): Promise<Layer> {
-  const pixels = await engine.render({ type: 'image', src: source.src, style: { width, height } } as Node, {
+  // Drawn under a name with the digest in it: takumi caches parsed images by name, and the
+  // card's own name may have held other bytes before.
+  const src = `layer-source/${key}`;
+  const pixels = await engine.render({ type: 'image', src, style: { width, height } } as Node, {
     width,
     height,
     format: 'raw',
-    images: [source],
+    images: [{ src, data: source.data, cache: 'none' }],
   });
   const box = paintedBox(pixels, width, height);
   if (!box) return null;
@@ -146,7 +153,7 @@ async function drawLayer(
     .extract({ left: box.left, top: box.top, width: box.width, height: box.height })
     .png()
     .toBuffer();
-  return { src: `layer/${key}/${box.left},${box.top}.png`, data, ...box };
+  return { src: `layer/${key.replace('#', '/')}/${box.left},${box.top}.png`, data, ...box };
 }
 
 /** The smallest box holding every pixel with any alpha (RGBA rows); null when none has. */

@@ -75,6 +75,20 @@ describe('SVG layers drawn once as PNG', () => {
     expect(second.images[0]!.data).toBe(first.images[0]!.data);
   });
 
+  it('draws new bytes under a name already seen, never the old layer', async () => {
+    const layers = createLayerRasterizer();
+    const first = await layers.flatten(card(placed), images(), engine);
+    const other = Buffer.from(svg.toString().replaceAll('#C2410C', '#1D4ED8'));
+    const src = 't/0123456789abcdef/decor.svg';
+    const second = await layers.flatten(card(placed), [{ src, data: other }], engine);
+    expect(second.images[0]!.src).not.toBe(first.images[0]!.src);
+    const a = await decode(
+      await draw(card(placed, 'other/blue.svg'), [{ src: 'other/blue.svg', data: other }]),
+    );
+    const b = await decode(await draw(second.node, second.images));
+    expect(Buffer.compare(a.data, b.data)).toBe(0);
+  });
+
   it('leaves layers takumi styles beyond their place (opacity, fractional sizes) as SVG', async () => {
     const layers = createLayerRasterizer();
     for (const style of [
