@@ -101,6 +101,19 @@ describe('SVG layers drawn once as PNG', () => {
     }
   });
 
+  it('leaves a layer painting most of the card as SVG', async () => {
+    const layers = createLayerRasterizer();
+    const backdrop = Buffer.from(
+      `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}"><rect x="10" y="10" width="${W - 20}" height="${H - 20}" fill="#C2410C" fill-opacity="0.2"/></svg>`,
+    );
+    const flat = await layers.flatten(
+      card(placed),
+      [{ src: 't/0123456789abcdef/decor.svg', data: backdrop }],
+      engine,
+    );
+    expect(flat.images.map((i) => i.src)).toEqual(['t/0123456789abcdef/decor.svg']);
+  });
+
   it('keeps the SVG source when a CSS url() still names it', async () => {
     const layers = createLayerRasterizer();
     const node = card(placed);
