@@ -41,7 +41,13 @@ async function timed(base: string, auth: Record<string, string>, page: string, e
   const ms = performance.now() - start;
   if (res.status !== 200) throw new Error(`${base}: ${res.status} ${body.toString().slice(0, 200)}`);
   if (res.headers.get('x-cache') !== 'MISS') throw new Error(`${base}: expected a capture, got a cache hit`);
-  return { ms, bytes: body.length };
+  // Server-Timing phases (the worker's, as the api node passes them on), for where the time goes.
+  const phases: Record<string, number> = {};
+  for (const part of (res.headers.get('server-timing') ?? '').split(',')) {
+    const m = /^\s*([\w-]+);dur=([\d.]+)/.exec(part);
+    if (m) phases[m[1]!] = Number(m[2]);
+  }
+  return { ms, bytes: body.length, phases };
 }
 
 async function waitForWorker(api: ServerHandle) {
@@ -106,6 +112,11 @@ async function main() {
       }
       const a: number[] = [];
       const r: number[] = [];
+      const phaseA: Record<string, number[]> = {};
+      const phaseR: Record<string, number[]> = {};
+      const keep = (into: Record<string, number[]>, phases: Record<string, number>) => {
+        for (const [k, v] of Object.entries(phases)) (into[k] ??= []).push(v);
+      };
       let bytes = 0;
       for (let i = 0; i < REQUESTS; i++) {
         // Taking turns, starting with each side alike.
@@ -115,6 +126,8 @@ async function main() {
         const three = first ? undefined : await timed(all.url, all.auth, page1(), extra);
         a.push((one ?? three)!.ms);
         r.push(two.ms);
+        keep(phaseA, (one ?? three)!.phases);
+        keep(phaseR, two.phases);
         bytes = two.bytes;
       }
       const sa = summarize(a);
@@ -129,6 +142,12 @@ async function main() {
         fmt(bytes / 1024, 0),
       ]);
       say(`${label}: all ${fmt(sa.p50)} ms, api→worker ${fmt(sr.p50)} ms, ${fmt(sr.p50 / sa.p50, 2)}×`);
+      const names = [...new Set([...Object.keys(phaseA), ...Object.keys(phaseR)])];
+      say(
+        `  Server-Timing p50 (all / api→worker): ${names
+          .map((n) => `${n} ${fmt(summarize(phaseA[n] ?? []).p50)}/${fmt(summarize(phaseR[n] ?? []).p50)}`)
+          .join(', ')}`,
+      );
     }
     process.stdout.write(`\n${textTable(rows)}\n`);
     if (!args['no-docs']) {

@@ -21,6 +21,7 @@ import type { ScreenshotConfig } from '../render/screenshot/settings.js';
 import type { ScreenshotService, ScreenshotStatus, ShotResult } from '../render/screenshot/types.js';
 import { viewportCatalogue } from '../render/screenshot/viewports.js';
 import { listen } from './pg-listen.js';
+import { collectSpilled } from './shot-spill.js';
 import { decodeResult, encodeRequest, type ShotMeta } from './shot-wire.js';
 import {
   abandonSql,
@@ -54,6 +55,8 @@ export interface RemoteShotDeps {
   /** The queue's schema: the table lives beside pg-boss's (see shots-sql.ts). */
   queueSchema: string;
   secrets: Pick<ServerSecrets, 'seal'>;
+  /** Where workers leave large answers (shot-spill.ts). */
+  spillDir?: string;
   log: Logger;
 }
 
@@ -89,7 +92,14 @@ export function createRemoteScreenshotArea(
       onError: (err) => log.warn({ err }, 'screenshot answer listener lost its connection (reconnecting)'),
     });
     parts.add('remote screenshot listener', () => listener.close());
-    const service = remoteScreenshots(config, { pool, names, waiters, secrets: deps.secrets, log });
+    const service = remoteScreenshots(config, {
+      pool,
+      names,
+      waiters,
+      secrets: deps.secrets,
+      ...(deps.spillDir ? { spillDir: deps.spillDir } : {}),
+      log,
+    });
     return {
       service,
       checks: {
@@ -118,6 +128,7 @@ function remoteScreenshots(
     names: ShotNames;
     waiters: Map<string, () => void>;
     secrets: Pick<ServerSecrets, 'seal'>;
+    spillDir?: string;
     log: Logger;
   },
 ): ScreenshotService {
@@ -211,11 +222,10 @@ function remoteScreenshots(
         woken = false;
         wake = () => {};
         if (why === 'aborted') throw clientClosed();
-        const got = await pool.query<{ meta: ShotMeta; body: Buffer | null }>(collectSql(names), [id]);
-        if (got.rows[0]) {
+        const got = await collect(id);
+        if (got) {
           collected = true;
-          const { meta, body } = got.rows[0];
-          return decodeResult(meta, body);
+          return await got();
         }
         if (why === 'watch') await watch(id, deadline, alone);
       }
@@ -226,6 +236,26 @@ function remoteScreenshots(
           .query(abandonSql(names), [id])
           .catch((err) => log.debug({ err }, 'could not delete an abandoned task'));
       }
+    }
+  };
+
+  /** The answer, once the worker wrote it: taken (the row deleted), then decoded by the caller. */
+  const collect = async (id: string) => {
+    const got = await pool.query<{ meta: ShotMeta; body: Buffer | null }>(collectSql(names), [id]);
+    const row = got.rows[0];
+    if (!row) return undefined;
+    return async () =>
+      decodeResult(row.meta, row.meta.ok && row.meta.spilled ? await spilledBody(id) : row.body);
+  };
+
+  const spilledBody = async (id: string) => {
+    try {
+      return await collectSpilled(deps.spillDir ?? '', id);
+    } catch (err) {
+      throw new AppError('unavailable', WORKER_LOST, {
+        retryAfter: 1,
+        detail: `task ${id}: its answer's file could not be read (is the job results directory shared by every node?): ${err instanceof Error ? err.message : String(err)}`,
+      });
     }
   };
 

@@ -5,9 +5,11 @@
  * job items, webhook deliveries and the API nodes' screenshots need: no auth, no sessions, no
  * dashboard.
  */
+import path from 'node:path';
 import type { AreaName } from '../areas.js';
 import { ConfigError } from '../config/load.js';
 import { queueSchema } from '../jobs/queue/open.js';
+import type { JobsConfig } from '../jobs/settings.js';
 import { describeDatabase } from '../storage/open.js';
 import type { StorageConfig } from '../storage/settings.js';
 import type { Role, RoleConfig } from './settings.js';
@@ -41,10 +43,18 @@ export function checkRole(config: RoleConfig & Pick<StorageConfig, 'databaseUrl'
   }
 }
 
-/** Where the API nodes and the workers meet: the database and the queue's schema. */
-export function meetingPoint(config: Pick<StorageConfig, 'databaseUrl' | 'dataDir' | 'databaseSchema'>) {
+/**
+ * Where the API nodes and the workers meet: the database and the queue's schema, and the folder
+ * large screenshot answers are handed over in (shot-spill.ts): inside the job results directory,
+ * which every node of a database shares (jobs/results-volume.ts refuses a start otherwise).
+ */
+export function meetingPoint(
+  config: Pick<StorageConfig, 'databaseUrl' | 'dataDir' | 'databaseSchema'> &
+    Pick<JobsConfig, 'jobsResultsDir'>,
+) {
   return {
     connectionString: describeDatabase(config).location,
     queueSchema: queueSchema(config.databaseSchema),
+    spillDir: path.join(config.jobsResultsDir || path.join(config.dataDir, 'jobs'), '.remote-shots'),
   };
 }

@@ -24,7 +24,12 @@ export interface ShotPayload {
 
 /** A task's answer (jsonb), the body aside. */
 export type ShotMeta =
-  | { ok: true; result: Omit<ShotResult, 'body'> }
+  | {
+      ok: true;
+      result: Omit<ShotResult, 'body'>;
+      /** The body is in the spill folder under the task's id, not in the row (shot-spill.ts). */
+      spilled?: true;
+    }
   | { ok: false; error: { code: ErrorCode; message: string; retryAfter?: number; detail?: string } };
 
 const context = (id: string) => `remote-shot:${id}`;

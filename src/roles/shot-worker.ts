@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import type { ServerSecrets } from '../auth/secret.js';
 import type { ScreenshotService } from '../render/screenshot/types.js';
 import { listen } from './pg-listen.js';
+import { dropSpilled, SPILL_BYTES, spill, sweepSpilled } from './shot-spill.js';
 import { decodeRequest, encodeError, encodeResult, type ShotPayload } from './shot-wire.js';
 import { claimSql, createShotTableSql, finishSql, handBackSql, shotNames, sweepSql } from './shots-sql.js';
 
@@ -38,6 +39,8 @@ export async function startShotWorker(opts: {
   concurrency: number;
   screenshots: Pick<ScreenshotService, 'resolve'>;
   secrets: Pick<ServerSecrets, 'unseal'>;
+  /** Where large answers are handed over as files (shot-spill.ts); none: every answer in the row. */
+  spillDir?: string;
   log: Logger;
 }): Promise<ShotWorker> {
   const log = opts.log.child({ area: 'remote screenshots' });
@@ -106,7 +109,23 @@ export async function startShotWorker(opts: {
       }
       // Handed back while stopping: the task is another worker's now.
       if (!running.has(id)) return;
-      await pool.query(finishSql(names), [id, answer.meta, answer.body, pid]);
+      let spilled = false;
+      if (opts.spillDir && answer.body && answer.body.length >= SPILL_BYTES && answer.meta.ok) {
+        try {
+          await spill(opts.spillDir, id, answer.body);
+          answer = { meta: { ...answer.meta, spilled: true }, body: null };
+          spilled = true;
+        } catch (err) {
+          // A full or read-only folder: the answer goes through the row, slower but whole.
+          log.warn(
+            { err, task: id },
+            'could not hand a screenshot over as a file; sending it through PostgreSQL',
+          );
+        }
+      }
+      const done = await pool.query(finishSql(names), [id, answer.meta, answer.body, pid]);
+      // Nobody will collect it (the API node gave up, or the task was handed back meanwhile).
+      if (spilled && done.rowCount === 0) await dropSpilled(opts.spillDir!, id);
     };
     work()
       .catch((err) => log.warn({ err, task: id }, 'could not write a screenshot answer'))
@@ -129,6 +148,7 @@ export async function startShotWorker(opts: {
   backstop.unref();
   const sweep = setInterval(() => {
     pool.query(sweepSql(names)).catch(() => {});
+    if (opts.spillDir) void sweepSpilled(opts.spillDir);
   }, SWEEP_MS);
   sweep.unref();
   void pump();

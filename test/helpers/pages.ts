@@ -20,7 +20,7 @@ import { readerPage } from './reader-pages.js';
  * /hog (allocates memory until the tab crashes), /hog-buffers (2 GB of typed arrays, outside the JS heap), /hog-blobs (3 GB of Blobs, kept by the browser process), /hold?ms=N (answers after N ms),
  * /status/<code> (an HTML page with that status), /empty/<code> (that status, no body),
  * /download (an attachment), /dialog (alert, confirm, prompt on load), /popup (window.open on
- * load), /remember (blue on a first visit, red when cookies or storage survived), /tall (100,000 px high), /font (text in a web font served after 500 ms, font-display:
+ * load), /remember (blue on a first visit, red when cookies or storage survived), /tall (100,000 px high), /noise (a few MB of PNG: seeded noise, a red 20 px square top left), /font (text in a web font served after 500 ms, font-display:
  * block), /attack/<vector>?target=<url> (a page that aims one request at target),
  * /redirect?to=<url> (302). The screenshot options' pages are under /opt/ (option-pages.ts), format=pdf's under /pdf/ (pdf-pages.ts), locale, timezone, media and css under /reader/ (reader-pages.ts).
  */
@@ -278,6 +278,18 @@ document.cookie = 'seen=1; max-age=3600'; localStorage.setItem('seen', '1');</sc
     if (path === '/tall') {
       return send(
         html('<div style="height:100000px;background:linear-gradient(#ff0000 0 50%,#0000ff 50%)"></div>'),
+      );
+    }
+    if (path === '/noise') {
+      // Pixels a PNG cannot compress (a seeded generator: the same every time), with a red
+      // 20 px square at the top left: a screenshot of a few MB from a small page.
+      const script =
+        "const c=document.querySelector('canvas');c.width=innerWidth;c.height=innerHeight;const x=c.getContext('2d');const d=x.createImageData(c.width,c.height);let s=42;for(let i=0;i<d.data.length;i++){s=(Math.imul(s,1103515245)+12345)>>>0;d.data[i]=i%4===3?255:s>>>24;}x.putImageData(d,0,0);x.fillStyle='#ff0000';x.fillRect(0,0,20,20);";
+      return send(
+        html(
+          '<canvas style="display:block"></canvas>',
+          `<style>body{margin:0}</style><script>addEventListener('DOMContentLoaded',()=>{${script}})</script>`,
+        ),
       );
     }
     if (path === '/font') {

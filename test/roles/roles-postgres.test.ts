@@ -11,6 +11,7 @@ import { openAccounts } from '../../src/accounts/open.js';
 import { listProcesses } from '../../src/render/screenshot/engine/browser/processes.js';
 import { TEMPLATE_NAMES } from '../../src/render/template/registry.js';
 import { NO_WORKER } from '../../src/roles/remote-shots.js';
+import { SPILL_BYTES } from '../../src/roles/shot-spill.js';
 import { WORKER_NOT_FOUND } from '../../src/roles/worker-app.js';
 import { loadConfig } from '../../src/settings.js';
 import {
@@ -201,9 +202,10 @@ async function expectEachOnce(id: string, n: number) {
     cursor = page.nextCursor;
   }
   expect(seen.size).toBe(n);
-  // The results directory holds one folder per account, beside the shared volume's id file.
+  // The results directory holds one folder per account, beside the shared volume's id file (and
+  // .remote-shots, where large screenshot answers are handed over).
   const accountDirs = (await readdir(path.join(dir, 'results'), { withFileTypes: true }))
-    .filter((e) => e.isDirectory())
+    .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
     .map((e) => e.name);
   expect(accountDirs).toHaveLength(1);
   const files = (await readdir(path.join(dir, 'results', accountDirs[0]!, id))).filter((f) =>
@@ -349,6 +351,17 @@ describe.skipIf(!pgUrl || !redisUrl)('an api node and worker nodes on PostgreSQL
     }
     expect(chromiumUnder(api!.pid)).toEqual([]);
   }, 90_000);
+
+  it('hands a large answer over as a file in the shared results directory, and leaves none behind', async () => {
+    const res = await call(shotUrl(`/noise?i=${Date.now()}`));
+    expect(res.status).toBe(200);
+    const body = Buffer.from(await res.arrayBuffer());
+    expect(body.length).toBeGreaterThan(SPILL_BYTES);
+    expect(pngSize(body)).toEqual({ width: 1200, height: 630 });
+    expect((await pixelAt(body, 5, 5)).slice(0, 3)).toEqual([255, 0, 0]);
+    // The worker made the folder for it, and the api node took the file away with the answer.
+    expect(await readdir(path.join(dir, 'results', '.remote-shots'))).toEqual([]);
+  }, 60_000);
 
   it("an account past its plan's share gets 429 on the api node; another account is served meanwhile", async () => {
     const tiny = (page: string) =>
