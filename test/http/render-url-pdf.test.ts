@@ -147,6 +147,35 @@ describe('format=pdf', () => {
     expect(exact.headers['x-pdf-pages']).toBe('100');
   });
 
+  it('cuts a last page that sits alone in its page-tree node (a bound of 8, a page of 9)', {
+    timeout: 60_000,
+  }, async () => {
+    // Chromium's page tree holds 8 pages per node: page 9 is the only kid of the second one.
+    const small = await startTestApp({ allowPrivateHosts: [pages.hostPort], pdfMaxPages: 8 });
+    try {
+      const get = (n: number) =>
+        small.inject({
+          method: 'GET',
+          url: `/render/url?${new URLSearchParams({ url: `${pages.url}/pdf/pages?n=${n}`, format: 'pdf' })}`,
+        });
+      const res = await get(9);
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['x-pdf-truncated']).toBe('true');
+      expect(res.headers['x-pdf-pages']).toBe('8');
+      const { info, text } = await readPdf(res.rawPayload);
+      expect(info.Pages).toBe('8');
+      expect(text).toContain('Page 8 of 9');
+      expect(text).not.toContain('Page 9 of 9');
+      // poppler renders the updated file, not only reads it.
+      expect((await firstPagePng(res.rawPayload)).length).toBeGreaterThan(0);
+      const exact = await get(8);
+      expect(exact.headers['x-pdf-truncated']).toBeUndefined();
+      expect(exact.headers['x-pdf-pages']).toBe('8');
+    } finally {
+      await small.close();
+    }
+  });
+
   it('is served through a signed URL without a key', async () => {
     const signed = signUrl(
       `/render/url?${new URLSearchParams({ url: `${pages.url}/pdf/invoice?signed`, format: 'pdf' })}`,

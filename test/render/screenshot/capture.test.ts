@@ -236,3 +236,63 @@ describe('capturePage: a page that errors', () => {
     expect(page.listenerCount('response')).toBe(0);
   });
 });
+
+describe('capturePage: the options’ commands before navigation', () => {
+  const PRE = [
+    'Network.setCookies',
+    'Network.setUserAgentOverride',
+    'Emulation.setLocaleOverride',
+    'Emulation.setTimezoneOverride',
+    'Page.enable',
+    'Page.addScriptToEvaluateOnNewDocument',
+  ];
+  const reader = (): CaptureInput => ({
+    ...input(),
+    options: { locale: 'de-DE', timezone: 'Europe/Berlin', css: 'p { color: red }' },
+    credentials: { cookies: [{ name: 's', value: 'v' }] },
+  });
+
+  it('sends every one before the navigation, which does not wait for their answers', async () => {
+    const { lease, page, cdp } = fakeLease();
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    // Unanswered until the navigation has started: awaiting them first would never navigate.
+    for (const m of PRE) cdp.handlers[m] = () => answered.then(() => ({}));
+    let sentBefore: string[] = [];
+    page.onGoto = async (url) => {
+      sentBefore = [...cdp.calls];
+      answer();
+      return page.commit(url);
+    };
+    const shot = await capturePage(lease, reader());
+    expect([...sentBefore].sort()).toEqual([...PRE].sort());
+    expect(shot.targetStatus).toBe(200);
+  });
+
+  it('answers a command that failed with its own error, whether the page loaded or not', async () => {
+    for (const loads of [true, false]) {
+      const { lease, page, cdp } = fakeLease();
+      for (const m of PRE) cdp.handlers[m] = async () => ({});
+      const refused = new Error('Protocol error (Emulation.setTimezoneOverride): Invalid timezone ID');
+      cdp.handlers['Emulation.setTimezoneOverride'] = async () => Promise.reject(refused);
+      page.onGoto = async (url) => {
+        if (loads) return page.commit(url);
+        page.fail(url, 'net::ERR_NAME_NOT_RESOLVED');
+        throw new Error(`page.goto: net::ERR_NAME_NOT_RESOLVED at ${url}`);
+      };
+      expect(await capturePage(lease, reader()).catch((e: unknown) => e)).toBe(refused);
+    }
+  });
+
+  it('reports a command cut off by a closed browser as a crash, for the caller to retry', async () => {
+    const { lease, page, cdp } = fakeLease();
+    for (const m of PRE) cdp.handlers[m] = async () => ({});
+    cdp.handlers['Network.setCookies'] = async () =>
+      Promise.reject(new Error('Target page, context or browser has been closed'));
+    page.onGoto = async (url) => page.commit(url);
+    const err = await capturePage(lease, reader()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BrowserCrashError);
+  });
+});

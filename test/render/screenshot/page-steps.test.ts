@@ -1,6 +1,7 @@
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { printParams } from '../../../src/render/screenshot/engine/page/pdf.js';
+import { dropLastPage } from '../../../src/render/screenshot/engine/page/pdf-trim.js';
 import { adoptOnNewDocument } from '../../../src/render/screenshot/engine/page/stylesheet.js';
 
 /**
@@ -112,5 +113,14 @@ describe('PDF print parameters', () => {
     expect([p.landscape, p.printBackground, p.scale, p.pageRanges]).toEqual([true, false, 0.5, '2-3']);
     expect(printParams({ margin: '0' }, '1').marginTop).toBe(0);
     expect(printParams({ margin: '10mm' }, '1').marginLeft).toBeCloseTo(10 / 25.4, 10);
+  });
+});
+
+describe('dropping a PDF’s last page', () => {
+  it('declines a PDF not laid out as Chromium writes it, so the caller prints again', () => {
+    expect(
+      dropLastPage(Buffer.from('%PDF-1.7\n1 0 obj\n<</Type /Catalog>>\nendobj\n%%EOF\n')),
+    ).toBeUndefined();
+    expect(dropLastPage(Buffer.from('not a pdf'))).toBeUndefined();
   });
 });

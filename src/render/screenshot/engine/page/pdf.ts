@@ -1,13 +1,14 @@
 /**
  * The PDF last step (format=pdf): the ready page printed by Chromium (Page.printToPDF), so
  * text stays text and links stay links. At most `maxPdfPages` pages: the page is printed up to
- * one page more than that, and only a page that fills it is printed again, cut.
+ * one page more than that, and a page that fills it loses that last page (pdf-trim.ts).
  */
 import { AppError } from '../../../../errors.js';
 import { firstPages, marginSides } from '../../option-values.js';
 import type { ShotOptions } from '../../options.js';
 import type { Lease } from '../browser/lease.js';
 import type { LastStep } from './last-step.js';
+import { dropLastPage } from './pdf-trim.js';
 import { readyPage } from './prepare.js';
 
 /** CARDSHOT_PDF_MAX_PAGES's default. */
@@ -125,13 +126,16 @@ export const pdfDocument: LastStep<PdfPlan> = {
     if (!plan) throw new Error('a PDF without its plan');
     const { options, maxPages } = plan;
     // One page more than the bound tells whether there were more: printing a 10,000-page page
-    // whole took minutes and hundreds of MB; this prints 101 pages at most, and 100 again only
-    // when the bound cut it.
+    // whole took minutes and hundreds of MB; this prints 101 pages at most, and drops the last
+    // one when the bound cut it (pdf-trim.ts): each print lays the whole page out again, so
+    // printing 100 again doubled the time. A PDF laid out otherwise than Skia's is printed again.
     let pdf = await print(lease, options, firstPages(options.pageRanges, maxPages + 1));
     plan.pages = countPdfPages(pdf);
     if (plan.pages > maxPages) {
-      pdf = await print(lease, options, firstPages(options.pageRanges, maxPages));
-      plan.pages = countPdfPages(pdf);
+      const cut = plan.pages === maxPages + 1 ? dropLastPage(pdf) : undefined;
+      pdf = cut ?? (await print(lease, options, firstPages(options.pageRanges, maxPages)));
+      // The dropped page's objects stay in the file, unreferenced: counted, they would be one too many.
+      plan.pages = cut ? maxPages : countPdfPages(pdf);
       plan.truncated = true;
     }
     return pdf;
