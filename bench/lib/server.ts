@@ -14,6 +14,8 @@ export interface ServerHandle {
   auth: Record<string, string>;
   /** Resident and peak resident memory of the child, in MiB, from /proc. */
   memory(): { rssMiB: number; hwmMiB: number };
+  /** The last 4,000 characters the server wrote (its log at the level the bench set). */
+  output(): string;
   /** Runs `npx cardshot <args>` against the server's data directory; returns its stdout. */
   cli(args: string[]): string;
   /** SIGTERM, wait for exit, remove the temporary data directory. */
@@ -128,6 +130,7 @@ export async function startServer(
         Number(status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))?.[1] ?? Number.NaN);
       return { rssMiB: kib('VmRSS') / 1024, hwmMiB: kib('VmHWM') / 1024 };
     },
+    output: () => tail,
     cli(args) {
       return execFileSync(process.execPath, [cliPath, ...args], { env: fullEnv, encoding: 'utf8' });
     },
