@@ -162,8 +162,9 @@ All three processes on this machine, one PostgreSQL and one Redis for both setup
 served on loopback (bench/lib/site.ts: a web font, six images, a script), a new query string per
 request so every request is a capture (X-Cache: MISS), ${REQUESTS} requests per setup one at a
 time, the two setups taking turns. The trip adds: the row's insert and NOTIFY, the worker's claim,
-the answer written to the row (the PNG as \`bytea\` in an UNLOGGED table), the NOTIFY back, and the
-api node's read-and-delete. Goal (issue 31 §1): p50 ≤ 1.15× the \`all\` node's.
+the answer written to the row (a PNG of 256 KiB or more as a file in the shared job results
+directory, a smaller one as \`bytea\` in the UNLOGGED row), the NOTIFY back, and the api node's
+read-and-delete. Goal (issue 31 §1): p50 ≤ 1.15× the \`all\` node's.
 
 ${markdownTable(rows)}
 
