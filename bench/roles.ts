@@ -115,7 +115,10 @@ async function main() {
       const phaseA: Record<string, number[]> = {};
       const phaseR: Record<string, number[]> = {};
       const keep = (into: Record<string, number[]>, phases: Record<string, number>) => {
-        for (const [k, v] of Object.entries(phases)) (into[k] ??= []).push(v);
+        for (const [k, v] of Object.entries(phases)) {
+          into[k] ??= [];
+          into[k].push(v);
+        }
       };
       let bytes = 0;
       for (let i = 0; i < REQUESTS; i++) {
