@@ -53,6 +53,7 @@ export {
   type SiteFallback,
   type SiteFields,
   type SiteInput,
+  type SitePurge,
   type SiteRender,
   SitesApi,
   type SiteTheme,

@@ -10,6 +10,9 @@ import { sendJson, type TransportOptions } from './transport.js';
  * Where each card text is read from: `|`-separated sources tried in order (`og:title|title`:
  * `og:…`, `twitter:…`, `title`, `description`, `host`, or any `<meta name>`); null: not drawn.
  */
+/** What POST /sites/:id/purge forgot: one page (its path as sent), or every page of the site. */
+export type SitePurge = { purged: 'page'; path: string } | { purged: 'site' };
+
 export interface SiteFields {
   title: string;
   subtitle: string | null;
@@ -112,10 +115,10 @@ export class SitesApi {
     await sendJson<void>(this.t, 'DELETE', `/sites/${enc(id)}`, undefined, call);
   }
 
-  /** POST /sites/:id/purge: forgets the cards of one path (or of every page); how many went. */
-  async purge(id: string, opts: { path?: string } & Call = {}): Promise<number> {
+  /** POST /sites/:id/purge: forgets the cards of one path (or of every page); what was purged. */
+  async purge(id: string, opts: { path?: string } & Call = {}): Promise<SitePurge> {
     const body = opts.path === undefined ? {} : { path: opts.path };
-    return (await sendJson<{ purged: number }>(this.t, 'POST', `/sites/${enc(id)}/purge`, body, opts)).purged;
+    return sendJson<SitePurge>(this.t, 'POST', `/sites/${enc(id)}/purge`, body, opts);
   }
 
   /** POST /sites/:id/warm: a job that reads every page of the sitemap and fills the /og cache. */

@@ -184,7 +184,11 @@ describe('the TS client', () => {
     expect(changed.refreshSeconds).toBe(600);
     expect(siteCardUrl(site, '/blog/post 1')).toBe(`${site.ogUrl}blog/post%201`);
     expect(siteTag(site, '/')).toBe(`<meta property="og:image" content="${site.ogUrl}">`);
-    expect(await client.sites.purge(site.id)).toBeGreaterThanOrEqual(0);
+    expect(await client.sites.purge(site.id)).toEqual({ purged: 'site' });
+    expect(await client.sites.purge(site.id, { path: '/blog/post-1' })).toEqual({
+      purged: 'page',
+      path: '/blog/post-1',
+    });
     const job = await client.sites.warm(site.id, { limit: 2 });
     expect(job.items).toBe(2);
     const ended = await client.jobs.wait(job.id, { intervalMs: 100 });

@@ -156,11 +156,12 @@ describe('GET /og: freshness', () => {
       payload: { path: '/blog/post-1?purge=1' },
     });
     expect(one.statusCode, one.body).toBe(200);
-    expect(one.json()).toEqual({ purged: 1 });
+    expect(one.json()).toEqual({ purged: 'page', path: '/blog/post-1?purge=1' });
     expect((await og('/blog/post-1?purge=1')).headers['x-cache']).toBe('MISS');
     expect(fixture.hits('/blog/post-1?purge=1')).toBe(2);
     const all = await t.inject({ method: 'POST', url: `/sites/${siteId}/purge` });
     expect(all.statusCode, all.body).toBe(200);
+    expect(all.json()).toEqual({ purged: 'site' });
     await og('/blog/post-1?purge=1');
     expect(fixture.hits('/blog/post-1?purge=1')).toBe(3);
   });

@@ -123,11 +123,12 @@ const VERBS: Record<string, Verb> = {
   },
   async purge(c, { id, v, io }) {
     const purged = await c.sites.purge(id, v.path === undefined ? {} : { path: v.path });
+    // --json prints the API's answer: {"purged": "page", "path"} or {"purged": "site"}.
     const text =
       v.path === undefined
         ? 'Purged every page of the site: each is read again when a crawler next asks.'
         : `Purged ${printable(v.path)}: the next crawler reads the page again.`;
-    return print(io, v, { purged }, text);
+    return print(io, v, purged, text);
   },
   async warm(c, { id, v, io }) {
     const job = await c.sites.warm(id, {

@@ -150,7 +150,7 @@ function familyField(fonts: readonly FontRecord[], chosen: string): Html {
   </select>
   <p class="field-hint" id="theme-font-family-hint">${
     families.length === 0
-      ? html`Upload fonts with <code>npx cardshot fonts add FILE</code> or <code>POST /fonts</code> to set your cards in them.`
+      ? html`Upload a font in the Fonts card (or with <code>npx cardshot fonts add FILE</code>) to set your cards in it.`
       : 'Headlines and text in your font; scripts it lacks fall back to the bundled Noto fonts.'
   }</p>
 </div>`;

@@ -67,14 +67,15 @@ export function registerSiteRoutes(
       reply.header('Cache-Control', 'no-store');
       if (path === undefined) {
         await sites.purgeAll(auth.accountId, id(req));
-        return { purged: 1 };
+        // Every page at once (the site's cache version moves): nothing is listed, so no count.
+        return { purged: 'site' };
       }
       const site = await sites.get(auth.accountId, id(req));
       const { before } = await sites.purgePage(auth.accountId, site.id, pageUrl(site.origins[0] ?? '', path));
       // The old entry is dropped here and from the shared tier at once; other nodes stop matching
       // it when they next read the site (its purge count is in the page's cache key).
       await og.purgePage(before, path);
-      return { purged: 1 };
+      return { purged: 'page', path };
     },
   );
 

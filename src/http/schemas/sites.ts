@@ -170,7 +170,13 @@ export const purgeSite = {
   params: idParam,
   body: Type.Object({ path: Type.Optional(Type.String({ examples: ['/blog/post-1'] })) }),
   response: {
-    200: json('Purged.', Type.Object({ purged: Type.Integer({ minimum: 0 }) })),
+    200: json(
+      'What was purged: one page (its path), or every page of the site.',
+      Type.Object({
+        purged: Type.String({ enum: ['page', 'site'] }),
+        path: Type.Optional(Type.String({ description: 'The page purged (with "purged": "page").' })),
+      }),
+    ),
     400: errorResponse('The body is not usable.', {
       path: 'path must be a page path on the site, starting with / (such as "/blog/post-1")',
     }),
