@@ -207,9 +207,6 @@ describe.runIf(run)('Theme page in Chromium', () => {
     expect(await page.locator('table.fonts tbody tr td').first().textContent()).toBe('Page Serif');
     await page.getByLabel('Your font').selectOption('Page Serif');
     expect(await page.getByLabel('Your font').inputValue()).toBe('Page Serif');
-    await page
-      .locator('section[aria-labelledby="fonts-title"]')
-      .screenshot({ path: path.join(shotsDir, 'theme-fonts-card.png') });
     await page.goto(`${url}/dashboard/theme`);
   });
 

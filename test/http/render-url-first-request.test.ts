@@ -6,11 +6,12 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { pixelAt } from '../helpers/png.js';
 
 // The CDP commands a POST /render/url sends before navigation (cookies, the header interception,
-// User-Agent and locale, time zone, the css script) are not awaited before the page is fetched: the navigation is
-// queued behind them on the same DevTools connection (prepare.ts). On real Chromium, capture
-// after capture (each in a fresh spare context), the page must see every one of them on its
-// very first request and in its first script: the cookie and the headers as the server got
-// them, navigator.language, the time zone, and the stylesheet before anything is painted.
+// User-Agent and locale, time zone, the css script) are answered before the page is fetched
+// (prepare.ts). On real Chromium, capture after capture (each in a fresh spare context), the
+// page must see every one of them on its very first request and in its first script: the cookie
+// and the headers as the server got them, navigator.language, the time zone, and the stylesheet
+// before anything is painted. (Sending the navigation without awaiting their answers raced under
+// CI's load: a css background image was once never requested.)
 
 const GREEN = [0, 255, 0, 255];
 const CAPTURES = 8;

@@ -66,19 +66,6 @@ export interface CaptureTimings {
 }
 
 /**
- * Starts the navigation at once, queued behind the CDP commands sent before it (prepare.ts), and
- * answers with their failure first if one failed: the error the client hears is the one it heard
- * when they were awaited before the page was fetched.
- */
-async function navigateAfter<R>(applied: Promise<void> | undefined, go: () => Promise<R>): Promise<R> {
-  const loading = go();
-  if (!applied) return loading;
-  loading.catch(() => {});
-  await applied;
-  return loading;
-}
-
-/**
  * Loads `input.url` in the lease's fresh page (navigate.ts), waits for `waitUntil` and web fonts
  * and follows late documents (settle.ts), then runs the last step: the visible viewport as PNG,
  * or what the options ask for (prepare.ts). Throws AppError for anything the client should hear
@@ -98,13 +85,12 @@ export async function capturePage<T extends Partial<CaptureTimings>>(
   const step = LAST_STEPS[input.last ?? lastStepFor(input.options)];
   try {
     let mark = performance.now();
-    let applied: Promise<void> | undefined;
     if (input.options || input.credentials) {
-      ({ applied } = await beforeNavigation(lease, input, state));
+      await beforeNavigation(lease, input, state);
       t.prepare = performance.now() - mark;
       mark = performance.now();
     }
-    const first = await navigateAfter(applied, () => navigate(lease, doc, input));
+    const first = await navigate(lease, doc, input);
     t.navigate = performance.now() - mark;
     const shot = await settleAndShoot(lease, doc, input, first, t, state, step);
     mark = performance.now();

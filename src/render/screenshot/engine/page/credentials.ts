@@ -34,34 +34,28 @@ function extraHeaders(c: ShotCredentials): Array<[string, string]> {
 }
 
 /**
- * Sets the cookies and starts adding the headers for `url`'s origin. Both commands are sent on
- * the capture's CDP session before this returns its promise (no await between them), so a
- * navigation sent after this call is queued behind them (prepare.ts). Resolves, once Chromium
- * has answered both, to what takes the interception off (the context is closed after the
- * capture anyway).
+ * Sets the cookies and starts adding the headers for `url`'s origin. Returns what takes the
+ * interception off (the context is closed after the capture anyway).
  */
-export function attachCredentials(lease: Lease, url: string, c: ShotCredentials): Promise<() => void> {
+export async function attachCredentials(lease: Lease, url: string, c: ShotCredentials): Promise<() => void> {
   const origin = originOf(url);
   const https = url.startsWith('https:');
-  const sent: Promise<unknown>[] = [];
   if (c.cookies) {
-    sent.push(
-      lease.cdp.send('Network.setCookies', {
-        cookies: c.cookies.map((k) => ({
-          name: k.name,
-          value: k.value,
-          // A URL and no domain: a host-only cookie, never one for the host's subdomains.
-          url: `${origin}${k.path ?? '/'}`,
-          path: k.path ?? '/',
-          secure: k.secure ?? https,
-          httpOnly: k.httpOnly ?? false,
-          ...(k.sameSite ? { sameSite: k.sameSite } : {}),
-        })),
-      }),
-    );
+    await lease.cdp.send('Network.setCookies', {
+      cookies: c.cookies.map((k) => ({
+        name: k.name,
+        value: k.value,
+        // A URL and no domain: a host-only cookie, never one for the host's subdomains.
+        url: `${origin}${k.path ?? '/'}`,
+        path: k.path ?? '/',
+        secure: k.secure ?? https,
+        httpOnly: k.httpOnly ?? false,
+        ...(k.sameSite ? { sameSite: k.sameSite } : {}),
+      })),
+    });
   }
   const extra = extraHeaders(c);
-  if (extra.length === 0) return Promise.all(sent).then(() => () => {});
+  if (extra.length === 0) return () => {};
   const names = new Set(extra.map(([n]) => n.toLowerCase()));
   const onPaused = (e: { requestId: string; request: { url: string; headers: Record<string, string> } }) => {
     const mine = originOf(e.request.url) === origin;
@@ -79,9 +73,9 @@ export function attachCredentials(lease: Lease, url: string, c: ShotCredentials)
       .catch(() => {});
   };
   lease.cdp.on('Fetch.requestPaused', onPaused);
-  sent.push(lease.cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] }));
-  return Promise.all(sent).then(() => () => {
+  await lease.cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
+  return () => {
     lease.cdp.off('Fetch.requestPaused', onPaused);
     void lease.cdp.send('Fetch.disable').catch(() => {});
-  });
+  };
 }

@@ -24,11 +24,10 @@ export async function emulateLocale(cdp: CDPSession, userAgent: string, locale: 
 }
 
 /**
- * Locale, time zone and the caller's User-Agent (POST), on this page only; nothing when none is
- * asked for. Every command is sent on the capture's own CDP session before this returns (no
- * await in between), so a navigation sent after the call is queued behind them (prepare.ts).
+ * Locale, time zone, media features of `o`, and the caller's User-Agent (POST), on this page
+ * only; nothing when none is asked for.
  */
-export function emulateReader(lease: Lease, o: ShotOptions, userAgent?: string): Promise<unknown> {
+export async function emulateReader(lease: Lease, o: ShotOptions, userAgent?: string): Promise<void> {
   const steps: Promise<unknown>[] = [];
   // One call sets both: a User-Agent of the caller's keeps the locale's Accept-Language.
   if (o.locale !== undefined || userAgent !== undefined) {
@@ -37,20 +36,15 @@ export function emulateReader(lease: Lease, o: ShotOptions, userAgent?: string):
   if (o.timezone !== undefined) {
     steps.push(lease.cdp.send('Emulation.setTimezoneOverride', { timezoneId: o.timezone }));
   }
-  return Promise.all(steps);
-}
-
-/**
- * The media features of `o` (media type, colour scheme, reduced motion), through Playwright's
- * own session: its call goes through Playwright's dispatcher, so it is awaited before the page
- * is fetched rather than queued with ours.
- */
-export async function emulateMediaFeatures(lease: Lease, o: ShotOptions): Promise<void> {
   // `media` is stored only when it is not the format's own (print for a PDF, screen otherwise).
-  if (!o.darkMode && !o.media && !o.reducedMotion) return;
-  await lease.page.emulateMedia({
-    ...(o.darkMode ? { colorScheme: 'dark' as const } : {}),
-    ...(o.media ? { media: o.media } : {}),
-    ...(o.reducedMotion ? { reducedMotion: 'reduce' as const } : {}),
-  });
+  if (o.darkMode || o.media || o.reducedMotion) {
+    steps.push(
+      lease.page.emulateMedia({
+        ...(o.darkMode ? { colorScheme: 'dark' as const } : {}),
+        ...(o.media ? { media: o.media } : {}),
+        ...(o.reducedMotion ? { reducedMotion: 'reduce' as const } : {}),
+      }),
+    );
+  }
+  await Promise.all(steps);
 }

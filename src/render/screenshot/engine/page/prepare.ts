@@ -19,7 +19,7 @@ import {
 } from './capture-errors.js';
 import { clipArea, contentWidth } from './clip.js';
 import { attachCredentials } from './credentials.js';
-import { emulateMediaFeatures, emulateReader } from './emulate.js';
+import { emulateReader } from './emulate.js';
 import {
   hideSelectors,
   isolatedWorld,
@@ -67,63 +67,41 @@ const left = (input: CaptureInput) => Math.max(0, input.deadline - Date.now() - 
 /**
  * Before navigation: the credentials, the device scale factor (on this page only, so the spare
  * context made for the viewport serves any scale), the reader's emulation, and the stylesheet,
- * then the blocker when an option asks for it.
- *
- * The commands on the capture's own CDP session are sent here and not awaited: `applied`
- * settles once Chromium has answered them all, and the caller starts the navigation at once and
- * awaits both (capture.ts). Chromium handles the messages of its DevTools connection in the order
- * they arrive, and Playwright sends the navigation on that same connection after them, so each
- * is in place before the page's first request (tested: the cookie on the first request, the
- * locale, the time zone, the stylesheet at the first script). This takes the round trip's wait
- * (27–45 ms p50 on this machine) off the request: prepare + navigate 315 against 358 ms p50 in
- * an A/B on one server (docs/benchmarks.md, Pages). What goes through Playwright's own calls
- * (the media features, the selectors checked in the blank page, the blocker's routes) is still
- * awaited here: its dispatcher does not promise to send before a navigation asked for after it.
+ * then the blocker when an option asks for it. The CDP calls before the blocker are independent
+ * of one another and sent at once (one round trip's wait instead of one each); every one has
+ * settled before the page is fetched, or before the first refusal is thrown.
  */
-export async function beforeNavigation(
-  lease: Lease,
-  input: CaptureInput,
-  state: OptionState,
-): Promise<{ applied: Promise<void> }> {
+export async function beforeNavigation(lease: Lease, input: CaptureInput, state: OptionState): Promise<void> {
   const o = input.options ?? {};
-  const sent: Promise<unknown>[] = [];
+  const steps: Promise<unknown>[] = [refuseSelectorsBeforeFetch(lease, o)];
   if (input.credentials) {
-    sent.push(
-      attachCredentials(lease, input.url, input.credentials).then((detach) => {
+    const credentials = input.credentials;
+    steps.push(
+      attachCredentials(lease, input.url, credentials).then((detach) => {
         state.detachCredentials = detach;
       }),
     );
   }
   // A PDF's `scale` is its print scale (pdf.ts), not the device's.
   if (o.scale !== undefined && o.output?.format !== 'pdf') {
-    sent.push(emulateMetrics(lease, o.scale));
+    steps.push(emulateMetrics(lease, o.scale));
     state.sessionScale = o.scale;
   }
-  sent.push(emulateReader(lease, o, input.credentials?.userAgent));
-  if (o.css !== undefined) sent.push(applyCss(lease, o.css));
-  const applied = firstFailure(sent);
-  // Never unhandled: the caller awaits it, unless an awaited step below throws first.
-  applied.catch(() => {});
-  await firstFailure([refuseSelectorsBeforeFetch(lease, o), emulateMediaFeatures(lease, o)]);
+  steps.push(emulateReader(lease, o, input.credentials?.userAgent));
+  if (o.css !== undefined) steps.push(applyCss(lease, o.css));
+  const settled = await Promise.allSettled(steps);
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed) throw failed.reason;
   // After the rest, as before: its routes are Playwright's and its own state, not worth the risk of
   // interleaving with the credentials' interception for a round trip.
   if (o.blockAds || o.blockCookieBanners) {
     if (!input.blocker) throw new Error('a blocking option without a blocker');
-    await applied;
     state.blocking = await input.blocker.attach(lease.page, {
       ads: o.blockAds === true,
       cookieBanners: o.blockCookieBanners === true,
       deadline: input.deadline,
     });
   }
-  return { applied };
-}
-
-/** Settles once every step has: rejects with the first failure in list order, as one awaited at a time would. */
-async function firstFailure(steps: Promise<unknown>[]): Promise<void> {
-  const settled = await Promise.allSettled(steps);
-  const failed = settled.find((s) => s.status === 'rejected');
-  if (failed) throw failed.reason;
 }
 
 /** A 400 for the first selector of the options the browser refuses, checked in the blank page. */
