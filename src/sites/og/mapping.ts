@@ -6,6 +6,7 @@
  */
 import type { PageMeta } from '../head/parse.js';
 import type { FieldMapping } from '../store.js';
+import { cutText } from '../unfurl/analyse-page.js';
 
 /** What the card is drawn from. */
 export interface PageCard {
@@ -33,9 +34,9 @@ export function cardFromHead(meta: PageMeta, fields: FieldMapping, pageUrl: stri
   const template = own(meta, 'cardshot:template');
   const theme = own(meta, 'cardshot:theme');
   return {
-    title: cut(title, MAX.title),
-    ...(subtitle ? { subtitle: cut(subtitle, MAX.subtitle) } : {}),
-    ...(brand ? { brand: cut(brand, MAX.brand) } : {}),
+    title: cutText(title, MAX.title),
+    ...(subtitle ? { subtitle: cutText(subtitle, MAX.subtitle) } : {}),
+    ...(brand ? { brand: cutText(brand, MAX.brand) } : {}),
     ...(imageUrl ? { imageUrl } : {}),
     ...(template ? { template: template.toLowerCase() } : {}),
     ...(theme ? { theme: theme.toLowerCase() } : {}),
@@ -66,17 +67,6 @@ function own(meta: PageMeta, name: string): string | undefined {
 
 function hasOwn(record: Record<string, string>, key: string): string | undefined {
   return Object.hasOwn(record, key) ? record[key] : undefined;
-}
-
-/** Cut to `max` code points, with an ellipsis: a long headline still draws. */
-function cut(text: string, max: number): string {
-  const chars = [...text];
-  return chars.length <= max
-    ? text
-    : `${chars
-        .slice(0, max - 1)
-        .join('')
-        .trimEnd()}…`;
 }
 
 function absoluteHttp(value: string, base: string): string | undefined {
