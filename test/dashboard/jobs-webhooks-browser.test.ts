@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUrlGuard } from '../../src/net/url-guard.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { chromiumAvailable, launchChromium } from '../helpers/browser.js';
+import { chromiumAvailable, launchChromium, signInPage, watchProblems } from '../helpers/browser.js';
 import { PASSWORD } from '../helpers/dashboard.js';
 import { startWebhookReceiver, status, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
@@ -78,14 +78,8 @@ describe.runIf(chromiumAvailable())('Jobs and Webhooks pages in Chromium', () =>
 
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
-    page.on('console', (m) => {
-      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text());
-    });
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    await page.goto(`${base}/dashboard/sign-in`);
-    await page.getByLabel('Email').fill(t.account.email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await Promise.all([page.waitForURL(`${base}/dashboard`), page.getByLabel('Password').press('Enter')]);
+    watchProblems(page, problems, { ignoreFailedLoads: true });
+    await signInPage(page, base, t.account.email, PASSWORD);
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { chromiumAvailable, launchChromium } from '../helpers/browser.js';
+import { chromiumAvailable, launchChromium, signInPage, watchProblems } from '../helpers/browser.js';
 import { PASSWORD } from '../helpers/dashboard.js';
 import { startUnfurlSite, type UnfurlSite } from '../helpers/unfurl-site.js';
 
@@ -38,14 +38,8 @@ describe.runIf(chromiumAvailable())('Link preview in Chromium', () => {
     await t.modules.accounts.credentials.setPassword(t.account.id, PASSWORD);
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(m.text());
-    });
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    await page.goto(`${base}/dashboard/sign-in`);
-    await page.getByLabel('Email').fill(t.account.email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await Promise.all([page.waitForURL(`${base}/dashboard`), page.getByLabel('Password').press('Enter')]);
+    watchProblems(page, problems);
+    await signInPage(page, base, t.account.email, PASSWORD);
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

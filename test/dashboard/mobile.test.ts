@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { chromiumAvailable, launchChromium } from '../helpers/browser.js';
+import { chromiumAvailable, launchChromium, signInPage } from '../helpers/browser.js';
 import { PASSWORD, seedUsage } from '../helpers/dashboard.js';
 
 // The dashboard on a 390 px phone, in Chromium against the real server: every navigation entry
@@ -98,10 +98,7 @@ describe.runIf(chromiumAvailable())('the dashboard at 390 px', () => {
 
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: WIDTH, height: 844 }, deviceScaleFactor: 2 });
-    await page.goto(`${base}/dashboard/sign-in`);
-    await page.getByLabel('Email').fill(t.account.email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await Promise.all([page.waitForURL(`${base}/dashboard`), page.getByLabel('Password').press('Enter')]);
+    await signInPage(page, base, t.account.email, PASSWORD);
   });
   afterAll(async () => {
     await browser?.close();

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { chromiumAvailable, launchChromium } from '../helpers/browser.js';
+import { chromiumAvailable, launchChromium, signInPage, watchProblems } from '../helpers/browser.js';
 import { PASSWORD } from '../helpers/dashboard.js';
 import { type SmallBlog, startSmallBlog } from '../helpers/sites-ui-site.js';
 
@@ -43,14 +43,8 @@ describe.runIf(chromiumAvailable())('Sites pages in Chromium', () => {
     const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
     page = await context.newPage();
-    page.on('console', (m) => {
-      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text());
-    });
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    await page.goto(`${base}/dashboard/sign-in`);
-    await page.getByLabel('Email').fill(t.account.email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await Promise.all([page.waitForURL(`${base}/dashboard`), page.getByLabel('Password').press('Enter')]);
+    watchProblems(page, problems, { ignoreFailedLoads: true });
+    await signInPage(page, base, t.account.email, PASSWORD);
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

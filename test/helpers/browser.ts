@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { settings } from '../../src/settings.js';
 
 /**
@@ -35,4 +35,30 @@ export function launchChromium(): Promise<Browser> {
       '--no-first-run',
     ],
   });
+}
+
+/**
+ * Collects what a dashboard page reports as broken (console errors, uncaught exceptions) into
+ * `problems`; `ignoreFailedLoads` leaves out Chromium's "Failed to load resource" lines, which a
+ * test that answers some requests with an error status expects.
+ */
+export function watchProblems(
+  page: Page,
+  problems: string[],
+  opts: { ignoreFailedLoads?: boolean } = {},
+): void {
+  page.on('console', (m) => {
+    if (m.type() !== 'error') return;
+    if (opts.ignoreFailedLoads && m.text().startsWith('Failed to load resource')) return;
+    problems.push(m.text());
+  });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+}
+
+/** Signs in through the dashboard's form and waits for the overview. */
+export async function signInPage(page: Page, base: string, email: string, password: string): Promise<void> {
+  await page.goto(`${base}/dashboard/sign-in`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await Promise.all([page.waitForURL(`${base}/dashboard`), page.getByLabel('Password').press('Enter')]);
 }
