@@ -155,9 +155,19 @@ async function main() {
       for (let i = 0; i < PER_ROUND; i++) {
         // Alternating who goes first, so neither always follows the other's clean-up.
         const first = (r + i) % 2 === 0;
-        if (first) s.pdf.push(await cardshot(server, site, { format: 'pdf' }, false, 'pdf'));
+        // Each PDF starts on a settled machine too: the browser that printed last is still
+        // closing its context (raw) or making its next spare (Cardshot) when the next request
+        // would start, and that work landed on whichever went second (below).
+        await settle();
+        if (first) {
+          s.pdf.push(await cardshot(server, site, { format: 'pdf' }, false, 'pdf'));
+          await settle();
+        }
         s.raw.push(await rawPdf(browser, site, true));
-        if (!first) s.pdf.push(await cardshot(server, site, { format: 'pdf' }, false, 'pdf'));
+        if (!first) {
+          await settle();
+          s.pdf.push(await cardshot(server, site, { format: 'pdf' }, false, 'pdf'));
+        }
         // The reader and the plain capture each start from the same state: the capture before
         // them finished its clean-up and its spare context was made again. Without the pause,
         // the reader followed Cardshot's own PDF in half the pairs (its clean-up and new spare
@@ -231,7 +241,7 @@ function report(
 Command: \`npm run bench:pages\` (\`-- --rounds N\`).
 Run: ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machineFacts()}; browser \`${EXECUTABLE}\`; load average ${load.map((l) => l.toFixed(1)).join(' → ')} (start → end of the run).
 
-How it is measured: one server (\`node dist/src/main.js\` as a child, NODE_ENV=production, log level warn) on the landing page of \`bench/lib/site.ts\`, a distinct URL per request (a cache miss each time), one request at a time, ${ROUNDS} rounds of ${PER_ROUND}. PDF: Cardshot's \`format=pdf\` over HTTP against raw playwright-core in this process with a warm browser (new context, \`goto\` to load, \`page.pdf({ format: 'A4', printBackground: true })\`, close), interleaved, who goes first alternating. The issue's target reads "a PDF's p50 vs raw page.pdf() ≤ 0.8×": Cardshot's p50 at most 0.8 times raw's, which the spare contexts (made ahead of demand) make possible. Reader: \`locale=de-DE\`, \`timezone=Europe/Berlin\`, a small \`css\` and two cookies in a POST body, against the plain GET, interleaved; target within 5 %.
+How it is measured: one server (\`node dist/src/main.js\` as a child, NODE_ENV=production, log level warn) on the landing page of \`bench/lib/site.ts\`, a distinct URL per request (a cache miss each time), one request at a time, ${ROUNDS} rounds of ${PER_ROUND}. PDF: Cardshot's \`format=pdf\` over HTTP against raw playwright-core in this process with a warm browser (new context, \`goto\` to load, \`page.pdf({ format: 'A4', printBackground: true })\`, close), interleaved, who goes first alternating, with a 150 ms pause before each request (every capture below too) so none starts while the other browser is still closing its last context or making its next spare. The issue's target reads "a PDF's p50 vs raw page.pdf() ≤ 0.8×": Cardshot's p50 at most 0.8 times raw's, which the spare contexts (made ahead of demand) make possible. Reader: \`locale=de-DE\`, \`timezone=Europe/Berlin\`, a small \`css\` and two cookies in a POST body, against the plain GET, interleaved; target within 5 %.
 
 ${markdownTable(pdf)}
 
