@@ -43,6 +43,7 @@ export const TITLED_PAGES: Record<string, string> = {
 export const FALLBACK_PAGES: Record<string, string> = {
   '/blog/no-title': 'no-title',
   '/blog/script-tags': 'no-title',
+  '/blog/script-override': 'no-title',
   '/error': 'http-500',
   '/missing': 'http-404',
   '/redirect-away': 'refused',
@@ -134,6 +135,12 @@ function pages(): Record<string, Handler> {
     '/blog/script-tags': html(
       head(
         `<script>document.title = 'Written by script'; const m = document.createElement('meta'); m.setAttribute('property', 'og:title'); m.content = 'Written by script'; document.head.append(m);</script>`,
+      ),
+    ),
+    // A framework's page: its script writes the title and a cardshot:title override, which wins.
+    '/blog/script-override': html(
+      head(
+        `<script>document.title = 'Unwanted default heading'; const m = document.createElement('meta'); m.name = 'cardshot:title'; m.content = 'Steered by script'; document.head.append(m);</script>`,
       ),
     ),
     '/error': (_req, res) => {

@@ -51,4 +51,41 @@ describe('render: "browser"', () => {
     expect(rendered.headers['x-cardshot-fallback']).toBeUndefined();
     if (HAS_TESSERACT) expect(wordsRead(await ocr(rendered.rawPayload), 'Written by script')).toBe(1);
   });
+
+  it('takes a cardshot:title a script wrote over the page title', { timeout: 60_000 }, async () => {
+    const id = await site('browser');
+    const res = await t.inject({ method: 'GET', url: `/og/${id}/blog/script-override`, auth: false });
+    expect(res.statusCode, res.body.slice(0, 200)).toBe(200);
+    expect(res.headers['x-cardshot-fallback']).toBeUndefined();
+    if (HAS_TESSERACT) {
+      const text = await ocr(res.rawPayload);
+      expect(wordsRead(text, 'Steered by script')).toBe(1);
+      expect(wordsRead(text, 'Unwanted default heading')).toBe(0);
+    }
+  });
+
+  it('answers response=json without the other meta tags it read for sites', { timeout: 60_000 }, async () => {
+    const url = `${fixture.url}/blog/script-override`;
+    const res = await t.inject({
+      method: 'GET',
+      url: `/render/url?${new URLSearchParams({ url, response: 'json' })}`,
+    });
+    expect(res.statusCode, res.body.slice(0, 200)).toBe(200);
+    const page = res.json().page;
+    expect(page.title).toBe('Unwanted default heading');
+    expect(Object.keys(page).sort()).toEqual(
+      [
+        'canonical',
+        'description',
+        'finalUrl',
+        'icons',
+        'lang',
+        'openGraph',
+        'status',
+        'themeColor',
+        'title',
+        'twitter',
+      ].sort(),
+    );
+  });
 });

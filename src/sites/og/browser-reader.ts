@@ -3,7 +3,8 @@
  * screenshot engine, behind its filtering proxy and URL guard), and the head is taken from the
  * rendered page (page-facts.ts: the title, description, Open Graph and Twitter tags as scripts
  * left them). The capture is the plain screenshot path with `response=json`, so it shares the
- * browser's queue, time-outs and crash handling; its image is not used. Redirects cannot be
+ * browser's queue, time-outs and crash handling; its image is not used. The page's other meta tags
+ * (`cardshot:*` overrides, a mapping's `author`) are read from the rendered page too. Redirects cannot be
  * stopped half-way in the browser, so a page that ends off the site is refused afterwards.
  */
 import { isAppError } from '../../errors.js';
@@ -43,6 +44,8 @@ export function createBrowserHeadReader(
           themeColor: facts?.themeColor ?? null,
           lang: facts?.lang ?? null,
           robots: null,
+          // cardshot:title and the other names a field mapping may read, as scripts left them.
+          ...(facts?.other ? { other: facts.other } : {}),
         };
         return {
           ok: true,

@@ -16,7 +16,18 @@ export interface PageFacts {
   icons: Array<{ href: string; rel: string; sizes: string | null; type: string | null }>;
   openGraph: Record<string, string>;
   twitter: Record<string, string>;
+  /**
+   * Every other `<meta name|property>` by lower-cased name (`cardshot:title`, `author`), as the
+   * sites' head parser keeps them, for a `render: "browser"` site's field mapping and overrides.
+   * Bounded (OTHER_MAX names, OTHER_MAX_CHARS in all: it is cached with the image) and not part
+   * of the response=json answer, which lists its fields.
+   */
+  other?: Record<string, string>;
 }
+
+/** At most this many other meta names, and this many characters of their values in all. */
+export const OTHER_MAX = 50;
+export const OTHER_MAX_CHARS = 8192;
 
 const READ = `function () {
   const cut = (s) => (s == null ? null : String(s).trim().slice(0, 2048) || null);
@@ -34,6 +45,19 @@ const READ = `function () {
   const icons = [...document.querySelectorAll('link[rel~="icon"][href], link[rel="apple-touch-icon"][href]')]
     .slice(0, 20)
     .map((l) => ({ href: cut(l.href), rel: cut(l.getAttribute('rel')), sizes: cut(l.getAttribute('sizes')), type: cut(l.getAttribute('type')) }));
+  const other = {};
+  let names = 0;
+  let chars = 0;
+  for (const m of document.querySelectorAll('meta[name], meta[property]')) {
+    const k = (m.getAttribute('property') || m.getAttribute('name') || '').trim().toLowerCase().slice(0, 100);
+    if (!k || /^(og|twitter):/.test(k) || k === 'description' || k === 'theme-color' || k === 'robots' || k in other) continue;
+    const v = cut(m.getAttribute('content'));
+    if (!v) continue;
+    if (names >= ${OTHER_MAX} || chars + v.length > ${OTHER_MAX_CHARS}) break;
+    other[k] = v;
+    names += 1;
+    chars += v.length;
+  }
   return {
     title: cut(document.title),
     description: meta('meta[name="description" i]'),
@@ -43,6 +67,7 @@ const READ = `function () {
     icons,
     openGraph: tags('property', 'og:'),
     twitter: tags('name', 'twitter:'),
+    other,
   };
 }`;
 
