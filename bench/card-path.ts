@@ -50,6 +50,51 @@ const title = (tag: string, i: number) =>
 const subtitle = 'Rendering, caching and the cost of every millisecond on a small two-core server.';
 const brand = 'Cardshot Engineering';
 
+/**
+ * (e): blog's content, nothing of its design: the same three texts (brand, title, subtitle) in
+ * blog's fonts and sizes at og, stacked on a flat background; no monogram, no corner arcs, no
+ * fitting or balancing. What separates the design's cost from its content's.
+ */
+function contentCard(text: string): Node {
+  const line = (t: string, style: Record<string, unknown>) => ({ type: 'text', text: t, style });
+  return {
+    type: 'container',
+    style: {
+      width: 1200,
+      height: 630,
+      display: 'flex',
+      flexDirection: 'column',
+      justifyContent: 'space-between',
+      padding: '68px 80px',
+      backgroundColor: '#F6F1E9',
+    },
+    children: [
+      line(brand, { fontFamily: `"${FAMILY.sans}"`, fontWeight: 600, fontSize: 24, color: '#1F1A17' }),
+      {
+        type: 'container',
+        style: { display: 'flex', flexDirection: 'column', gap: 24 },
+        children: [
+          line(text, {
+            fontFamily: `"${FAMILY.serif}"`,
+            fontWeight: 700,
+            fontSize: 76,
+            lineHeight: 1.1,
+            color: '#1F1A17',
+            maxWidth: 1000,
+          }),
+          line(subtitle, {
+            fontFamily: `"${FAMILY.sans}"`,
+            fontSize: 30,
+            lineHeight: 1.4,
+            color: '#6B625A',
+            maxWidth: 860,
+          }),
+        ],
+      },
+    ],
+  } as Node;
+}
+
 /** (a): the least a card can be: one background, one line-wrapped title, nothing fitted. */
 function minimalCard(text: string): Node {
   return {
@@ -172,6 +217,8 @@ async function main() {
     const fontFamilies = [...FALLBACK_FAMILIES];
     const raw = (i: number, tag = 'a') =>
       engine.render(minimalCard(title(tag, i)), { width: 1200, height: 630, format: 'png', fontFamilies });
+    const content = (i: number, tag = 'e') =>
+      engine.render(contentCard(title(tag, i)), { width: 1200, height: 630, format: 'png', fontFamilies });
     const blog = (i: number, tag = 'b') => renderer.render('blog', { title: title(tag, i), subtitle, brand });
     let uniq = 0;
     const http = async () => {
@@ -183,6 +230,7 @@ async function main() {
     };
     for (let i = 0; i < WARM_UP; i++) {
       await raw(i, 'w');
+      await content(i, 'w');
       await blog(i, 'w');
       await http();
       await bareClient.post('{}');
@@ -192,12 +240,19 @@ async function main() {
     const b: number[] = [];
     const c: number[] = [];
     const d: number[] = [];
-    const cpu = { a: [] as number[], b: [] as number[], c: [] as number[], client: [] as number[] };
-    const sizes = { a: 0, b: 0, c: 0 };
+    const e: number[] = [];
+    const cpu = {
+      e: [] as number[],
+      a: [] as number[],
+      b: [] as number[],
+      c: [] as number[],
+      client: [] as number[],
+    };
+    const sizes = { a: 0, b: 0, c: 0, e: 0 };
     const phases: Record<string, number[]> = {};
     for (let r = 0; r < ROUNDS; r++) {
       if (r % 5 === 0)
-        say(`round ${r + 1}/${ROUNDS}: ${PER_ROUND} each of raw takumi, blog in-process, HTTP`);
+        say(`round ${r + 1}/${ROUNDS}: ${PER_ROUND} each of raw takumi (two cards), blog in-process, HTTP`);
       for (let i = 0; i < PER_ROUND; i++) {
         const n = r * 1000 + i;
         let start = performance.now();
@@ -205,6 +260,11 @@ async function main() {
         sizes.a = (await raw(n)).length;
         a.push(performance.now() - start);
         cpu.a.push(ownCpu() - cpu0);
+        start = performance.now();
+        cpu0 = ownCpu();
+        sizes.e = (await content(n)).length;
+        e.push(performance.now() - start);
+        cpu.e.push(ownCpu() - cpu0);
         start = performance.now();
         cpu0 = ownCpu();
         sizes.b = (await blog(n)).png.length;
@@ -232,8 +292,10 @@ async function main() {
       b: summarize(b),
       c: summarize(c),
       d: summarize(d),
+      e: summarize(e),
       cpu: {
         a: summarize(cpu.a),
+        e: summarize(cpu.e),
         b: summarize(cpu.b),
         c: summarize(cpu.c),
         client: summarize(cpu.client),
@@ -265,6 +327,7 @@ function tables(res: Results): Table[] {
     [
       ['path (1200×630 PNG)', 'n', 'p50 ms', 'p95 ms', 'mean ms', 'PNG KB'],
       row('(a) raw takumi, minimal card', res.a, res.sizes.a),
+      row("(e) raw takumi, blog's three texts on a flat card", res.e, res.sizes.e),
       row('(b) blog, renderer.render in-process', res.b, res.sizes.b),
       row('(c) blog, POST /render/template uncached, c=1', res.c, res.sizes.c),
       row('(d) bare node:http answering 30 KB (no render)', res.d, 30 * 1024),
@@ -274,6 +337,7 @@ function tables(res: Results): Table[] {
       ...(
         [
           ['(a) raw takumi, this process', res.cpu.a],
+          ["(e) raw takumi, blog's texts, this process", res.cpu.e],
           ['(b) blog in-process, this process', res.cpu.b],
           ['(c) the server process, during the request', res.cpu.c],
           ['(c) the client (this process), during the request', res.cpu.client],
@@ -290,6 +354,8 @@ function tables(res: Results): Table[] {
     [
       ['ratio (p50)', 'measured', 'target', 'result'],
       ['(b) / (a): the blog design', `${(res.b.p50 / res.a.p50).toFixed(2)}×`, '', ''],
+      ["(e) / (a): blog's content alone", `${(res.e.p50 / res.a.p50).toFixed(2)}×`, '', ''],
+      ["(b) / (e): blog's design beyond its content", `${(res.b.p50 / res.e.p50).toFixed(2)}×`, '', ''],
       ['(c) / (b): the server around the render', `${(res.c.p50 / res.b.p50).toFixed(2)}×`, '', ''],
       [
         '(c) − (b) − (d): the server beyond a bare HTTP answer',
@@ -298,6 +364,18 @@ function tables(res: Results): Table[] {
         '',
       ],
       ['(c) / (a): the card path', `${ratio.toFixed(2)}×`, `≤ ${TARGET}×`, ratio <= TARGET ? 'PASS' : 'FAIL'],
+      [
+        "(c) / (e): the card path against blog's content on a flat card",
+        `${(res.c.p50 / res.e.p50).toFixed(2)}×`,
+        '',
+        '',
+      ],
+      [
+        '((b) + (d)) / (a): the floor, a server costing only a bare HTTP answer',
+        `${((res.b.p50 + res.d.p50) / res.a.p50).toFixed(2)}×`,
+        '',
+        '',
+      ],
     ],
   ];
 }
@@ -316,8 +394,10 @@ Run: ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machineFac
 1-minute load average ${startLoad.toFixed(1)} at the start.
 
 How it is measured: ${ROUNDS} rounds after ${WARM_UP} warm-up calls of each, every round ${PER_ROUND}
-× (a), (b), (d) then (c) in turn, so the four share the machine's noise. (a) is one takumi
+× (a), (e), (b), (d) then (c) in turn, so the five share the machine's noise. (a) is one takumi
 engine with the bundled fonts drawing a container with a background and one title text node;
+(e) is the same engine drawing blog's brand, title and subtitle in blog's fonts and sizes,
+stacked on a flat background (no monogram, corner arcs, fitting or balancing);
 (b) is \`createTemplateRenderer()\` drawing \`blog\` (title, subtitle, brand); (c) is the same
 card posted to \`node dist/src/main.js\` (NODE_ENV=production, log level warn, fresh data dir,
 defaults otherwise) over one keep-alive connection, a distinct title each time, timed from the
