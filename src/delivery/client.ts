@@ -11,6 +11,7 @@ import type { LookupFunction } from 'node:net';
 import { S3Client } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { UrlGuard } from '../net/url-guard.js';
+import { createSigner, type Signer } from './put-object.js';
 import type { TargetRecord } from './store.js';
 
 /** Sockets one target's client keeps open (uploads of one account are bounded anyway). */
@@ -19,7 +20,11 @@ const SOCKETS_PER_TARGET = 16;
 const MAX_CLIENTS = 256;
 
 export interface TargetClient {
+  /** The SDK's client: multipart uploads and DeleteObject. */
   client: S3Client;
+  /** The same guarded keep-alive agent the SDK dials through, for put-object.ts's single PUT. */
+  agent: http.Agent;
+  signer: Signer;
   /** The plain secret, to scrub from error messages (never logged, never answered). */
   secret: string;
 }
@@ -51,7 +56,7 @@ export function createS3Clients(deps: {
       if (known) drop(target.id);
       if (clients.size >= MAX_CLIENTS) drop(clients.keys().next().value as string);
       const secret = deps.unseal(target.secretSealed, sealContext(target.id));
-      const made = { client: makeClient(target, secret, deps.guard, deps.timeoutMs), secret };
+      const made = { ...makeClient(target, secret, deps.guard, deps.timeoutMs), secret };
       clients.set(target.id, { sealed: target.secretSealed, made });
       return made;
     },
@@ -67,12 +72,19 @@ export function sealContext(targetId: string): string {
   return `storage-target:${targetId}`;
 }
 
-function makeClient(target: TargetRecord, secret: string, guard: UrlGuard, timeoutMs: number): S3Client {
+function makeClient(
+  target: TargetRecord,
+  secret: string,
+  guard: UrlGuard,
+  timeoutMs: number,
+): Omit<TargetClient, 'secret'> {
   const endpoint = new URL(target.endpoint);
   const port = endpoint.port || (endpoint.protocol === 'https:' ? '443' : '80');
   const lookup = guardedLookup(guard, endpoint.protocol, port);
-  const agent = { keepAlive: true, maxSockets: SOCKETS_PER_TARGET, lookup };
-  return new S3Client({
+  const options = { keepAlive: true, maxSockets: SOCKETS_PER_TARGET, lookup };
+  const httpAgent = new http.Agent(options);
+  const httpsAgent = new https.Agent(options);
+  const client = new S3Client({
     endpoint: target.endpoint,
     region: target.region,
     forcePathStyle: target.forcePathStyle,
@@ -84,12 +96,14 @@ function makeClient(target: TargetRecord, secret: string, guard: UrlGuard, timeo
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     requestHandler: new NodeHttpHandler({
-      httpAgent: new http.Agent(agent),
-      httpsAgent: new https.Agent(agent),
+      httpAgent,
+      httpsAgent,
       connectionTimeout: timeoutMs,
       requestTimeout: timeoutMs,
     }),
   });
+  const agent = endpoint.protocol === 'https:' ? httpsAgent : httpAgent;
+  return { client, agent, signer: createSigner(target, secret) };
 }
 
 /**

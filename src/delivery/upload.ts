@@ -1,14 +1,15 @@
 /**
- * One object to one target: the endpoint checked by the guard, then PutObject (or a multipart
- * Upload past `multipartBytes`), each attempt under its own deadline, retried with exponential
- * back-off while the failure is one that may pass (5xx, 429, a dropped connection, a time-out).
+ * One object to one target: the endpoint checked by the guard, then one PutObject (put-object.ts,
+ * without the SDK) or the SDK's multipart Upload past `multipartBytes`, each attempt under its
+ * own deadline, retried with exponential back-off while the failure is one that may pass (5xx,
+ * 429, a dropped connection, a time-out).
  * What ends it is a DeliveryError carrying the storage's code.
  */
-import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { UrlGuard } from '../net/url-guard.js';
 import type { S3Clients } from './client.js';
 import { classify, DeliveryError } from './errors.js';
+import { putObject } from './put-object.js';
 import type { TargetRecord } from './store.js';
 
 /** What is stored: the bytes, their type, and metadata (x-amz-meta-*). */
@@ -65,7 +66,7 @@ export function createUploader(opts: UploaderOptions): Uploader {
   const multipart = opts.multipartBytes ?? MULTIPART_BYTES;
 
   const attempt = async (target: TargetRecord, object: ObjectInput, signal?: AbortSignal) => {
-    const { client, secret } = opts.clients.get(target);
+    const { client, agent, signer, secret } = opts.clients.get(target);
     const abort = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -74,27 +75,27 @@ export function createUploader(opts: UploaderOptions): Uploader {
     }, opts.timeoutMs);
     const forward = () => abort.abort(signal?.reason);
     signal?.addEventListener('abort', forward, { once: true });
-    const params = {
-      Bucket: target.bucket,
-      Key: object.key,
-      Body: object.body,
-      ContentType: object.contentType,
-      ContentLength: object.body.length,
-      Metadata: object.metadata,
-    };
     try {
       // An IP literal is never looked up (client.ts): the guard sees it here, every attempt.
       await opts.guard.check(target.endpoint);
       if (object.body.length >= multipart) {
-        const { ContentLength: _len, ...rest } = params;
-        const upload = new Upload({ client, params: rest, partSize: PART_BYTES, queueSize: 2 });
+        const params = {
+          Bucket: target.bucket,
+          Key: object.key,
+          Body: object.body,
+          ContentType: object.contentType,
+          Metadata: object.metadata,
+        };
+        const upload = new Upload({ client, params, partSize: PART_BYTES, queueSize: 2 });
         const onAbort = () => void upload.abort().catch(() => {});
         abort.signal.addEventListener('abort', onAbort, { once: true });
         const done = await upload.done();
         return { etag: done.ETag ?? null };
       }
-      const out = await client.send(new PutObjectCommand(params), { abortSignal: abort.signal });
-      return { etag: out.ETag ?? null };
+      return await putObject(target, signer, agent, object, {
+        signal: abort.signal,
+        timeoutMs: opts.timeoutMs,
+      });
     } catch (err) {
       if (signal?.aborted) throw signal.reason;
       throw classify(err, { timedOut, timeoutMs: opts.timeoutMs, secret });
