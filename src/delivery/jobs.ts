@@ -18,13 +18,14 @@ export interface JobDelivery {
   remember(jobId: string, accountId: string, targetId: string): Promise<void>;
   /**
    * Uploads the item when its job asked for delivery: null when it did not, else the error to
-   * fail the item with (null error: stored).
+   * fail the item with (null error: stored). `onUpload` is called as the upload (or the wait
+   * for the account's upload slot) begins: the worker lends its slot meanwhile.
    */
   deliverItem(
     job: { id: string; accountId: string; webhook: string | null },
     item: { index: number; kind: string; request: string },
     rendered: { body: Buffer; contentType: string; etag: string },
-    signal?: AbortSignal,
+    opts?: { signal?: AbortSignal; onUpload?: () => void },
   ): Promise<{ error: string | null } | null>;
 }
 
@@ -71,7 +72,7 @@ export function createJobDelivery(deps: {
       return (await deps.service.resolve(accountId, store.storage)).id;
     },
     remember: (jobId, accountId, targetId) => deps.store.setJobTarget(jobId, accountId, targetId),
-    async deliverItem(job, item, rendered, signal) {
+    async deliverItem(job, item, rendered, opts = {}) {
       const target = await targetOf(job.id, job.accountId);
       if (target === undefined) return null;
       const base = { jobId: job.id, index: item.index };
@@ -85,6 +86,7 @@ export function createJobDelivery(deps: {
         return { error };
       }
       const source = sourceOf(item);
+      opts.onUpload?.();
       try {
         const stored = await deps.service.deliver(
           {
@@ -102,7 +104,7 @@ export function createJobDelivery(deps: {
             },
           },
           'wait',
-          signal,
+          opts.signal,
         );
         await publish(job.accountId, job.webhook, 'delivery.succeeded', {
           ...base,

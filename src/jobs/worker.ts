@@ -14,7 +14,7 @@ import type { Account } from '../storage/store.js';
 import type { JobEventSink } from './events.js';
 import type { PriorityGate } from './gate.js';
 import { type ItemParsers, parseStoredItem } from './items.js';
-import type { JobQueue, QueuePolicy, Task } from './queue/types.js';
+import type { JobQueue, QueuePolicy, Task, TaskControl } from './queue/types.js';
 import type { ItemRenderer } from './render.js';
 import type { ResultFiles } from './results.js';
 import type { ItemOutcome, ItemRecord, JobRecord, JobStore } from './store/types.js';
@@ -110,7 +110,7 @@ export function createItemHandler(deps: WorkerDeps) {
     await store.startJob(job.id, now());
   };
 
-  async function handle(task: Task<ItemTask>, signal: AbortSignal): Promise<void> {
+  async function handle(task: Task<ItemTask>, signal: AbortSignal, control?: TaskControl): Promise<void> {
     const { job: jobId, index } = task.data;
     const job = await jobs(jobId);
     if (!job) return; // deleted (retention, or its account)
@@ -147,7 +147,7 @@ export function createItemHandler(deps: WorkerDeps) {
       return failed(task, job, err);
     }
     release();
-    await keep(job, item, rendered);
+    await keep(job, item, rendered, control);
   }
 
   /** A render that threw: put off (the budget), retried (transient) or the item's failure. */
@@ -169,6 +169,7 @@ export function createItemHandler(deps: WorkerDeps) {
     job: JobRecord,
     item: ItemRecord,
     rendered: Awaited<ReturnType<ItemRenderer['render']>>,
+    control?: TaskControl,
   ): Promise<void> {
     // Reserved before the write, so two items of one account on this node cannot both pass
     // the bound with the last bytes (across nodes it is counted from the store every 3 s).
@@ -200,8 +201,13 @@ export function createItemHandler(deps: WorkerDeps) {
       return;
     }
     // Issue 31 §3: the one delivery hook. After the file is kept, before the result is recorded,
-    // so an upload that fails after its retries fails the item with the storage's error.
-    const delivered = await deps.delivery?.deliverItem(job, item, rendered);
+    // so an upload that fails after its retries fails the item with the storage's error. While
+    // it uploads the item stands aside: its worker slot renders the next item (an upload waits
+    // on the network, not on this node's cores), and the task completes only once the object is
+    // stored and the result recorded, so a node that dies mid-upload leaves the item to run again.
+    const delivered = await deps.delivery?.deliverItem(job, item, rendered, {
+      onUpload: () => control?.standAside(),
+    });
     if (delivered?.error) {
       bytes.give(job.accountId, rendered.body.length);
       await deps.files.remove(file);

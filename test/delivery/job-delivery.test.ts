@@ -1,3 +1,4 @@
+import { createServer, request, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUrlGuard, type LookupFn } from '../../src/net/url-guard.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
@@ -13,14 +14,20 @@ let t: TestApp;
 let s3: S3Server;
 let gate: SigV4Gate;
 let receiver: WebhookReceiver;
+let hold: HoldingProxy;
 const lookup: LookupFn = async () => [{ address: '93.184.215.14', family: 4 }];
 
 beforeAll(async () => {
   s3 = await startS3Server(['jobs']);
   gate = await startSigV4Gate(s3.port, { [S3_KEY.accessKeyId]: S3_KEY.secretAccessKey });
   receiver = await startWebhookReceiver(status(200));
+  hold = await startHoldingProxy(gate.port);
   t = await startTestApp(
-    { jobsWorkers: 2, storageAllowPrivateHosts: [gate.hostPort], storageAttempts: 2 },
+    {
+      jobsWorkers: 2,
+      storageAllowPrivateHosts: [gate.hostPort, `127.0.0.1:${hold.port}`],
+      storageAttempts: 2,
+    },
     {
       webhookGuard: createUrlGuard({ allowPrivateHosts: [receiver.hostPort], lookup }),
       storageBackoff: () => 10,
@@ -30,6 +37,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
   await receiver?.close();
+  await hold?.close();
   await gate?.close();
   await s3?.close();
 });
@@ -43,6 +51,50 @@ const addTarget = async (extra: Record<string, unknown> = {}) => {
   expect(res.statusCode, res.body).toBe(201);
   return res.json().id as string;
 };
+
+/** A bucket that answers nothing until told: each request waits, then goes on to the gate. */
+interface HoldingProxy {
+  port: number;
+  /** Requests waiting. */
+  waiting(): number;
+  /** Lets every waiting request (and every later one) through. */
+  release(): void;
+  close(): Promise<void>;
+}
+
+async function startHoldingProxy(upstreamPort: number): Promise<HoldingProxy> {
+  let open = false;
+  const held: Array<() => void> = [];
+  const server: Server = createServer((req, res) => {
+    const forward = () => {
+      const up = request(
+        { host: '127.0.0.1', port: upstreamPort, method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      up.on('error', () => res.destroy());
+      req.pipe(up);
+    };
+    if (open) forward();
+    else held.push(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    waiting: () => held.length,
+    release() {
+      open = true;
+      for (const go of held.splice(0)) go();
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
 
 async function finished(id: string): Promise<Record<string, unknown>> {
   const until = Date.now() + 30_000;
@@ -138,6 +190,35 @@ describe('POST /jobs with "store": "s3"', () => {
       data: { jobId: id, index: 0, storageId: storage, code: 'NoSuchBucket', error },
     });
     await t.inject({ method: 'DELETE', url: `/webhooks/${endpoint.id}` });
+    await t.inject({ method: 'DELETE', url: `/storage/${storage}` });
+  });
+
+  it('renders the next items while uploads wait on a slow bucket, and counts none succeeded before it is stored', async () => {
+    const storage = await addTarget({ endpoint: `http://127.0.0.1:${hold.port}`, prefix: 'slow' });
+    const res = await t.inject({
+      method: 'POST',
+      url: '/jobs',
+      payload: {
+        items: Array.from({ length: 4 }, (_, i) => ({ template: 'blog', title: `Slow ${i}` })),
+        store: 's3',
+        storage,
+      },
+    });
+    expect(res.statusCode, res.body).toBe(202);
+    const { id } = res.json() as { id: string };
+    // Two workers: an item whose upload waits lends its worker to the next item, so all four
+    // are rendered and their uploads sent, though the bucket has answered none.
+    const until = Date.now() + 20_000;
+    while (hold.waiting() < 4 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    expect(hold.waiting()).toBe(4);
+    const during = (await t.inject({ method: 'GET', url: `/jobs/${id}` })).json();
+    expect(during).toMatchObject({ status: 'running', counts: { succeeded: 0, failed: 0 } });
+    expect((await s3.keys('jobs')).filter((k) => k.startsWith(`slow/${id}/`))).toEqual([]);
+    hold.release();
+    expect(await finished(id)).toMatchObject({ status: 'completed', counts: { succeeded: 4, failed: 0 } });
+    expect((await s3.keys('jobs')).filter((k) => k.startsWith(`slow/${id}/`)).sort()).toEqual(
+      [0, 1, 2, 3].map((i) => `slow/${id}/${i}-blog.png`),
+    );
     await t.inject({ method: 'DELETE', url: `/storage/${storage}` });
   });
 

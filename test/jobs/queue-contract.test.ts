@@ -170,6 +170,64 @@ describe.each(targets)('JobQueue on $name', (target) => {
     expect(max).toEqual({ acc_pro: 3, acc_free: 1 });
   });
 
+  it('a task standing aside lends its slot, keeps its lease and completes only when its handler returns', async () => {
+    const q = await open();
+    const name = queueName();
+    await q.createQueue(name, policy);
+    await q.add(name, tasksOf('acc_a', 3));
+    const started: number[] = [];
+    const gates = new Map<number, () => void>();
+    await q.work<{ i: number }>(
+      name,
+      { concurrency: 1, groupLimit: () => 10 },
+      async (t, _signal, control) => {
+        started.push(t.data.i);
+        // Both stand aside; the worker has one slot, so only one may (the second keeps its slot).
+        control.standAside();
+        await new Promise<void>((resolve) => gates.set(t.data.i, resolve));
+      },
+    );
+    await until(() => started.length === 2, 10_000);
+    await sleep(300);
+    expect(started.length).toBe(2);
+    // Neither is completed while its handler waits: both still run (their leases held).
+    expect(await q.counts(name, 'acc_a')).toEqual({ waiting: 1, running: 2 });
+    gates.get(started[0]!)!();
+    await sleep(300);
+    expect(started.length).toBe(2);
+    expect(await q.counts(name, 'acc_a')).toEqual({ waiting: 1, running: 1 });
+    gates.get(started[1]!)!();
+    await until(() => started.length === 3, 10_000);
+    gates.get(started[2]!)!();
+    for (let i = 0; i < 100 && (await q.counts(name, 'acc_a')).running > 0; i++) await sleep(50);
+    expect(await q.counts(name, 'acc_a')).toEqual({ waiting: 0, running: 0 });
+    expect(started.sort()).toEqual([0, 1, 2]);
+  });
+
+  it('counts a task standing aside in its group: a group at its cap gets no slot from it', async () => {
+    const q = await open();
+    const name = queueName();
+    await q.createQueue(name, policy);
+    await q.add(name, [...tasksOf('acc_a', 2), ...tasksOf('acc_b', 1)]);
+    const started: string[] = [];
+    let openHeld = () => {};
+    const held = new Promise<void>((r) => {
+      openHeld = r;
+    });
+    await q.work<{ group: string }>(name, { concurrency: 1, groupLimit: () => 1 }, async (t, _s, control) => {
+      started.push(t.group);
+      control.standAside();
+      await held;
+    });
+    // acc_a's first task stands aside: the slot goes to acc_b, never to acc_a's second task.
+    await until(() => started.length === 2, 10_000);
+    await sleep(300);
+    expect(started.sort()).toEqual(['acc_a', 'acc_b']);
+    expect(await q.counts(name, 'acc_a')).toEqual({ waiting: 1, running: 1 });
+    openHeld();
+    await until(() => started.length === 3, 10_000);
+  });
+
   it('does not start a task before its startAfter', async () => {
     const q = await open();
     const name = queueName();

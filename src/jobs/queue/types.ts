@@ -56,8 +56,20 @@ export interface WorkOptions {
   groupLimit(group: string): number;
 }
 
+/** What a running task may tell its worker loop. */
+export interface TaskControl {
+  /**
+   * The task now waits on something other than this node's cores (an upload to a bucket): its
+   * slot goes to the next task while it keeps its lease (renewed as before), and it completes
+   * only when its handler returns, so a node that dies meanwhile leaves it to run again. At most
+   * `concurrency` tasks of a worker stand aside at once; past that the call keeps the slot. The
+   * group limit still counts it: an account's tasks standing aside are part of its share.
+   */
+  standAside(): void;
+}
+
 /** Runs one task. Throwing fails this attempt (retried per the policy); returning completes it. */
-export type TaskHandler<D> = (task: Task<D>, signal: AbortSignal) => Promise<void>;
+export type TaskHandler<D> = (task: Task<D>, signal: AbortSignal, control: TaskControl) => Promise<void>;
 
 export interface QueueWorker {
   /** Takes no more tasks; waits for the running ones to end (their signal aborts after `graceMs`). */

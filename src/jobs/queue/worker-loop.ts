@@ -48,6 +48,9 @@ export function startWorker<D>(
   timing: LoopTiming,
 ): QueueWorker {
   const running = new Map<Task<D>, AbortController>();
+  /** Running tasks that stood aside (TaskControl): they hold no slot. */
+  let aside = 0;
+  const busySlots = () => running.size - aside;
   let stopping = false;
   let filling = false;
   let again = false;
@@ -70,11 +73,20 @@ export function startWorker<D>(
   const run = (task: Task<D>) => {
     const ac = new AbortController();
     running.set(task, ac);
+    let stoodAside = false;
+    const control = {
+      standAside() {
+        if (stoodAside || aside >= opts.concurrency) return;
+        stoodAside = true;
+        aside++;
+        void fill();
+      },
+    };
     void (async () => {
       let error: unknown;
       let ok = false;
       try {
-        await handler(task, ac.signal);
+        await handler(task, ac.signal, control);
         ok = true;
       } catch (err) {
         error = err;
@@ -83,6 +95,7 @@ export function startWorker<D>(
       // Aborted by stop(): the task did not fail, this node is leaving; it runs again elsewhere.
       else if (ac.signal.aborted && stopping) await settle(() => source.release(task));
       else await settle(() => source.fail(task, error));
+      if (stoodAside) aside--;
       running.delete(task);
       if (running.size === 0) idle?.();
       void fill();
@@ -100,7 +113,7 @@ export function startWorker<D>(
 
   /** Claims for the free slots and starts what came; false when there was nothing to take. */
   const claimSome = async (): Promise<boolean> => {
-    const tasks = await source.claim(opts.concurrency - running.size, opts.groupLimit);
+    const tasks = await source.claim(opts.concurrency - busySlots(), opts.groupLimit);
     // Stopped during the claim: hand the tasks back rather than start work on a leaving node.
     if (stopping) {
       for (const task of tasks) await settle(() => source.release(task));
@@ -121,7 +134,7 @@ export function startWorker<D>(
     try {
       do {
         again = false;
-        while (!stopping && running.size < opts.concurrency && (await claimSome())) {}
+        while (!stopping && busySlots() < opts.concurrency && (await claimSome())) {}
       } while (again && !stopping);
     } catch (err) {
       // The database is away: the poll below tries again.
