@@ -26,6 +26,7 @@ const { values: args } = parseArgs({
 const ITEMS = Number(args.items);
 const ROUNDS = 3;
 const say = (m: string) => process.stdout.write(`${m}\n`);
+const pct = (x: number) => `${Math.round(x * 100)}%`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const dir = await mkdtemp(path.join(os.tmpdir(), 'cardshot-bench-delivery-'));
@@ -55,7 +56,7 @@ const config = loadConfig(
     logLevel: 'warn',
     nodeEnv: 'test',
     plansFile,
-    jobsWorkers: Number(process.env.BENCH_WORKERS ?? 4),
+    jobsWorkers: 4,
     storageAllowPrivateHosts: [`127.0.0.1:${port}`],
   },
   {},
@@ -80,7 +81,10 @@ try {
     const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;
   };
+  /** The share of a job's time this process's event loop was busy (its one thread does the bookkeeping). */
+  const loopBusy: { disk: number[]; bucket: number[] } = { disk: [], bucket: [] };
   const runJob = async (label: string, store: boolean): Promise<number> => {
+    const elu0 = performance.eventLoopUtilization();
     const items = Array.from({ length: ITEMS }, (_, i) => ({
       template: 'blog',
       title: `${label} card ${i}`,
@@ -95,6 +99,7 @@ try {
       const { job: now, counts } = await modules.jobs.service.get(account.id, job.id);
       if (now.status !== 'queued' && now.status !== 'running') {
         if (counts.succeeded !== ITEMS) throw new Error(`${label}: ${JSON.stringify(counts)}`);
+        loopBusy[store ? 'bucket' : 'disk'].push(performance.eventLoopUtilization(elu0).utilization);
         return (performance.now() - started) / 1000;
       }
       await sleep(50);
@@ -117,14 +122,16 @@ try {
     let own0 = ownCpu();
     disk.push(await runJob(`disk${r}`, false));
     ownDisk.push(ownCpu() - own0);
-    say(`round ${r + 1}: disk ${disk.at(-1)!.toFixed(1)} s (Cardshot CPU ${ownDisk.at(-1)!.toFixed(1)} s)`);
+    say(
+      `round ${r + 1}: disk ${disk.at(-1)!.toFixed(1)} s (Cardshot CPU ${ownDisk.at(-1)!.toFixed(1)} s, event loop ${pct(loopBusy.disk.at(-1)!)} busy)`,
+    );
     const cpu0 = bucketCpu();
     own0 = ownCpu();
     bucket.push(await runJob(`s3${r}`, true));
     ownBucket.push(ownCpu() - own0);
     s3Cpu.push(bucketCpu() - cpu0);
     say(
-      `round ${r + 1}: bucket ${bucket.at(-1)!.toFixed(1)} s (Cardshot CPU ${ownBucket.at(-1)!.toFixed(1)} s, s3rver ${s3Cpu.at(-1)!.toFixed(1)} s)`,
+      `round ${r + 1}: bucket ${bucket.at(-1)!.toFixed(1)} s (Cardshot CPU ${ownBucket.at(-1)!.toFixed(1)} s, event loop ${pct(loopBusy.bucket.at(-1)!)} busy, s3rver ${s3Cpu.at(-1)!.toFixed(1)} s)`,
     );
   }
   const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
@@ -146,6 +153,11 @@ try {
     [
       'CPU Cardshot spent per round (all its threads): disk; bucket',
       `${ownDisk.map((s) => s.toFixed(1)).join(', ')} s; ${ownBucket.map((s) => s.toFixed(1)).join(', ')} s`,
+      '',
+    ],
+    [
+      "Cardshot's event loop busy per round: disk; bucket",
+      `${loopBusy.disk.map(pct).join(', ')}; ${loopBusy.bucket.slice(1).map(pct).join(', ')}`,
       '',
     ],
     [

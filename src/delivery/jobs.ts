@@ -61,7 +61,12 @@ export function createJobDelivery(deps: {
     // so the receiver gets one message (one webhook-id) per outcome, not one per attempt.
     const id = `dlv_${data.jobId}_${data.index}_${type === 'delivery.succeeded' ? 'ok' : 'failed'}`;
     try {
-      await deps.events?.publish(accountId, { id, type, data, ...(webhook ? { endpointId: webhook } : {}) });
+      const events = deps.events;
+      if (!events) return;
+      // Asked first, from its cache of a few seconds (as the render events are): publishing
+      // reads the account's endpoints from the database, per item, to find none most of the time.
+      if (events.wants && !(await events.wants(accountId, type, webhook ?? undefined))) return;
+      await events.publish(accountId, { id, type, data, ...(webhook ? { endpointId: webhook } : {}) });
     } catch {
       // As for render events: a delivery that could not be announced is still a delivery.
     }

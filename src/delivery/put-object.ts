@@ -9,7 +9,7 @@
  * A failure is thrown in the SDK's shape (`name` = the storage's error code, `$metadata`
  * with the status), so errors.ts classifies both paths alike.
  */
-import { createHash, createHmac } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { TargetRecord } from './store.js';
@@ -39,13 +39,15 @@ export class StorageAnswerError extends Error {
 /** A signer for one target's key: its day's signing key is derived once, not per request. */
 export function createSigner(target: PutTarget, secret: string) {
   let day = '';
-  let key: Buffer = Buffer.alloc(0);
-  const keyFor = (d: string) => {
-    if (d !== day) {
+  // A KeyObject, not a Buffer: createHmac checks a Buffer key's type the slow way (~10 µs a call
+  // against ~1 µs, measured on Node 24).
+  let key: KeyObject | undefined;
+  const keyFor = (d: string): KeyObject => {
+    if (d !== day || !key) {
       let k = createHmac('sha256', `AWS4${secret}`).update(d).digest();
       for (const part of [target.region, 's3', 'aws4_request'])
         k = createHmac('sha256', k).update(part).digest();
-      key = k;
+      key = createSecretKey(k);
       day = d;
     }
     return key;

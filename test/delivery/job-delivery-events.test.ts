@@ -9,8 +9,9 @@ import type { JobEvent } from '../../src/jobs/events.js';
 // webhooks area (which stores an event id once) sends the receiver one message, not two.
 const target = { id: 'stg_1' } as TargetRecord;
 
-function delivery(fail: () => boolean) {
+function delivery(fail: () => boolean, wants?: (type: string) => boolean) {
   const published: JobEvent[] = [];
+  const asked: string[] = [];
   const d = createJobDelivery({
     service: {
       resolve: async () => target,
@@ -24,9 +25,20 @@ function delivery(fail: () => boolean) {
       jobTarget: async () => 'stg_1',
       getTarget: async () => target,
     },
-    events: { checkEndpoint: async () => {}, publish: async (_a, e) => void published.push(e) },
+    events: {
+      checkEndpoint: async () => {},
+      publish: async (_a, e) => void published.push(e),
+      ...(wants
+        ? {
+            wants: async (_a: string, type: string) => {
+              asked.push(type);
+              return wants(type);
+            },
+          }
+        : {}),
+    },
   });
-  return { d, published };
+  return { d, published, asked };
 }
 
 const job = { id: 'job_a', accountId: 'acc_1', webhook: null };
@@ -50,5 +62,18 @@ describe('delivery events of a job item', () => {
       ['delivery.succeeded', 'dlv_job_a_1_ok'],
       ['delivery.failed', 'dlv_job_a_2_failed'],
     ]);
+  });
+
+  it('are published only when an endpoint wants them (asked of the sink, which caches)', async () => {
+    let failing = false;
+    const { d, published, asked } = delivery(
+      () => failing,
+      (type) => type === 'delivery.failed',
+    );
+    await d.deliverItem(job, item(0), rendered);
+    failing = true;
+    await d.deliverItem(job, item(1), rendered);
+    expect(asked).toEqual(['delivery.succeeded', 'delivery.failed']);
+    expect(published.map((e) => [e.type, e.id])).toEqual([['delivery.failed', 'dlv_job_a_1_failed']]);
   });
 });
