@@ -8,7 +8,7 @@
  *   npm run bench:delivery [-- --write]
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,7 +21,12 @@ import { machineFacts, markdownTable, type Table, textTable, writeSection } from
 
 const root = path.resolve(import.meta.dirname, '../..');
 const { values: args } = parseArgs({
-  options: { write: { type: 'boolean', default: false }, items: { type: 'string', default: '1000' } },
+  options: {
+    write: { type: 'boolean', default: false },
+    items: { type: 'string', default: '1000' },
+    // Where the data dir and the bucket's objects go (a temporary directory made inside it).
+    dir: { type: 'string', default: os.tmpdir() },
+  },
 });
 const ITEMS = Number(args.items);
 const ROUNDS = 3;
@@ -29,7 +34,7 @@ const say = (m: string) => process.stdout.write(`${m}\n`);
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const dir = await mkdtemp(path.join(os.tmpdir(), 'cardshot-bench-delivery-'));
+const dir = await mkdtemp(path.join(args.dir, 'cardshot-bench-delivery-'));
 const child = spawn(
   process.execPath,
   [path.join(import.meta.dirname, 'lib/s3rver-child.js'), path.join(dir, 's3'), 'bench'],
@@ -76,6 +81,21 @@ try {
     secretAccessKey: 'S3RVER',
   });
 
+  /**
+   * What creating a file costs on this disk now, in µs (200 empty files made and removed): s3rver
+   * makes three files per object and Cardshot two per card, and on the shared machine this was
+   * seen to swing between ~20 µs and ~1 ms with no CPU load in sight, moving every figure here.
+   */
+  const createCost = () => {
+    const probe = path.join(dir, 'probe');
+    mkdirSync(probe, { recursive: true });
+    const t0 = performance.now();
+    for (let i = 0; i < 200; i++) closeSync(openSync(path.join(probe, `f${i}`), 'w'));
+    const us = ((performance.now() - t0) * 1000) / 200;
+    rmSync(probe, { recursive: true, force: true });
+    return us;
+  };
+  const creates: number[] = [];
   /** CPU seconds (user + system) of the s3rver process so far: the bucket's own cost on these cores. */
   const bucketCpu = () => {
     const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -119,6 +139,8 @@ try {
     return (u.user + u.system) / 1e6;
   };
   for (let r = 0; r < ROUNDS; r++) {
+    creates.push(createCost());
+    say(`round ${r + 1}: creating a file takes ${creates.at(-1)!.toFixed(0)} µs`);
     let own0 = ownCpu();
     disk.push(await runJob(`disk${r}`, false));
     ownDisk.push(ownCpu() - own0);
@@ -158,6 +180,11 @@ try {
     [
       "Cardshot's event loop busy per round: disk; bucket",
       `${loopBusy.disk.map(pct).join(', ')}; ${loopBusy.bucket.slice(1).map(pct).join(', ')}`,
+      '',
+    ],
+    [
+      'creating one file on this disk before each round (s3rver: 3 per object)',
+      creates.map((us) => `${us.toFixed(0)} µs`).join(', '),
       '',
     ],
     [
