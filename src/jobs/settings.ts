@@ -8,7 +8,7 @@ export const jobSettings = {
     min: 0,
     max: 256,
     description:
-      "Job items this node renders at once (0: this node takes none, it only accepts jobs). Items yield to synchronous requests: one enters a render queue only when no request waits there. An account's items across every node are capped by its plan's jobs.concurrency.",
+      "Job items this node renders at once (0: this node takes none, it only accepts jobs). Items yield to synchronous requests: one enters a render queue only when no request waits there. An item uploading to a storage target lends its slot to the next item (up to as many again uploading). An account's items across every node are capped by its plan's jobs.concurrency.",
   },
   jobsResultsDir: {
     kind: 'string',
