@@ -197,13 +197,15 @@ try {
   if (args.write) {
     const md = `## Delivery to storage (\`bench/delivery.ts\`)
 
-Command: \`npm run bench:delivery -- --write\`. Run: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machineFacts()}.
+Command: \`npm run bench:delivery -- --write${args.dir === os.tmpdir() ? '' : ` --dir ${args.dir}`}\`. Run: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machineFacts()}.
 One job of ${ITEMS} distinct cards (blog template, 1200×630 PNG) per round, 4 job workers, the
 SQLite store and queue; rounds alternate disk-only and \`"store": "s3"\` (each item written to
-disk, then uploaded with PutObject to s3rver running in its own process on 127.0.0.1, through
-the URL guard's lookup). Times are from submission to the job's end. The S3 server shares the
-machine's cores with Cardshot here (its CPU is in the last row); a real bucket's work is done
-elsewhere. Figures from a shared machine under load (other runs beside it) drift between rounds.
+disk, then uploaded with one SigV4-signed PUT to s3rver running in its own process on
+127.0.0.1, through the URL guard's lookup; the item lends its worker slot while it uploads).
+Times are from submission to the job's end. The S3 server shares the machine's cores with
+Cardshot here (its CPU is in the last row); a real bucket's work is done elsewhere. Figures from
+a shared machine under load (other runs beside it) drift between rounds, and with the cost of
+creating a file on this disk (its row: s3rver makes three files per object).
 
 ${markdownTable(rows)}`;
     writeSection(path.join(root, 'docs/benchmarks.md'), 'delivery', md);
