@@ -118,6 +118,8 @@ export function putObject(
         timeout: opts.timeoutMs,
       },
       (res) => {
+        // A connection dropped (or the deadline's abort) mid-answer fails the attempt, never hangs it.
+        res.on('error', reject);
         const status = res.statusCode ?? 0;
         if (status >= 200 && status < 300) {
           const etag = res.headers.etag ?? null;

@@ -125,6 +125,39 @@ describe('the uploader', () => {
     await new Promise((r) => failing.close(r));
   });
 
+  it('fails an attempt whose connection drops mid-answer at once, as a network error, and retries it', async () => {
+    const { createServer } = await import('node:http');
+    let calls = 0;
+    const dropping = createServer((req, res) => {
+      calls++;
+      req.resume();
+      req.on('end', () => {
+        // The answer starts (200, 100 bytes promised), then the connection is cut.
+        res.writeHead(200, { 'content-length': '100', etag: '"x"' });
+        res.write('<?xml');
+        setTimeout(() => res.socket?.destroy(), 20);
+      });
+    });
+    await new Promise<void>((r) => dropping.listen(0, '127.0.0.1', r));
+    const port = (dropping.address() as { port: number }).port;
+    const { clients, uploader } = uploaderFor([`127.0.0.1:${port}`], 2);
+    const started = Date.now();
+    await expect(
+      uploader.put(targetFor(`http://127.0.0.1:${port}`), {
+        key: 'k',
+        body: Buffer.from('x'),
+        contentType: 'text/plain',
+        metadata: {},
+      }),
+    ).rejects.toMatchObject({ code: 'ECONNRESET', message: expect.stringMatching(/\(2 attempts\)$/) });
+    expect(calls).toBe(2);
+    // Not the 10 s attempt deadline: the drop ends the attempt.
+    expect(Date.now() - started).toBeLessThan(5000);
+    clients.close();
+    dropping.closeAllConnections();
+    await new Promise((r) => dropping.close(r));
+  });
+
   it('does not retry an error the storage will repeat (NoSuchBucket)', async () => {
     const { clients, uploader } = uploaderFor([gate.hostPort], 3);
     await expect(
