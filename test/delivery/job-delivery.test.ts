@@ -1,9 +1,9 @@
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUrlGuard, type LookupFn } from '../../src/net/url-guard.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { S3_KEY, type S3Server, startS3Server } from '../helpers/s3.js';
-import { type SigV4Gate, startSigV4Gate } from '../helpers/sigv4-gate.js';
+import { forwardTo, type SigV4Gate, startSigV4Gate } from '../helpers/sigv4-gate.js';
 import { startWebhookReceiver, status, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { addEndpoint, verifyAt } from '../helpers/webhooks.js';
 
@@ -66,17 +66,7 @@ async function startHoldingProxy(upstreamPort: number): Promise<HoldingProxy> {
   let open = false;
   const held: Array<() => void> = [];
   const server: Server = createServer((req, res) => {
-    const forward = () => {
-      const up = request(
-        { host: '127.0.0.1', port: upstreamPort, method: req.method, path: req.url, headers: req.headers },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        },
-      );
-      up.on('error', () => res.destroy());
-      req.pipe(up);
-    };
+    const forward = () => forwardTo(upstreamPort, req, res);
     if (open) forward();
     else held.push(forward);
   });

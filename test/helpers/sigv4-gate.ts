@@ -1,5 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
-import { createServer, type IncomingMessage, request, type Server } from 'node:http';
+import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
 
 /**
  * s3rver checks the access key of a SigV4 request but not its signature ("V4 signatures have
@@ -15,6 +15,19 @@ export interface SigV4Gate {
   /** Every request seen, as `METHOD /path?query`. */
   requests: string[];
   close(): Promise<void>;
+}
+
+/** Passes `req` to the server on 127.0.0.1:`upstreamPort` unchanged, and its answer back. */
+export function forwardTo(upstreamPort: number, req: IncomingMessage, res: ServerResponse): void {
+  const up = request(
+    { host: '127.0.0.1', port: upstreamPort, method: req.method, path: req.url, headers: req.headers },
+    (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    },
+  );
+  up.on('error', () => res.destroy());
+  req.pipe(up);
 }
 
 export async function startSigV4Gate(
@@ -33,15 +46,7 @@ export async function startSigV4Gate(
       );
       return;
     }
-    const up = request(
-      { host: '127.0.0.1', port: upstreamPort, method: req.method, path: req.url, headers: req.headers },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    up.on('error', () => res.destroy());
-    req.pipe(up);
+    forwardTo(upstreamPort, req, res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
