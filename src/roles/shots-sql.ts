@@ -30,7 +30,15 @@ export function shotNames(queueSchema: string) {
 
 export type ShotNames = ReturnType<typeof shotNames>;
 
+/**
+ * The schema and table, made by whichever node starts first. The statements of one query string
+ * run as one transaction, which holds the advisory lock to its end: nodes starting together
+ * (compose's api and worker nodes on a fresh database) otherwise raced on CREATE SCHEMA IF NOT
+ * EXISTS, and PostgreSQL answers the loser with a unique violation (pg_namespace_nspname_index),
+ * which stopped that node's start.
+ */
 export const createShotTableSql = (n: ShotNames, schema: string) => `
+  SELECT pg_advisory_xact_lock(hashtext('cardshot:remote-shots:${schema}'));
   CREATE SCHEMA IF NOT EXISTS "${schema}";
   CREATE UNLOGGED TABLE IF NOT EXISTS ${n.table} (
     id uuid PRIMARY KEY,
