@@ -44,7 +44,8 @@ describe.runIf(chromiumAvailable())('cardshot shot signed in, as a PDF and as JS
     pages = await startPageServer();
     site = await startCredentialSite();
     t = await startTestApp({ allowPrivateHosts: [pages.hostPort, site.hostPort, site.other.hostPort] });
-    server = await t.listen();
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    server = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
   });
   afterAll(async () => {
     await t?.close();

@@ -14,7 +14,8 @@ let site: UnfurlSite;
 beforeAll(async () => {
   site = await startUnfurlSite();
   t = await startTestApp({ allowPrivateHosts: site.hostPorts }, { unfurlCa: site.ca });
-  server = await t.listen();
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  server = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
 }, 30_000);
 afterAll(async () => {
   await t?.close();

@@ -18,7 +18,8 @@ let hostileKey: string;
 beforeAll(async () => {
   receiver = await startWebhookReceiver(status(200));
   t = await startTestApp({}, { webhookGuard: createUrlGuard({ allowPrivateHosts: [receiver.hostPort] }) });
-  server = await t.listen();
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  server = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
   hostileKey = (await secondAccount(t)).key;
 });
 afterAll(async () => {

@@ -30,7 +30,9 @@ beforeAll(async () => {
   const pages = chromiumAvailable() ? await startPageServer() : undefined;
   t = await startTestApp({ plansFile, ...(pages ? { allowPrivateHosts: [pages.hostPort] } : {}) });
   pageServer = pages;
-  baseUrl = await t.listen();
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const addr = t.app.server.address();
+  baseUrl = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
 });
 let pageServer: Awaited<ReturnType<typeof startPageServer>> | undefined;
 afterAll(async () => {

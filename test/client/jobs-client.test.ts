@@ -19,7 +19,8 @@ let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'cardshot-jobs-client-'));
   t = await startTestApp({ jobsWorkers: 2 });
-  const baseUrl = await t.listen();
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const baseUrl = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
   client = new Cardshot({ baseUrl, apiKey: t.key.key });
   hostile = new Cardshot({ baseUrl, apiKey: (await secondAccount(t)).key });
 });

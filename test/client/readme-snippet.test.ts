@@ -28,7 +28,8 @@ describe.runIf(chromiumAvailable())('the README client example', () => {
   beforeAll(async () => {
     pages = await startPageServer();
     t = await startTestApp({ allowPrivateHosts: [pages.hostPort] });
-    server = await t.listen();
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    server = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
   });
   afterAll(async () => {
     await t?.close();

@@ -16,7 +16,8 @@ let hostile: Cardshot;
 beforeAll(async () => {
   receiver = await startWebhookReceiver(status(200));
   t = await startTestApp({}, { webhookGuard: createUrlGuard({ allowPrivateHosts: [receiver.hostPort] }) });
-  const baseUrl = await t.listen();
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const baseUrl = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
   client = new Cardshot({ baseUrl, apiKey: t.key.key });
   hostile = new Cardshot({ baseUrl, apiKey: (await secondAccount(t)).key });
 });

@@ -185,7 +185,8 @@ describe('a client that hangs up', () => {
       screenshotConcurrency: 1,
       screenshotTimeoutMs: 6000,
     });
-    base = await t.listen();
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
   });
   afterAll(async () => {
     await t?.close();
