@@ -5,7 +5,6 @@
 import { Type } from 'typebox';
 import { DEFAULT_JOB_TEMPLATE, DEFAULT_SYNC_TEMPLATE, PLACEHOLDERS } from '../../delivery/paths.js';
 import {
-  DELETED_RESPONSE,
   errorResponse,
   jsonResponse,
   KEY_SECURITY,
@@ -148,7 +147,7 @@ export const deleteStorageSchema = {
   summary: 'Delete a storage target (objects already stored stay in the bucket)',
   params: idParam,
   response: {
-    204: DELETED_RESPONSE,
+    204: { description: 'Deleted.', headers: { ...REQUEST_ID, ...RATE_LIMIT_HEADERS } },
     401: unauthorized,
     404: notFound,
     429: tooMany,
