@@ -86,13 +86,18 @@ describe.runIf(chromiumAvailable())('the dashboard at 390 px', () => {
     await credentials.setPassword(t.account.id, PASSWORD);
     await seedUsage(store, t.account.id, Date.now());
     // Every kind of row: active, rotated (in its grace period, so Revoke only), revoked, and a
-    // long name that must wrap rather than widen the table.
+    // long name that must wrap rather than widen the table. The list is newest first by the
+    // millisecond: each key is made in a later one than the last, so the order is the one below.
+    const nextMs = () => new Promise((resolve) => setTimeout(resolve, 3));
+    await nextMs();
     const site = await accounts.createKey({
       accountId: t.account.id,
       name: 'Marketing site and the newsletter renderer',
       environment: 'production',
     });
+    await nextMs();
     await accounts.rotateKey(site.record.id, 86_400_000);
+    await nextMs();
     const ci = await accounts.createKey({ accountId: t.account.id, name: 'Old CI', environment: 'ci' });
     await accounts.revokeKey(ci.record.id);
 

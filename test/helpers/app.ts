@@ -124,7 +124,12 @@ export async function startTestApp(
       const headers = { ...((req.headers ?? {}) as Record<string, string>) };
       const hasKey = Object.keys(headers).some((h) => h.toLowerCase() === 'x-api-key');
       if (auth !== false && !hasKey) headers['x-api-key'] = key.key;
-      return app.inject({ ...req, headers });
+      return app.inject({ ...req, headers }).then((res) => {
+        // A 500 is always a bug, and the captured log is the only place its cause is written:
+        // print it, so a CI failure that cannot be reproduced still says what happened.
+        if (res.statusCode === 500) reportInternalErrors(req.url, logs);
+        return res;
+      });
     },
     close() {
       // Idempotent: a test that checks shutdown closes early, and afterAll closes again.
@@ -136,4 +141,10 @@ export async function startTestApp(
       return closing;
     },
   };
+}
+
+/** Writes the error-level lines of a test app's log to stderr, for a 500 the test did not expect. */
+function reportInternalErrors(url: unknown, logs: Array<Record<string, unknown>>): void {
+  const errors = logs.filter((l) => typeof l.level === 'number' && l.level >= 50);
+  process.stderr.write(`[test app] 500 for ${String(url)}: ${JSON.stringify(errors.slice(-3), null, 2)}\n`);
 }

@@ -155,10 +155,11 @@ describe.skipIf(!chromiumAvailable())('hostile pages: another account is not hur
     console.log(
       `console flood (worker): victim idle ${idle.toFixed(0)} ms, first during ${first.toFixed(0)} ms, after ${after.toFixed(0)} ms`,
     );
-    // `first` is one sample taken while the attacker's own page starts beside it on 2 cores (a CI
-    // run saw 173 ms against an 85 ms idle): 100 ms of slack for that. The flood itself made
-    // such a capture take 11 s or time out, which this still catches.
-    expect(first).toBeLessThanOrEqual(2 * idle + 100);
+    // `first` is one sample taken while the attacker's own page starts beside it on 2 cores (CI
+    // runs saw 173 ms against an 85 ms idle, and 263 ms against 74 ms): 3× idle and 150 ms of
+    // slack for that. The flood itself made such a capture take 11 s or time out, which this
+    // still catches.
+    expect(first).toBeLessThanOrEqual(3 * idle + 150);
     expect(after).toBeLessThanOrEqual(2 * idle);
     const now = t.modules.screenshots.status();
     expect(now.browser.launches).toBe(before.launches);
@@ -219,7 +220,8 @@ describe.skipIf(!chromiumAvailable())('hostile pages with every new option on (i
       console.log(
         `floods as ${variant}: victim idle ${idle.toFixed(0)} ms, during ${during.toFixed(0)} ms; ${answers.map((a) => `${a.where} ${a.res.statusCode} in ${a.ms.toFixed(0)} ms`).join(', ')}`,
       );
-      expect(during).toBeLessThanOrEqual(2 * idle + 100);
+      // A median of five beside three floods being closed on 2 cores: 150 ms of slack over 2×.
+      expect(during).toBeLessThanOrEqual(2 * idle + 150);
       for (const { where, res, ms } of answers) {
         if (where === 'worker' && res.statusCode !== 504) {
           // Seen flooding: refused at once. With two other floods on two cores a worker may not get

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createJobQueue } from '../../src/jobs/queue/open.js';
 import type { JobQueue } from '../../src/jobs/queue/types.js';
@@ -50,6 +51,37 @@ describe.skipIf(!url)('the pg-boss queue opened by several nodes at once', () =>
       } finally {
         await Promise.all(queues.map((q) => q.close()));
       }
+    }
+  }, 60_000);
+
+  it('installs pg-boss one node at a time: a node waits while another holds the start lock', async () => {
+    const schema = uniqueSchema();
+    schemas.push(schema);
+    // This test plays the node part-way through its install: it holds the lock the nodes take.
+    const holder = new pg.Client({ connectionString: url! });
+    await holder.connect();
+    try {
+      await holder.query('SELECT pg_advisory_lock(hashtext($1))', [`cardshot-queue-start:${schema}_pgboss`]);
+      let done = false;
+      const opening = createJobQueue(
+        { databaseUrl: url!, dataDir: '/nonexistent', databaseSchema: schema },
+        { pollMs: 200 },
+      ).finally(() => {
+        done = true;
+      });
+      await new Promise((r) => setTimeout(r, 500));
+      expect(done).toBe(false);
+      const installed = async () =>
+        (await holder.query('SELECT to_regclass($1) AS t', [`${schema}_pgboss.version`])).rows[0].t;
+      expect(await installed()).toBeNull();
+      await holder.query('SELECT pg_advisory_unlock(hashtext($1))', [
+        `cardshot-queue-start:${schema}_pgboss`,
+      ]);
+      const queue = await opening;
+      expect(await installed()).not.toBeNull();
+      await queue.close();
+    } finally {
+      await holder.end();
     }
   }, 60_000);
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import pg from 'pg';
 import { PgBoss } from 'pg-boss';
 import { deadQueueOf, pgBossSource } from './pgboss-source.js';
 import {
@@ -69,9 +70,11 @@ export async function createPgBossQueue(opts: PgBossQueueOptions): Promise<JobQu
     application_name: 'cardshot-queue',
   });
   boss.on('error', onError);
-  await boss.start();
+  await oneNodeAtATime(opts.connectionString, `cardshot-queue-start:${schema}`, async () => {
+    await boss.start();
+    await boss.getDb().executeSql(createTablesSql(schema));
+  });
   const db = boss.getDb();
-  await db.executeSql(createTablesSql(schema));
 
   const wake = new EventEmitter();
   wake.setMaxListeners(0);
@@ -215,4 +218,27 @@ export async function createPgBossQueue(opts: PgBossQueueOptions): Promise<JobQu
 function ignoreExists(err: unknown): void {
   // Two nodes creating the same queue at start: the second finds it made.
   if (!(err instanceof Error && /already exists|duplicate/i.test(err.message))) throw err;
+}
+
+/**
+ * Runs `fn` while holding a session advisory lock named `name`: pg-boss installs and migrates
+ * its schema when it starts, and a node started while another was part-way through that failed
+ * its start twice in CI (`schema "…_pgboss" does not exist`). Behind the lock a node sees the
+ * other's install committed and finds nothing to do. Ending the session frees the lock, also
+ * when this process dies holding it.
+ */
+async function oneNodeAtATime(
+  connectionString: string,
+  name: string,
+  fn: () => Promise<void>,
+): Promise<void> {
+  const client = new pg.Client({ connectionString, application_name: 'cardshot-queue-start' });
+  client.on('error', () => {}); // a dropped connection fails the query below, or frees the lock
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock(hashtext($1))', [name]);
+    await fn();
+  } finally {
+    await client.end().catch(() => {});
+  }
 }

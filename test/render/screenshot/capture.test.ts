@@ -224,6 +224,27 @@ describe('capturePage: a page that errors', () => {
     expect(cdp.calls).toContain('Page.captureScreenshot');
   });
 
+  it("reports Chromium's own refusal to capture as a browser fault, for the caller to retry (never a 500)", async () => {
+    const { lease, cdp } = fakeLease();
+    cdp.handlers['Page.captureScreenshot'] = async () => {
+      throw new Error(
+        'cDPSession.send: Protocol error (Page.captureScreenshot): Unable to capture screenshot',
+      );
+    };
+    const err = await capturePage(lease, input()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BrowserCrashError);
+    expect((err as BrowserCrashError).scope).toBe('protocol');
+    // A refusal with a cause of the caller's stays what it was: not retried as a fault.
+    const bad = fakeLease();
+    bad.cdp.handlers['Page.captureScreenshot'] = async () => {
+      throw new Error(
+        'cDPSession.send: Protocol error (Page.captureScreenshot): Cannot take screenshot with 0 width.',
+      );
+    };
+    const other = await capturePage(bad.lease, input()).catch((e: unknown) => e);
+    expect(other).not.toBeInstanceOf(BrowserCrashError);
+  });
+
   it('reports a renderer that crashed mid-load as a page crash, for the caller to retry', async () => {
     const { lease, page, state } = fakeLease();
     page.onGoto = async () => {

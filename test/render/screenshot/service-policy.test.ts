@@ -220,16 +220,17 @@ describe('the screenshot service policy', () => {
   });
 
   it('answers 502 when the retry crashes too, naming a crashed tab apart', async () => {
-    for (const scope of ['browser', 'page'] as const) {
+    const words = {
+      browser: 'The browser crashed while rendering the page; retry later',
+      page: 'The page crashed its browser tab (it may use too much memory)',
+      protocol: 'The browser failed to capture the page; retry later',
+    };
+    for (const scope of ['browser', 'page', 'protocol'] as const) {
       const crash = () => new BrowserCrashError(scope, 'crashed');
       const t = setup({ capture: fakeCapture({ fail: [crash(), crash()] }) });
       const err = await failure(t.service.resolve(req));
       expect(err.code).toBe('bad_gateway');
-      expect(err.message).toBe(
-        scope === 'page'
-          ? 'The page crashed its browser tab (it may use too much memory)'
-          : 'The browser crashed while rendering the page; retry later',
-      );
+      expect(err.message).toBe(words[scope]);
       expect(err.detail).toBe('crashed (after 2 attempts)');
       expect(t.state.acquired).toBe(2);
     }

@@ -109,7 +109,9 @@ function crashed(err: BrowserCrashError, attempt: number): AppError {
     'bad_gateway',
     err.scope === 'page'
       ? 'The page crashed its browser tab (it may use too much memory)'
-      : 'The browser crashed while rendering the page; retry later',
+      : err.scope === 'protocol'
+        ? 'The browser failed to capture the page; retry later'
+        : 'The browser crashed while rendering the page; retry later',
     { detail: `${err.message} (after ${attempt} attempts)`, cause: err },
   );
 }

@@ -9,10 +9,13 @@ import { quoteSelector } from './selectors.js';
 
 /** The browser or the page's renderer died mid-capture: worth one retry on a fresh one. */
 export class BrowserCrashError extends Error {
-  /** `browser`: the whole browser went away; `page`: only the tab's renderer died. */
-  readonly scope: 'browser' | 'page';
+  /**
+   * `browser`: the whole browser went away; `page`: only the tab's renderer died; `protocol`:
+   * Chromium refused a command of ours for a reason of its own (see PROTOCOL_FAULT).
+   */
+  readonly scope: 'browser' | 'page' | 'protocol';
 
-  constructor(scope: 'browser' | 'page', message: string, options?: { cause?: unknown }) {
+  constructor(scope: 'browser' | 'page' | 'protocol', message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'BrowserCrashError';
     this.scope = scope;
@@ -36,8 +39,19 @@ export function captureFailure(err: unknown, lease: Lease, input: CaptureInput):
     });
   }
   if (err instanceof errors.TimeoutError) return timeoutError(input);
+  const message = (err as Error)?.message ?? '';
+  if (PROTOCOL_FAULT.test(message)) return new BrowserCrashError('protocol', message, { cause: err });
   return err;
 }
+
+/**
+ * Chromium's own refusal of a CDP command that our checks had no part in: "Unable to capture
+ * screenshot" (no frame from the compositor, seen under load), "Internal error". A fault of the
+ * browser, not of the page or of Cardshot: it is retried once on a fresh context and then
+ * answered 502, never as a 500. Refusals that name a cause (a bad selector, a closed target, a
+ * replaced document) are matched before this.
+ */
+const PROTOCOL_FAULT = /Protocol error \([\w.]+\): (Unable to capture screenshot|Internal error)/;
 
 /**
  * A redirect to ftp:, mailto: … aborts the navigation. With the proxy's credentials in play,
