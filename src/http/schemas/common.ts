@@ -206,6 +206,12 @@ export function documentOnly(schema: FastifySchema) {
 /** The management routes (webhooks, storage, fonts, jobs, unfurl …): a key, in the header or the query. */
 export const KEY_SECURITY: Array<Record<string, string[]>> = [{ apiKeyHeader: [] }, { apiKeyQuery: [] }];
 
+/** The empty 204 answer of a key-authenticated DELETE. */
+export const DELETED_RESPONSE = {
+  description: 'Deleted.',
+  headers: { ...REQUEST_ID, ...RATE_LIMIT_HEADERS },
+};
+
 /** A JSON answer of a key-authenticated route, with the request id and rate-limit headers. */
 export function jsonResponse(description: string, schema: unknown) {
   return {

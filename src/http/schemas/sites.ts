@@ -5,9 +5,12 @@
 import { Type } from 'typebox';
 import { CRAWLER_SIZES } from '../../sites/og/crawlers.js';
 import {
+  DELETED_RESPONSE,
   errorResponse,
   header,
   imageResponse,
+  jsonResponse,
+  KEY_SECURITY,
   RATE_LIMIT_HEADERS,
   REQUEST_ID,
   RETRY_AFTER,
@@ -67,14 +70,10 @@ const SiteBody = Type.Object({
 /** Shared schemas the routes register. */
 export const SITE_SCHEMAS = [Site];
 
-const security: Array<Record<string, string[]>> = [{ apiKeyHeader: [] }, { apiKeyQuery: [] }];
+const security = KEY_SECURITY;
 const tags = ['Sites'];
 const idParam = Type.Object({ id: Type.String({ description: 'The site id (site_…).' }) });
-const json = (description: string, schema: unknown) => ({
-  description,
-  headers: { ...REQUEST_ID, ...RATE_LIMIT_HEADERS },
-  content: { 'application/json': { schema } },
-});
+const json = jsonResponse;
 const unauthorized = errorResponse(
   'No key, or a key that is not valid (a signed URL does not manage sites).',
   {
@@ -155,7 +154,7 @@ export const deleteSite = {
   summary: 'Delete a site; its /og URLs answer 404',
   params: idParam,
   response: {
-    204: { description: 'Deleted.', headers: { ...REQUEST_ID, ...RATE_LIMIT_HEADERS } },
+    204: DELETED_RESPONSE,
     401: unauthorized,
     404: notFound,
     429: tooMany,

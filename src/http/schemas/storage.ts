@@ -5,6 +5,7 @@
 import { Type } from 'typebox';
 import { DEFAULT_JOB_TEMPLATE, DEFAULT_SYNC_TEMPLATE, PLACEHOLDERS } from '../../delivery/paths.js';
 import {
+  DELETED_RESPONSE,
   errorResponse,
   jsonResponse,
   KEY_SECURITY,
@@ -147,7 +148,7 @@ export const deleteStorageSchema = {
   summary: 'Delete a storage target (objects already stored stay in the bucket)',
   params: idParam,
   response: {
-    204: { description: 'Deleted.', headers: { ...REQUEST_ID, ...RATE_LIMIT_HEADERS } },
+    204: DELETED_RESPONSE,
     401: unauthorized,
     404: notFound,
     429: tooMany,

@@ -6,6 +6,7 @@ import { Type } from 'typebox';
 import { WEBHOOK_EVENTS } from '../../webhooks/events.js';
 import { MAX_URL_LENGTH } from '../../webhooks/input.js';
 import {
+  DELETED_RESPONSE,
   errorResponse,
   jsonResponse,
   KEY_SECURITY,
@@ -157,7 +158,7 @@ export const deleteWebhookSchema = {
   summary: 'Delete a webhook endpoint with its delivery log (attempts not yet made are dropped)',
   params: idParam,
   response: {
-    204: { description: 'Deleted.', headers: { ...REQUEST_ID, ...RATE_LIMIT_HEADERS } },
+    204: DELETED_RESPONSE,
     401: unauthorized,
     404: notFound,
     429: tooMany,
