@@ -20,8 +20,7 @@ let hostileKey: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'cardshot-jobs-cli-'));
   t = await startTestApp({ jobsWorkers: 2 });
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  server = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+  server = await t.listen();
   hostileKey = (await secondAccount(t)).key;
 });
 afterAll(async () => {

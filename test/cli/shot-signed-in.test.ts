@@ -44,8 +44,7 @@ describe.runIf(chromiumAvailable())('cardshot shot signed in, as a PDF and as JS
     pages = await startPageServer();
     site = await startCredentialSite();
     t = await startTestApp({ allowPrivateHosts: [pages.hostPort, site.hostPort, site.other.hostPort] });
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    server = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+    server = await t.listen();
   });
   afterAll(async () => {
     await t?.close();

@@ -45,8 +45,7 @@ describe.runIf(run)('cardshot shot against the real server', () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'cardshot-shot-'));
     pages = await startPageServer();
     t = await startTestApp({ allowPrivateHosts: [pages.hostPort] });
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    server = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+    server = await t.listen();
   });
   afterAll(async () => {
     await t?.close();

@@ -19,8 +19,7 @@ let hostileKey: string;
 beforeAll(async () => {
   blog = await startSmallBlog();
   t = await startTestApp({ allowPrivateHosts: [blog.hostPort], jobsWorkers: 2 });
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  server = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+  server = await t.listen();
   hostileKey = (await secondAccount(t, 'Hostile')).key;
 }, 30_000);
 afterAll(async () => {

@@ -14,8 +14,7 @@ let s3: S3Server;
 beforeAll(async () => {
   s3 = await startS3Server(['cli']);
   t = await startTestApp({ storageAllowPrivateHosts: [s3.hostPort] });
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  server = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+  server = await t.listen();
 });
 afterAll(async () => {
   await t?.close();

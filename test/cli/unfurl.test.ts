@@ -14,8 +14,7 @@ let site: UnfurlSite;
 beforeAll(async () => {
   site = await startUnfurlSite();
   t = await startTestApp({ allowPrivateHosts: site.hostPorts }, { unfurlCa: site.ca });
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  server = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+  server = await t.listen();
 }, 30_000);
 afterAll(async () => {
   await t?.close();

@@ -30,9 +30,7 @@ beforeAll(async () => {
   const pages = chromiumAvailable() ? await startPageServer() : undefined;
   t = await startTestApp({ plansFile, ...(pages ? { allowPrivateHosts: [pages.hostPort] } : {}) });
   pageServer = pages;
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const addr = t.app.server.address();
-  baseUrl = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  baseUrl = await t.listen();
 });
 let pageServer: Awaited<ReturnType<typeof startPageServer>> | undefined;
 afterAll(async () => {

@@ -19,8 +19,7 @@ let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'cardshot-jobs-client-'));
   t = await startTestApp({ jobsWorkers: 2 });
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const baseUrl = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+  const baseUrl = await t.listen();
   client = new Cardshot({ baseUrl, apiKey: t.key.key });
   hostile = new Cardshot({ baseUrl, apiKey: (await secondAccount(t)).key });
 });

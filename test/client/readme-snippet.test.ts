@@ -28,8 +28,7 @@ describe.runIf(chromiumAvailable())('the README client example', () => {
   beforeAll(async () => {
     pages = await startPageServer();
     t = await startTestApp({ allowPrivateHosts: [pages.hostPort] });
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    server = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+    server = await t.listen();
   });
   afterAll(async () => {
     await t?.close();

@@ -14,8 +14,7 @@ let client: Cardshot;
 beforeAll(async () => {
   site = await startUnfurlSite();
   t = await startTestApp({ allowPrivateHosts: site.hostPorts }, { unfurlCa: site.ca });
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const baseUrl = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+  const baseUrl = await t.listen();
   client = new Cardshot({ baseUrl, apiKey: t.key.key });
 }, 30_000);
 afterAll(async () => {

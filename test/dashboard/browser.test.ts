@@ -73,9 +73,7 @@ describe.runIf(run)('dashboard in Chromium', () => {
     await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
     siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}/`;
     t = await startTestApp({ keyCacheSeconds: 0, allowPrivateHosts: [new URL(siteUrl).host] });
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    const addr = t.app.server.address();
-    base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+    base = await t.listen();
 
     const { accounts, credentials, store } = t.modules.accounts;
     account = await accounts.createAccount({ name: 'Acme Inc', email: 'ops@acme.test', plan: 'pro' });

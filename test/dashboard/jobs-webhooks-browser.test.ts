@@ -62,8 +62,7 @@ describe.runIf(chromiumAvailable())('Jobs and Webhooks pages in Chromium', () =>
       { jobsWorkers: 1 },
       { webhookGuard: createUrlGuard({ allowPrivateHosts: [receiver.hostPort] }) },
     );
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+    base = await t.listen();
     await t.modules.accounts.credentials.setPassword(t.account.id, PASSWORD);
     // An ended job with a failed item, and a canceled one, for the list.
     await settle(

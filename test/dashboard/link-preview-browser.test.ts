@@ -33,8 +33,7 @@ describe.runIf(chromiumAvailable())('Link preview in Chromium', () => {
     shots = keepDir ?? (await mkdtemp(path.join(os.tmpdir(), 'cardshot-lp-screens-')));
     site = await startUnfurlSite();
     t = await startTestApp({ allowPrivateHosts: site.hostPorts }, { unfurlCa: site.ca });
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+    base = await t.listen();
     await t.modules.accounts.credentials.setPassword(t.account.id, PASSWORD);
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1360, height: 900 } });

@@ -80,8 +80,7 @@ describe.runIf(chromiumAvailable())('the dashboard at 390 px', () => {
     shots = screensDir ?? (await mkdtemp(path.join(os.tmpdir(), 'cardshot-mobile-')));
     await mkdir(shots, { recursive: true });
     t = await startTestApp({ keyCacheSeconds: 0 });
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+    base = await t.listen();
     const { accounts, credentials, store } = t.modules.accounts;
     await credentials.setPassword(t.account.id, PASSWORD);
     await seedUsage(store, t.account.id, Date.now());

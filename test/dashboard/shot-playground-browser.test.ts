@@ -47,9 +47,7 @@ describe.runIf(run)('screenshot playground signed in (Chromium)', () => {
     await mkdir(shotsDir, { recursive: true });
     site = await startCredentialSite();
     t = await startTestApp({ allowPrivateHosts: [site.hostPort, site.other.hostPort] });
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    const addr = t.app.server.address();
-    base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+    base = await t.listen();
     const { accounts, credentials } = t.modules.accounts;
     const account = await accounts.createAccount({ name: 'Acme Inc', email: 'ops@acme.test', plan: 'pro' });
     await credentials.setPassword(account.id, PASSWORD);

@@ -36,8 +36,7 @@ describe.runIf(chromiumAvailable())('Sites pages in Chromium', () => {
     shots = screensDir ?? (await mkdtemp(path.join(os.tmpdir(), 'cardshot-sites-screens-')));
     blog = await startSmallBlog();
     t = await startTestApp({ allowPrivateHosts: [blog.hostPort], jobsWorkers: 1 });
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+    base = await t.listen();
     await t.modules.accounts.credentials.setPassword(t.account.id, PASSWORD);
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });

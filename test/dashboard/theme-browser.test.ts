@@ -58,8 +58,7 @@ describe.runIf(run)('Theme page in Chromium', () => {
     await mkdir(shotsDir, { recursive: true });
     base = await startTestApp();
     t = await withThemedTemplates(base);
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    url = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+    url = await t.listen();
     const { accounts, credentials } = t.modules.accounts;
     const account = await accounts.createAccount({ name: 'Acme Inc', email: 'brand@acme.test', plan: 'pro' });
     accountId = account.id;

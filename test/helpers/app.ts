@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
@@ -35,6 +36,8 @@ export interface TestApp {
    * unless the test sends its own `x-api-key` header or passes `auth: false`.
    */
   inject(opts: TestInjectOptions): Promise<LightMyRequestResponse>;
+  /** Listens on a free loopback port, for a real client (a browser); returns its base URL. */
+  listen(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -130,6 +133,11 @@ export async function startTestApp(
         if (res.statusCode === 500) reportInternalErrors(req.url, logs);
         return res;
       });
+    },
+    // `this.app`: a wrapper that swaps the app (helpers/theme-app.ts) listens with its own.
+    async listen(this: TestApp) {
+      await this.app.listen({ host: '127.0.0.1', port: 0 });
+      return `http://127.0.0.1:${(this.app.server.address() as AddressInfo).port}`;
     },
     close() {
       // Idempotent: a test that checks shutdown closes early, and afterAll closes again.

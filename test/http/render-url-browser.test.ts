@@ -185,8 +185,7 @@ describe('a client that hangs up', () => {
       screenshotConcurrency: 1,
       screenshotTimeoutMs: 6000,
     });
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+    base = await t.listen();
   });
   afterAll(async () => {
     await t?.close();

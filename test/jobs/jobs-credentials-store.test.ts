@@ -198,8 +198,7 @@ describe('refusals', () => {
   });
 
   it('the TypeScript client submits them as JSON items', async () => {
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const baseUrl = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+    const baseUrl = await t.listen();
     const client = new Cardshot({ baseUrl, apiKey: t.key.key });
     const job = await client.jobs.submit({ items: [{ url: 'http://127.0.0.1:9/account', ...CREDS }] });
     expect(job).toMatchObject({ status: 'queued', items: 1, created: true });

@@ -78,8 +78,7 @@ describe('polling the jobs API', () => {
   });
 
   it('the client waits out Retry-After instead of failing', { tags: ['slow'], timeout: 40_000 }, async () => {
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const baseUrl = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+    const baseUrl = await t.listen();
     const fresh = await secondAccount(t, 'Waiter');
     const client = new Cardshot({ baseUrl, apiKey: fresh.key });
     const id = await submit(fresh.key);

@@ -11,9 +11,7 @@ describe.skipIf(!chromiumAvailable())('interactive API docs in a real browser', 
 
   beforeAll(async () => {
     t = await startTestApp();
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const addr = t.app.server.address();
-    base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+    base = await t.listen();
     browser = await launchChromium();
   });
   afterAll(async () => {

@@ -1,6 +1,5 @@
 // @module-tag slow
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,8 +26,7 @@ beforeAll(async () => {
   expect(source).toContain(`maxLength: ${TEXT_MAX_LENGTH}`);
   await writeFile(path.join(dir, 'long.tsx'), source);
   t = await startTestApp({ templatesDir: dir, cacheMemoryBytes: 0, cacheDiskBytes: 0 });
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  base = await t.listen();
 });
 afterAll(async () => {
   await t?.close();
