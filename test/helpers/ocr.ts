@@ -16,11 +16,14 @@ export function plainText(text: string): string {
     .trim();
 }
 
-/** The text of an image: greyscale at half its width, one tesseract thread. */
-export async function ocr(png: Buffer): Promise<string> {
+/**
+ * The text of an image: greyscale at `scale` of its width (half by default), one tesseract
+ * thread (tests read images side by side).
+ */
+export async function ocr(png: Buffer, scale = 1 / 2): Promise<string> {
   const meta = await sharp(png).metadata();
   const input = await sharp(png)
-    .resize({ width: Math.round((meta.width ?? 1200) / 2) })
+    .resize({ width: Math.round((meta.width ?? 1200) * scale) })
     .greyscale()
     .png({ compressionLevel: 1 })
     .toBuffer();
