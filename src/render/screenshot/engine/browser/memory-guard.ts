@@ -16,7 +16,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { killGroup, listProcesses, residentBytes } from './processes.js';
+import { killGroup, listPids, processGroup, residentBytes } from './processes.js';
 
 export interface MemoryGuard {
   /** Starts watching for one capture; the returned function ends it (idempotent). */
@@ -67,20 +67,36 @@ export function createMemoryGuard(opts: {
   let rendererGroups = new Map<number, number>();
   // Whether a pid is a renderer, read once per pid (its command line does not change).
   const isRendererCache = new Map<number, boolean>();
+  // The process group of each pid seen, read once per pid: reading every process's stat file
+  // took 2–5 ms of this thread with ~120 processes (measured), and the first look of each
+  // capture ran it as the capture's first CDP commands were in flight, delaying their answers.
+  // A group does not change once a process has exec'd. Processes still in our own group are read
+  // again each time: the browser we launch sits in ours between its fork and its setsid.
+  const groupOf = new Map<number, number>();
+  const ownGroup = processGroup(process.pid);
 
   function scan(): void {
     const groups = new Set(opts.groups());
-    const live = listProcesses().filter((p) => groups.has(p.pgid) && p.state !== 'Z');
-    const pids = new Set(live.map((p) => p.pid));
-    for (const pid of isRendererCache.keys()) if (!pids.has(pid)) isRendererCache.delete(pid);
+    const pids = listPids();
+    const present = new Set(pids);
+    for (const pid of groupOf.keys()) if (!present.has(pid)) groupOf.delete(pid);
+    for (const pid of isRendererCache.keys()) if (!present.has(pid)) isRendererCache.delete(pid);
     renderers = [];
     others = new Map();
     rendererGroups = new Map();
-    for (const p of live) {
-      if (isRenderer(p.pid)) {
-        renderers.push(p.pid);
-        rendererGroups.set(p.pid, p.pgid);
-      } else others.set(p.pgid, [...(others.get(p.pgid) ?? []), p.pid]);
+    for (const pid of pids) {
+      let group = groupOf.get(pid);
+      if (group === undefined) {
+        group = processGroup(pid);
+        if (group === undefined) continue; // gone meanwhile
+        if (group !== ownGroup) groupOf.set(pid, group);
+      }
+      if (!groups.has(group)) continue;
+      // A zombie (ended, not yet reaped) has no resident memory: it reads as 0 and is left alone.
+      if (isRenderer(pid)) {
+        renderers.push(pid);
+        rendererGroups.set(pid, group);
+      } else others.set(group, [...(others.get(group) ?? []), pid]);
     }
     for (const g of endedAt.keys()) if (!groups.has(g)) endedAt.delete(g);
   }

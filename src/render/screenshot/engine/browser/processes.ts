@@ -18,18 +18,29 @@ export interface ProcessInfo {
 /** Every process visible in /proc, read once; processes that vanish while reading are skipped. */
 export function listProcesses(): ProcessInfo[] {
   const out: ProcessInfo[] = [];
+  for (const pid of listPids()) {
+    const info = readStat(pid);
+    if (info) out.push(info);
+  }
+  return out;
+}
+
+/** The pids in /proc (one directory read; nothing about each process). */
+export function listPids(): number[] {
   let names: string[];
   try {
     names = readdirSync('/proc');
   } catch {
-    return out;
+    return [];
   }
-  for (const name of names) {
-    if (!/^\d+$/.test(name)) continue;
-    const info = readStat(Number(name));
-    if (info) out.push(info);
-  }
+  const out: number[] = [];
+  for (const name of names) if (/^\d+$/.test(name)) out.push(Number(name));
   return out;
+}
+
+/** The process group of `pid`, if it is still there. */
+export function processGroup(pid: number): number | undefined {
+  return readStat(pid)?.pgid;
 }
 
 /** The pid of the process whose command line contains `marker` as a whole argument, if any. */
