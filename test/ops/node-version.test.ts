@@ -146,16 +146,27 @@ describe('the Node that runs Cardshot', () => {
       const node = /^cardshot_build_info\{[^}]*node="([\d.]+)"/m.exec(metrics)?.[1];
       expect(node).toBe(expected);
       expect(major(node!)).toBeGreaterThanOrEqual(22);
-      // The server process itself: npm's group holds npm, sh and it.
+      // The server process itself: npm's group holds npm and it (the script's shell execs it).
       const server = liveGroupMembers(child.pid!).find(
         (p) => readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').split('\0')[1] === 'dist/src/main.js',
       );
       expect(server).toBeDefined();
       const environ = readFileSync(`/proc/${server!.pid}/environ`, 'utf8').split('\0');
       expect(environ).toContain('MALLOC_ARENA_MAX=2');
+      // A supervisor (or `kill`) signals npm itself, not its group. npm passes SIGTERM to its
+      // child: the server must be that child. With a shell between them the shell died and the
+      // server ran on, orphaned, holding its port and its browser.
+      process.kill(child.pid!, 'SIGTERM');
+      const alive = () => liveGroupMembers(child.pid!).some((p) => p.pid === server!.pid);
+      for (const until = Date.now() + 20_000; alive() && Date.now() < until; ) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(alive()).toBe(false);
+      expect(out).toContain('"msg":"bye"');
     } finally {
-      const exited = new Promise((r) => child.once('exit', r));
-      if (child.exitCode === null) process.kill(-child.pid!, 'SIGTERM');
+      const running = child.exitCode === null && child.signalCode === null;
+      const exited = running ? new Promise((r) => child.once('exit', r)) : Promise.resolve();
+      if (running) process.kill(-child.pid!, 'SIGTERM');
       const timer = setTimeout(() => killGroup(child.pid!), 20_000);
       await exited;
       clearTimeout(timer);
