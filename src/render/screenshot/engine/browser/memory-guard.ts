@@ -75,6 +75,15 @@ export function createMemoryGuard(opts: {
   const groupOf = new Map<number, number>();
   const ownGroup = processGroup(process.pid);
 
+  /** `pid`'s process group, read from /proc the first time it is asked for; undefined if gone. */
+  function groupOfPid(pid: number): number | undefined {
+    const known = groupOf.get(pid);
+    if (known !== undefined) return known;
+    const group = processGroup(pid);
+    if (group !== undefined && group !== ownGroup) groupOf.set(pid, group);
+    return group;
+  }
+
   function scan(): void {
     const groups = new Set(opts.groups());
     const pids = listPids();
@@ -85,13 +94,8 @@ export function createMemoryGuard(opts: {
     others = new Map();
     rendererGroups = new Map();
     for (const pid of pids) {
-      let group = groupOf.get(pid);
-      if (group === undefined) {
-        group = processGroup(pid);
-        if (group === undefined) continue; // gone meanwhile
-        if (group !== ownGroup) groupOf.set(pid, group);
-      }
-      if (!groups.has(group)) continue;
+      const group = groupOfPid(pid);
+      if (group === undefined || !groups.has(group)) continue;
       // A zombie (ended, not yet reaped) has no resident memory: it reads as 0 and is left alone.
       if (isRenderer(pid)) {
         renderers.push(pid);
