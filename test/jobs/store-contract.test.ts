@@ -120,6 +120,39 @@ describe.each(targets)('job store on $name', (target) => {
     expect((await jobs.finishJobIfDone(j.id, 4))?.status).toBe('failed');
   });
 
+  it('ends the job when two nodes settle its last two items at once, also when both failed', async () => {
+    // Found in CI: on PostgreSQL each transaction's end check saw the other's item still running,
+    // so neither ended the job, which stayed "running" for ever with every item settled. A
+    // succeeded item locked the job's row (its byte count) and so serialized the two; a failed
+    // one did not.
+    for (let round = 0; round < 20; round++) {
+      for (const outcomes of [
+        ['failed', 'failed'],
+        ['succeeded', 'failed'],
+      ] as const) {
+        const j = job(acct, { total: 2, enqueued: true });
+        await jobs.createJob(j, items(2), 0);
+        await jobs.claimItem(j.id, 0, 1);
+        await jobs.claimItem(j.id, 1, 1);
+        const settle = (index: number, status: 'failed' | 'succeeded') =>
+          jobs.settleItem(
+            j.id,
+            index,
+            status === 'failed' ? { status, error: 'x' } : { status, result: result(5) },
+            2,
+            { itemEvent: false },
+          );
+        const [a, b] = await Promise.all([settle(0, outcomes[0]), settle(1, outcomes[1])]);
+        expect([a.stored, b.stored]).toEqual([true, true]);
+        // Exactly one of the two ended it.
+        expect([a.ended, b.ended].filter(Boolean)).toHaveLength(1);
+        expect((await jobs.getJob(j.id))?.status, `round ${round}, ${outcomes}`).toBe(
+          outcomes[0] === 'succeeded' ? 'completed' : 'failed',
+        );
+      }
+    }
+  });
+
   it('cancels for its account only: queued items never run, a running one may finish', async () => {
     const j = job(acct, { total: 3, enqueued: true });
     await jobs.createJob(j, items(3), 0);

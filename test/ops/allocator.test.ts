@@ -13,9 +13,10 @@ const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
 describe('the allocator settings the soak measured', () => {
   it('npm start sets them, and an operator’s own values win', () => {
     const start = JSON.parse(read('package.json')).scripts.start as string;
-    // `${NAME:-value}`: npm runs the script with sh, so a value in the environment is kept.
+    // `${NAME:-value}`: npm runs the script with sh, so a value in the environment is kept; `exec`
+    // makes the server npm's own child (a SIGTERM to npm reaches it: node-version.test.ts).
     expect(start).toMatch(
-      /^scripts\/setup\.mjs && MALLOC_ARENA_MAX=\$\{MALLOC_ARENA_MAX:-2\} node dist\/src\/main\.js$/,
+      /^scripts\/setup\.mjs && MALLOC_ARENA_MAX=\$\{MALLOC_ARENA_MAX:-2\} exec node dist\/src\/main\.js$/,
     );
   });
 

@@ -51,8 +51,16 @@ export function createJobStore(base: Kysely<Tables>): JobStore {
       })
       .execute();
 
-  /** The item's end in `tx`; false (nothing written) when it had ended already. */
+  /**
+   * The item's end in `tx`; false (nothing written) when it had ended already. On PostgreSQL the
+   * job's row is locked first: two nodes settling a job's last two items at once each checked, in
+   * endJobIfDone, a snapshot in which the other's item still ran, and neither ended the job (it
+   * stayed "running" with every item settled; found in CI with failed items, which unlike
+   * succeeded ones wrote nothing to the job's row). Behind the lock the second sees the first's
+   * item ended. The job's row before its items, as cancelJob takes them, so the two cannot deadlock.
+   */
   const endItem = async (tx: Db, jobId: string, index: number, outcome: ItemOutcome, now: number) => {
+    if (rowLocks) await tx.selectFrom('jobs').select('id').where('id', '=', jobId).forUpdate().execute();
     const set =
       outcome.status === 'succeeded'
         ? {
