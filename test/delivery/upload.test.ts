@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createServer, type RequestListener } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveSecrets } from '../../src/auth/secret.js';
 import { createS3Clients, sealContext } from '../../src/delivery/client.js';
@@ -39,6 +40,24 @@ afterAll(async () => {
   await gate?.close();
   await s3?.close();
 });
+
+/** A one-byte object: what the failure tests upload. */
+const TINY = { key: 'k', body: Buffer.from('x'), contentType: 'text/plain', metadata: {} };
+
+/** A storage stand-in on a loopback port that answers every request with `handler`. */
+async function localStorage(handler: RequestListener) {
+  const server = createServer(handler);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  return {
+    hostPort: `127.0.0.1:${port}`,
+    endpoint: `http://127.0.0.1:${port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
 
 const uploaderFor = (hosts: string[], attempts = 3) => {
   const guard = createUrlGuard({ allowPrivateHosts: hosts });
@@ -95,9 +114,8 @@ describe('the uploader', () => {
   });
 
   it('retries a 5xx with back-off, then fails with its code after the last attempt', async () => {
-    const { createServer } = await import('node:http');
     let calls = 0;
-    const failing = createServer((req, res) => {
+    const failing = await localStorage((req, res) => {
       calls++;
       req.resume();
       res.writeHead(503, { 'content-type': 'application/xml' });
@@ -105,30 +123,19 @@ describe('the uploader', () => {
         '<?xml version="1.0"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>',
       );
     });
-    await new Promise<void>((r) => failing.listen(0, '127.0.0.1', r));
-    const port = (failing.address() as { port: number }).port;
-    const { clients, uploader } = uploaderFor([`127.0.0.1:${port}`], 3);
-    await expect(
-      uploader.put(targetFor(`http://127.0.0.1:${port}`), {
-        key: 'k',
-        body: Buffer.from('x'),
-        contentType: 'text/plain',
-        metadata: {},
-      }),
-    ).rejects.toMatchObject({
+    const { clients, uploader } = uploaderFor([failing.hostPort], 3);
+    await expect(uploader.put(targetFor(failing.endpoint), TINY)).rejects.toMatchObject({
       code: 'SlowDown',
       message: 'SlowDown: Please reduce your request rate. (3 attempts)',
     });
     expect(calls).toBe(3);
     clients.close();
-    failing.closeAllConnections();
-    await new Promise((r) => failing.close(r));
+    await failing.close();
   });
 
   it('fails an attempt whose connection drops mid-answer at once, as a network error, and retries it', async () => {
-    const { createServer } = await import('node:http');
     let calls = 0;
-    const dropping = createServer((req, res) => {
+    const dropping = await localStorage((req, res) => {
       calls++;
       req.resume();
       req.on('end', () => {
@@ -138,36 +145,22 @@ describe('the uploader', () => {
         setTimeout(() => res.socket?.destroy(), 20);
       });
     });
-    await new Promise<void>((r) => dropping.listen(0, '127.0.0.1', r));
-    const port = (dropping.address() as { port: number }).port;
-    const { clients, uploader } = uploaderFor([`127.0.0.1:${port}`], 2);
+    const { clients, uploader } = uploaderFor([dropping.hostPort], 2);
     const started = Date.now();
-    await expect(
-      uploader.put(targetFor(`http://127.0.0.1:${port}`), {
-        key: 'k',
-        body: Buffer.from('x'),
-        contentType: 'text/plain',
-        metadata: {},
-      }),
-    ).rejects.toMatchObject({ code: 'ECONNRESET', message: expect.stringMatching(/\(2 attempts\)$/) });
+    await expect(uploader.put(targetFor(dropping.endpoint), TINY)).rejects.toMatchObject({
+      code: 'ECONNRESET',
+      message: expect.stringMatching(/\(2 attempts\)$/),
+    });
     expect(calls).toBe(2);
     // Not the 10 s attempt deadline: the drop ends the attempt.
     expect(Date.now() - started).toBeLessThan(5000);
     clients.close();
-    dropping.closeAllConnections();
-    await new Promise((r) => dropping.close(r));
+    await dropping.close();
   });
 
   it('does not retry an error the storage will repeat (NoSuchBucket)', async () => {
     const { clients, uploader } = uploaderFor([gate.hostPort], 3);
-    await expect(
-      uploader.put(targetFor(gate.endpoint, { bucket: 'nope' }), {
-        key: 'k',
-        body: Buffer.from('x'),
-        contentType: 'text/plain',
-        metadata: {},
-      }),
-    ).rejects.toMatchObject({
+    await expect(uploader.put(targetFor(gate.endpoint, { bucket: 'nope' }), TINY)).rejects.toMatchObject({
       code: 'NoSuchBucket',
       message: 'NoSuchBucket: The specified bucket does not exist (1 attempt)',
     });

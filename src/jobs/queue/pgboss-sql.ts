@@ -11,12 +11,10 @@ import type { Db } from 'pg-boss';
  * and interleave at once, while a group that was idle cannot jump ahead of work already due.
  */
 export function createTablesSql(schema: string): string {
-  // Under a transaction-scoped advisory lock: two nodes starting at once on an empty database
-  // would otherwise race in CREATE TABLE IF NOT EXISTS and one would fail with a duplicate
-  // pg_type row (seen with two workers started together).
+  // Run under the queue's start lock (pgboss.ts, oneNodeAtATime): two nodes starting at once on
+  // an empty database would otherwise race in CREATE TABLE IF NOT EXISTS and one would fail with
+  // a duplicate pg_type row (seen with two workers started together).
   return `
-    BEGIN;
-    SELECT pg_advisory_xact_lock(hashtext('cardshot-queue-tables:${schema}'));
     CREATE TABLE IF NOT EXISTS "${schema}".cardshot_queue_groups (
       queue text NOT NULL,
       grp text NOT NULL,
@@ -30,8 +28,7 @@ export function createTablesSql(schema: string): string {
     CREATE TABLE IF NOT EXISTS "${schema}".cardshot_queue_clock (
       queue text PRIMARY KEY,
       seq bigint NOT NULL DEFAULT 0
-    );
-    COMMIT;`;
+    );`;
 }
 
 /** The data pg-boss holds for one task: the caller's data and what a re-send must carry on. */

@@ -33,13 +33,13 @@ export function captureFailure(err: unknown, lease: Lease, input: CaptureInput):
   if (lease.pageCrashed && !lease.browserLost) {
     return new BrowserCrashError('page', 'page crashed', { cause: err });
   }
-  if (lease.browserLost || /crash|closed/i.test((err as Error)?.message ?? '')) {
+  const message = (err as Error)?.message ?? '';
+  if (lease.browserLost || /crash|closed/i.test(message)) {
     return new BrowserCrashError('browser', lease.browserLost ? 'browser disconnected' : String(err), {
       cause: err,
     });
   }
   if (err instanceof errors.TimeoutError) return timeoutError(input);
-  const message = (err as Error)?.message ?? '';
   if (PROTOCOL_FAULT.test(message)) return new BrowserCrashError('protocol', message, { cause: err });
   return err;
 }
