@@ -123,6 +123,17 @@ function pages(): Record<string, Handler> {
       res.writeHead(302, { location: 'http://localhost:9/elsewhere' });
       res.end();
     },
+    // Sent on to the URL in `to` (another origin in the tests that keep a browser on the site).
+    '/redirect-to': (req, res) => {
+      res.writeHead(302, { location: new URL(req.url ?? '/', 'http://x').searchParams.get('to') ?? '/' });
+      res.end();
+    },
+    // A titled page whose script moves it to `to` as soon as it has loaded.
+    '/script-to': (req, res) => {
+      const to = new URL(req.url ?? '/', 'http://x').searchParams.get('to') ?? '/';
+      const move = `<script>addEventListener('load', () => { location.href = ${JSON.stringify(to)}; });</script>`;
+      html(og('Moved away by script', move))(req, res, '');
+    },
     '/search': (req, res) => {
       const q = new URL(req.url ?? '/', 'http://x').searchParams.get('q') ?? '';
       html(og(`Results for ${q}`))(req, res, '');

@@ -10,22 +10,26 @@ import { type SitePages, startSitePages } from '../helpers/site-pages.js';
  */
 let t: TestApp;
 let fixture: SitePages;
+/** Another origin, which the URL guard allows too: only the site's origins keep the browser off it. */
+let elsewhere: SitePages;
 
 beforeAll(async () => {
   fixture = await startSitePages();
-  t = await startTestApp({ allowPrivateHosts: [fixture.hostPort] });
+  elsewhere = await startSitePages();
+  t = await startTestApp({ allowPrivateHosts: [fixture.hostPort, elsewhere.hostPort] });
 }, 30_000);
 
 afterAll(async () => {
   await t?.close();
   await fixture?.close();
+  await elsewhere?.close();
 });
 
-async function site(render: 'fetch' | 'browser'): Promise<string> {
+async function site(render: 'fetch' | 'browser', origins = [fixture.url]): Promise<string> {
   const res = await t.inject({
     method: 'POST',
     url: '/sites',
-    payload: { origins: [fixture.url], template: 'blog', render, fallback: { title: 'Fallback card' } },
+    payload: { origins, template: 'blog', render, fallback: { title: 'Fallback card' } },
   });
   expect(res.statusCode, res.body).toBe(201);
   return res.json().site.id;
@@ -62,6 +66,52 @@ describe('render: "browser"', () => {
       expect(wordsRead(text, 'Steered by script')).toBe(1);
       expect(wordsRead(text, 'Unwanted default heading')).toBe(0);
     }
+  });
+
+  it('stops a redirect off the site before it is sent: the fallback, and the other origin never asked', {
+    timeout: 60_000,
+  }, async () => {
+    const target = `${elsewhere.url}/blog/post-1`;
+    const path = `/redirect-to?to=${encodeURIComponent(target)}`;
+    for (const render of ['fetch', 'browser'] as const) {
+      const res = await t.inject({ method: 'GET', url: `/og/${await site(render)}${path}`, auth: false });
+      expect(res.statusCode, `${render}: ${res.body.slice(0, 200)}`).toBe(200);
+      expect(res.headers['content-type']).toBe('image/png');
+      expect(res.headers['x-cardshot-fallback'], render).toBe('refused');
+    }
+    expect(fixture.hits(path)).toBe(2);
+    expect(elsewhere.hits('/blog/post-1')).toBe(0);
+
+    // Within the site the browser follows it, as the fetch reader does.
+    const within = await t.inject({
+      method: 'GET',
+      url: `/og/${await site('browser')}/redirect`,
+      auth: false,
+    });
+    expect(within.statusCode).toBe(200);
+    expect(within.headers['x-cardshot-fallback']).toBeUndefined();
+    if (HAS_TESSERACT) expect(wordsRead(await ocr(within.rawPayload), 'Shipping cards at scale')).toBe(1);
+  });
+
+  it("stops a script's move off the site once the page loaded: the fallback, the other origin never asked", {
+    timeout: 60_000,
+  }, async () => {
+    const path = `/script-to?to=${encodeURIComponent(`${elsewhere.url}/blog/title-only`)}`;
+    const res = await t.inject({ method: 'GET', url: `/og/${await site('browser')}${path}`, auth: false });
+    expect(res.statusCode, res.body.slice(0, 200)).toBe(200);
+    expect(res.headers['x-cardshot-fallback']).toBe('refused');
+    expect(fixture.hits(path)).toBe(1);
+    expect(elsewhere.hits('/blog/title-only')).toBe(0);
+  });
+
+  it("follows a redirect to the site's other origin", { timeout: 60_000 }, async () => {
+    const id = await site('browser', [fixture.url, elsewhere.url]);
+    const path = `/redirect-to?to=${encodeURIComponent(`${elsewhere.url}/`)}`;
+    const res = await t.inject({ method: 'GET', url: `/og/${id}${path}`, auth: false });
+    expect(res.statusCode, res.body.slice(0, 200)).toBe(200);
+    expect(res.headers['x-cardshot-fallback']).toBeUndefined();
+    expect(elsewhere.hits('/')).toBe(1);
+    if (HAS_TESSERACT) expect(wordsRead(await ocr(res.rawPayload), 'Fixture Blog Home')).toBe(1);
   });
 
   it('answers response=json without the other meta tags it read for sites', { timeout: 60_000 }, async () => {

@@ -19,6 +19,12 @@ export interface ScreenshotRequest {
   options?: ShotOptions;
   /** What signs the capture in (POST only): sent to the page's origin, never cached in clear. */
   credentials?: ShotCredentials;
+  /**
+   * Origins the page's main frame may load documents from; a redirect or move elsewhere is
+   * stopped before it is sent, and the capture refused (422). Set by Cardshot's own callers (a
+   * site's page read in the browser, which captures uncached), never from a client's request.
+   */
+  stayOn?: readonly string[];
 }
 
 export const URL_MAX_LENGTH = 2048;

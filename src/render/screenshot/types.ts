@@ -7,6 +7,8 @@ import type { ShotFormat } from './options.js';
 import type { ScreenshotRequest } from './request.js';
 import type { Viewport } from './viewports.js';
 
+export type { PageFacts };
+
 /** Milliseconds per phase, for Server-Timing. */
 export type ShotTimings = Partial<
   Record<

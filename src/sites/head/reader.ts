@@ -49,6 +49,11 @@ export interface HeadReaderOptions {
 export interface ReadOptions {
   /** Where redirects may lead (a site card's read stays on the site's origins). */
   followable?: (url: URL) => boolean;
+  /**
+   * The site's origins, for a reader that cannot test each hop with `followable` after the fact:
+   * the browser's, which stops a move elsewhere before it is sent.
+   */
+  origins?: readonly string[];
 }
 
 /** Reads page heads. */

@@ -4,13 +4,14 @@
  * rendered page (page-facts.ts: the title, description, Open Graph and Twitter tags as scripts
  * left them). The capture is the plain screenshot path with `response=json`, so it shares the
  * browser's queue, time-outs and crash handling; its image is not used. The page's other meta tags
- * (`cardshot:*` overrides, a mapping's `author`) are read from the rendered page too. Redirects cannot be
- * stopped half-way in the browser, so a page that ends off the site is refused afterwards.
+ * (`cardshot:*` overrides, a mapping's `author`) are read from the rendered page too. The main
+ * frame stays on the site's origins: a redirect or a script's move elsewhere is stopped before
+ * it is sent (request-gate.ts), and the read refused; `followable` still judges the final URL.
  */
 import { isAppError } from '../../errors.js';
 import type { FetchErrorKind } from '../../net/fetch.js';
 import { parseScreenshotRequest } from '../../render/screenshot/request.js';
-import type { ScreenshotService } from '../../render/screenshot/types.js';
+import type { PageFacts, ScreenshotService } from '../../render/screenshot/types.js';
 import type { PageMeta } from '../head/parse.js';
 import type { HeadRead, HeadReader } from '../head/reader.js';
 
@@ -28,25 +29,14 @@ export function createBrowserHeadReader(
       });
       try {
         const req = parseScreenshotRequest({ url, response: 'json' }, screenshots.viewports);
-        const shot = await screenshots.capture(req);
+        const shot = await screenshots.capture({
+          ...req,
+          ...(opts?.origins ? { stayOn: opts.origins } : {}),
+        });
         const final = new URL(shot.finalUrl);
         if (opts?.followable && !opts.followable(final)) {
           return failed('refused', `the page moved to ${final.origin}, off the site`);
         }
-        const facts = shot.page;
-        const meta: PageMeta = {
-          title: facts?.title ?? null,
-          description: facts?.description ?? null,
-          og: prefixed('og:', facts?.openGraph),
-          twitter: prefixed('twitter:', facts?.twitter),
-          canonical: facts?.canonical ?? null,
-          icons: facts?.icons ?? [],
-          themeColor: facts?.themeColor ?? null,
-          lang: facts?.lang ?? null,
-          robots: null,
-          // cardshot:title and the other names a field mapping may read, as scripts left them.
-          ...(facts?.other ? { other: facts.other } : {}),
-        };
         return {
           ok: true,
           chain: [{ url: shot.finalUrl, status: shot.targetStatus }],
@@ -54,7 +44,7 @@ export function createBrowserHeadReader(
           status: shot.targetStatus,
           contentType: 'text/html',
           charset: 'utf-8',
-          meta,
+          meta: metaOf(shot.page),
           headTruncated: false,
           bytes: 0,
         };
@@ -67,6 +57,23 @@ export function createBrowserHeadReader(
         throw err;
       }
     },
+  };
+}
+
+/** The page's facts as the head parser would have given them. */
+function metaOf(facts: PageFacts | undefined): PageMeta {
+  return {
+    title: facts?.title ?? null,
+    description: facts?.description ?? null,
+    og: prefixed('og:', facts?.openGraph),
+    twitter: prefixed('twitter:', facts?.twitter),
+    canonical: facts?.canonical ?? null,
+    icons: facts?.icons ?? [],
+    themeColor: facts?.themeColor ?? null,
+    lang: facts?.lang ?? null,
+    robots: null,
+    // cardshot:title and the other names a field mapping may read, as scripts left them.
+    ...(facts?.other ? { other: facts.other } : {}),
   };
 }
 

@@ -63,6 +63,7 @@ export function createSitePages(deps: SitePagesDeps): SitePages {
     const got = await reader.read(url, deps.userAgent, signal, {
       // Redirects stay within the site: a page that sends its reader elsewhere gets the fallback.
       followable: (next) => origins.has(next.origin),
+      origins: site.origins,
     });
     return pageOf(got, site, url);
   };

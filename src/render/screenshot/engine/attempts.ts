@@ -145,6 +145,7 @@ async function captureIn(
       ...(deps.maxPdfPages !== undefined ? { maxPdfPages: deps.maxPdfPages } : {}),
       ...(job.options ? { options: job.options } : {}),
       ...(job.credentials ? { credentials: job.credentials } : {}),
+      ...(job.stayOn ? { stayOn: job.stayOn } : {}),
       ...(deps.blocker ? { blocker: deps.blocker } : {}),
       ...(deps.idle ? { idle: deps.idle } : {}),
       ...(deps.maxPixels !== undefined ? { maxPixels: deps.maxPixels } : {}),

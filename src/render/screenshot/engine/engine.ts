@@ -20,7 +20,7 @@ import { busy } from './refusals.js';
 
 /** What to capture: the page, as the request asked for it, and what to make of it at the end. */
 export interface CaptureJob
-  extends Pick<ScreenshotRequest, 'url' | 'viewport' | 'waitUntil' | 'options' | 'credentials'> {
+  extends Pick<ScreenshotRequest, 'url' | 'viewport' | 'waitUntil' | 'options' | 'credentials' | 'stayOn'> {
   /** The capture's last step: the visible viewport, an area (options), or a PDF. */
   last: LastStepName;
 }

@@ -17,7 +17,7 @@ const CAPTURE_VERSION = 1;
  * `maxPixels`, the plan's output bound, is given for the captures it can cut (selector, fullPage).
  */
 export function screenshotCacheKey(
-  req: Pick<ScreenshotRequest, 'url' | 'viewport' | 'waitUntil' | 'options'>,
+  req: Pick<ScreenshotRequest, 'url' | 'viewport' | 'waitUntil' | 'options' | 'stayOn'>,
   scope = '',
   maxPixels?: number,
   /** For a PDF: the most pages it may hold (CARDSHOT_PDF_MAX_PAGES). */
@@ -43,6 +43,8 @@ export function screenshotCacheKey(
     ...(maxPixels !== undefined ? [{ maxPixels }] : []),
     ...(maxPdfPages !== undefined ? [{ maxPdfPages }] : []),
     ...(credentialsMac !== undefined ? [{ credentialsMac }] : []),
+    // A page kept on some origins may be refused where the same page without them is captured.
+    ...(req.stayOn ? [{ stayOn: [...req.stayOn].sort() }] : []),
   ];
   return createHash('sha256').update(JSON.stringify(identity)).digest('hex');
 }

@@ -73,6 +73,20 @@ export function redirectedAway(failed: FailedNavigation, lease: Lease): FailedNa
   }
 }
 
+/**
+ * The page's main frame was sent off the origins it must stay on (a site's page read in the
+ * browser): that document was never asked for (request-gate.ts).
+ */
+export function leftOrigins(url: string): AppError {
+  let where = url;
+  try {
+    where = new URL(url).origin;
+  } catch {}
+  return new AppError('unprocessable', `The page moved to ${where}, off the site`, {
+    detail: `the page moved to ${url}, off the site`,
+  });
+}
+
 /** How Chromium fails a page command whose document has just been replaced. */
 export const DETACHED = /not attached to an active page|cannot find context|execution context was destroyed/i;
 

@@ -4,7 +4,7 @@ import type { ShotCredentials } from '../../credentials.js';
 import type { ShotFormat, ShotOptions } from '../../options.js';
 import type { WaitUntil } from '../../request.js';
 import type { Lease } from '../browser/lease.js';
-import { captureFailure, timeoutError } from './capture-errors.js';
+import { captureFailure, leftOrigins, timeoutError } from './capture-errors.js';
 import { trackDocument } from './document.js';
 import { LAST_STEPS, type LastStepName, lastStepFor } from './last-step.js';
 import { navigate, remaining } from './navigate.js';
@@ -24,6 +24,8 @@ export interface CaptureInput {
   options?: ShotOptions;
   /** What signs the page in: sent to its own origin only (credentials.ts). */
   credentials?: ShotCredentials;
+  /** Origins the main frame may load documents from (a site's page read in the browser). */
+  stayOn?: readonly string[];
   /** Ad and cookie-banner blocking, attached when an option asks for it. */
   blocker?: Blocker;
   /** Output pixels a full-page or element capture may be tall. */
@@ -78,14 +80,15 @@ export async function capturePage<T extends Partial<CaptureTimings>>(
   timings: T = {} as T,
 ): Promise<Capture & { timings: T & CaptureTimings }> {
   // With options, `prepare` is listed where it happens (Server-Timing keeps this order).
-  const prepare = input.options || input.credentials ? { prepare: 0 } : {};
+  const before = input.options || input.credentials || input.stayOn;
+  const prepare = before ? { prepare: 0 } : {};
   const t = Object.assign(timings, { navigate: 0, fonts: 0, ...prepare, capture: 0, encode: 0 });
   const doc = trackDocument(lease.page, lease.egress.token);
   const state: OptionState = {};
   const step = LAST_STEPS[input.last ?? lastStepFor(input.options)];
   try {
     let mark = performance.now();
-    if (input.options || input.credentials) {
+    if (before) {
       await beforeNavigation(lease, input, state);
       t.prepare = performance.now() - mark;
       mark = performance.now();
@@ -93,6 +96,8 @@ export async function capturePage<T extends Partial<CaptureTimings>>(
     const first = await navigate(lease, doc, input);
     t.navigate = performance.now() - mark;
     const shot = await settleAndShoot(lease, doc, input, first, t, state, step);
+    // A later move off the site was stopped and the page stayed: still not the site's page to read.
+    if (state.gate?.left) throw leftOrigins(state.gate.left);
     mark = performance.now();
     // Encoding is part of the request's time: a huge image is answered 504 at the deadline,
     // and sharp stops there too (issue 26 §2: a 150 MB AVIF took 82 s past a 15 s deadline).
@@ -115,6 +120,8 @@ export async function capturePage<T extends Partial<CaptureTimings>>(
       ...step.facts(shot.plan),
     };
   } catch (err) {
+    // The first document's redirect off the site, stopped: goto fails with ERR_ABORTED.
+    if (state.gate?.left) throw leftOrigins(state.gate.left);
     throw captureFailure(err, lease, input);
   } finally {
     doc.detach();

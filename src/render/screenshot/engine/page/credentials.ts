@@ -5,23 +5,13 @@
  * cookies to each of its ports; secure ones only over https). Headers and Basic auth are added
  * to each request the page makes to that exact origin, and to nothing else.
  *
- * Why our own Fetch interception and not `route.continue({ headers })`: Playwright applies a
- * route's header overrides to every redirect the request makes too, so a redirect to another
- * origin would carry the token there. Chromium pauses each hop of a redirect on this session as
- * its own request, so each hop is judged by its own URL. A blocking option adds Playwright's own
- * interception (page.route); Chromium passes a request through both.
+ * The headers are added by our own Fetch interception (request-gate.ts), not
+ * `route.continue({ headers })`: Playwright applies a route's header overrides to every redirect
+ * the request makes too, so a redirect to another origin would carry the token there.
  */
 import type { ShotCredentials } from '../../credentials.js';
 import type { Lease } from '../browser/lease.js';
-
-/** The page's origin, as requests are compared with it. */
-function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return '';
-  }
-}
+import { type HeaderRule, originOf } from './request-gate.js';
 
 /** Headers and Basic auth as the request's extra headers. */
 function extraHeaders(c: ShotCredentials): Array<[string, string]> {
@@ -34,10 +24,15 @@ function extraHeaders(c: ShotCredentials): Array<[string, string]> {
 }
 
 /**
- * Sets the cookies and starts adding the headers for `url`'s origin. Returns what takes the
- * interception off (the context is closed after the capture anyway).
+ * Sets the cookies for `url`'s origin, and returns what adds the headers and Basic auth to a
+ * request (request-gate.ts): the request's headers with them, for that exact origin only;
+ * undefined for any other request, or when there are none.
  */
-export async function attachCredentials(lease: Lease, url: string, c: ShotCredentials): Promise<() => void> {
+export async function attachCredentials(
+  lease: Lease,
+  url: string,
+  c: ShotCredentials,
+): Promise<HeaderRule | undefined> {
   const origin = originOf(url);
   const https = url.startsWith('https:');
   if (c.cookies) {
@@ -55,27 +50,15 @@ export async function attachCredentials(lease: Lease, url: string, c: ShotCreden
     });
   }
   const extra = extraHeaders(c);
-  if (extra.length === 0) return () => {};
+  if (extra.length === 0) return undefined;
   const names = new Set(extra.map(([n]) => n.toLowerCase()));
-  const onPaused = (e: { requestId: string; request: { url: string; headers: Record<string, string> } }) => {
-    const mine = originOf(e.request.url) === origin;
-    const headers = mine
+  return (requestUrl, headers) =>
+    originOf(requestUrl) === origin
       ? [
-          ...Object.entries(e.request.headers)
+          ...Object.entries(headers)
             .filter(([n]) => !names.has(n.toLowerCase()))
             .map(([name, value]) => ({ name, value: String(value) })),
           ...extra.map(([name, value]) => ({ name, value })),
         ]
       : undefined;
-    // Every paused request must go on, whatever happens here, or the page waits for it forever.
-    void lease.cdp
-      .send('Fetch.continueRequest', { requestId: e.requestId, ...(headers ? { headers } : {}) })
-      .catch(() => {});
-  };
-  lease.cdp.on('Fetch.requestPaused', onPaused);
-  await lease.cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
-  return () => {
-    lease.cdp.off('Fetch.requestPaused', onPaused);
-    void lease.cdp.send('Fetch.disable').catch(() => {});
-  };
 }

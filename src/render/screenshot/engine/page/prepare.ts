@@ -29,6 +29,7 @@ import {
   waitForImages,
   waitForSelector,
 } from './in-page.js';
+import { attachRequestGate, type RequestGate } from './request-gate.js';
 import { emulateMetrics, type ShotArea } from './shoot.js';
 import { applyCss } from './stylesheet.js';
 
@@ -37,8 +38,8 @@ export interface OptionState {
   /** The device scale factor our CDP session emulates, once it emulates one. */
   sessionScale?: number;
   blocking?: PageBlocking;
-  /** Takes the credentials' header interception off. */
-  detachCredentials?: () => void;
+  /** The credentials' headers and the site's origins, judged on each request (request-gate.ts). */
+  gate?: RequestGate;
 }
 
 /** What to capture, and what the answer says about it. */
@@ -65,21 +66,25 @@ const DETACH_MS = 1_000;
 const left = (input: CaptureInput) => Math.max(0, input.deadline - Date.now() - CAPTURE_RESERVE_MS);
 
 /**
- * Before navigation: the credentials, the device scale factor (on this page only, so the spare
- * context made for the viewport serves any scale), the reader's emulation, and the stylesheet,
- * then the blocker when an option asks for it. The CDP calls before the blocker are independent
+ * Before navigation: the credentials and the site's origins (request-gate.ts), the device scale
+ * factor (on this page only, so the spare context made for the viewport serves any scale), the
+ * reader's emulation, and the stylesheet, then the blocker when an option asks for it. The CDP calls before the blocker are independent
  * of one another and sent at once (one round trip's wait instead of one each); every one has
  * settled before the page is fetched, or before the first refusal is thrown.
  */
 export async function beforeNavigation(lease: Lease, input: CaptureInput, state: OptionState): Promise<void> {
   const o = input.options ?? {};
   const steps: Promise<unknown>[] = [refuseSelectorsBeforeFetch(lease, o)];
-  if (input.credentials) {
-    const credentials = input.credentials;
+  if (input.credentials || input.stayOn) {
+    const { credentials, stayOn } = input;
     steps.push(
-      attachCredentials(lease, input.url, credentials).then((detach) => {
-        state.detachCredentials = detach;
-      }),
+      (async () => {
+        const headers = credentials ? await attachCredentials(lease, input.url, credentials) : undefined;
+        state.gate = await attachRequestGate(lease, {
+          ...(headers ? { headers } : {}),
+          ...(stayOn ? { stayOn } : {}),
+        });
+      })(),
     );
   }
   // A PDF's `scale` is its print scale (pdf.ts), not the device's.
@@ -272,7 +277,7 @@ async function elementArea(
 
 /** Takes the blocker off the page, if one was attached (in `finally`; bounded, never throws). */
 export async function afterCapture(state: OptionState): Promise<void> {
-  state.detachCredentials?.();
+  state.gate?.detach();
   if (state.blocking)
     await settleWithin(
       state.blocking.detach().catch(() => {}),

@@ -1,0 +1,94 @@
+/**
+ * The rules that judge each of a capture's requests by its own URL before Chromium sends it:
+ * the credentials' headers for the page's origin (credentials.ts), and, for a site's page read
+ * in the browser (sites/og/browser-reader.ts), its main frame kept on the site's origins.
+ *
+ * One Fetch interception on the capture's session carries both: a second `Fetch.enable` on the
+ * session would replace the first one's patterns, and two handlers would each continue the same
+ * request. Chromium pauses each hop of a redirect as its own request, so a redirect off the site
+ * is stopped before its first byte is asked for, where the page's final URL could only be
+ * refused after the other site had answered. A blocking option adds Playwright's own
+ * interception (page.route); Chromium passes a request through both.
+ */
+import type { Lease } from '../browser/lease.js';
+
+/** A URL's origin as requests are compared with it (`''` for one that does not parse). */
+export function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '';
+  }
+}
+
+/** The headers a request to `url` goes with instead of `headers`; undefined to send it as it is. */
+export type HeaderRule = (
+  url: string,
+  headers: Record<string, string>,
+) => Array<{ name: string; value: string }> | undefined;
+
+export interface GateRules {
+  headers?: HeaderRule;
+  /** Origins the main frame may load a document from; absent: any the URL guard allows. */
+  stayOn?: readonly string[];
+}
+
+export interface RequestGate {
+  /** The first main-frame document the gate refused (a redirect or a move off `stayOn`). */
+  readonly left: string | undefined;
+  /** Takes the interception off (the context is closed after the capture anyway). */
+  detach(): void;
+}
+
+interface Paused {
+  requestId: string;
+  request: { url: string; headers: Record<string, string> };
+  frameId: string;
+  resourceType: string;
+}
+
+/** Starts the interception for `rules`; none at all when there is nothing to judge. */
+export async function attachRequestGate(lease: Lease, rules: GateRules): Promise<RequestGate> {
+  const { headers, stayOn } = rules;
+  let left: string | undefined;
+  if (!headers && !stayOn) return { left, detach: () => {} };
+  const allowed = new Set(stayOn ?? []);
+  // The main frame keeps its id across documents, cross-process ones included.
+  const mainFrame = stayOn ? (await lease.cdp.send('Page.getFrameTree')).frameTree.frame.id : undefined;
+  const onPaused = (e: Paused) => {
+    if (
+      mainFrame !== undefined &&
+      e.resourceType === 'Document' &&
+      e.frameId === mainFrame &&
+      !allowed.has(originOf(e.request.url))
+    ) {
+      left ??= e.request.url;
+      // Aborted, not refused: Chromium shows no error page, the document standing stays.
+      void lease.cdp
+        .send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'Aborted' })
+        .catch(() => {});
+      return;
+    }
+    const replaced = headers?.(e.request.url, e.request.headers);
+    // Every paused request must go on, whatever happens here, or the page waits for it forever.
+    void lease.cdp
+      .send('Fetch.continueRequest', { requestId: e.requestId, ...(replaced ? { headers: replaced } : {}) })
+      .catch(() => {});
+  };
+  lease.cdp.on('Fetch.requestPaused', onPaused);
+  // Without headers to add, only documents are paused: the page's other requests never wait on us.
+  await lease.cdp.send('Fetch.enable', {
+    patterns: [
+      { urlPattern: '*', requestStage: 'Request', ...(headers ? {} : { resourceType: 'Document' }) },
+    ],
+  });
+  return {
+    get left() {
+      return left;
+    },
+    detach() {
+      lease.cdp.off('Fetch.requestPaused', onPaused);
+      void lease.cdp.send('Fetch.disable').catch(() => {});
+    },
+  };
+}
