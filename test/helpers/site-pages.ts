@@ -123,6 +123,12 @@ function pages(): Record<string, Handler> {
       res.writeHead(302, { location: 'http://localhost:9/elsewhere' });
       res.end();
     },
+    // og: in name= and twitter: in property=, upper-cased: crawlers read them all the same.
+    '/blog/mixed-attributes': html(
+      head(
+        '<meta name="OG:Title" content="Mixed up attributes"><meta property="twitter:description" content="Read anyway">',
+      ),
+    ),
     // Sent on to the URL in `to` (another origin in the tests that keep a browser on the site).
     '/redirect-to': (req, res) => {
       res.writeHead(302, { location: new URL(req.url ?? '/', 'http://x').searchParams.get('to') ?? '/' });

@@ -114,6 +114,29 @@ describe('render: "browser"', () => {
     if (HAS_TESSERACT) expect(wordsRead(await ocr(res.rawPayload), 'Fixture Blog Home')).toBe(1);
   });
 
+  it('reads og: tags in name= and twitter: tags in property=, as the fetch reader does', {
+    timeout: 60_000,
+  }, async () => {
+    for (const render of ['fetch', 'browser'] as const) {
+      const res = await t.inject({
+        method: 'GET',
+        url: `/og/${await site(render)}/blog/mixed-attributes`,
+        auth: false,
+      });
+      expect(res.statusCode, `${render}: ${res.body.slice(0, 200)}`).toBe(200);
+      expect(res.headers['x-cardshot-fallback'], render).toBeUndefined();
+      if (HAS_TESSERACT) expect(wordsRead(await ocr(res.rawPayload), 'Mixed up attributes'), render).toBe(1);
+    }
+    const url = `${fixture.url}/blog/mixed-attributes`;
+    const json = await t.inject({
+      method: 'GET',
+      url: `/render/url?${new URLSearchParams({ url, response: 'json' })}`,
+    });
+    expect(json.statusCode, json.body.slice(0, 200)).toBe(200);
+    expect(json.json().page.openGraph).toEqual({ title: 'Mixed up attributes' });
+    expect(json.json().page.twitter).toEqual({ description: 'Read anyway' });
+  });
+
   it('answers response=json without the other meta tags it read for sites', { timeout: 60_000 }, async () => {
     const url = `${fixture.url}/blog/script-override`;
     const res = await t.inject({

@@ -32,10 +32,14 @@ export const OTHER_MAX_CHARS = 8192;
 const READ = `function () {
   const cut = (s) => (s == null ? null : String(s).trim().slice(0, 2048) || null);
   const meta = (sel) => cut(document.querySelector(sel)?.getAttribute('content'));
-  const tags = (attr, prefix) => {
+  // og: tags belong in property=, twitter: tags in name=; pages mix them up and crawlers (and the
+  // sites' head parser) accept both, so either attribute is read, the name lower-cased.
+  const tags = (prefix) => {
     const out = {};
-    for (const m of document.querySelectorAll('meta[' + attr + '^="' + prefix + '"]')) {
-      const k = (m.getAttribute(attr) || '').slice(prefix.length).slice(0, 100);
+    for (const m of document.querySelectorAll('meta[property], meta[name]')) {
+      const name = (m.getAttribute('property') || m.getAttribute('name') || '').trim().toLowerCase();
+      if (!name.startsWith(prefix)) continue;
+      const k = name.slice(prefix.length).slice(0, 100);
       const v = cut(m.getAttribute('content'));
       if (k && v && !(k in out) && Object.keys(out).length < 50) out[k] = v;
     }
@@ -65,8 +69,8 @@ const READ = `function () {
     canonical: canonical ? cut(canonical.href) : null,
     themeColor: meta('meta[name="theme-color" i]'),
     icons,
-    openGraph: tags('property', 'og:'),
-    twitter: tags('name', 'twitter:'),
+    openGraph: tags('og:'),
+    twitter: tags('twitter:'),
     other,
   };
 }`;
