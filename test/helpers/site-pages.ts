@@ -140,6 +140,21 @@ function pages(): Record<string, Handler> {
       const move = `<script>addEventListener('load', () => { location.href = ${JSON.stringify(to)}; });</script>`;
       html(og('Moved away by script', move))(req, res, '');
     },
+    // Once loaded, asks for a web font that never arrives (the capture's wait for fonts, 3 s,
+    // stands open) and moves itself to `to` (a new address each time) as fast as it can.
+    '/moves-forever': (req, res) => {
+      const to = new URL(req.url ?? '/', 'http://x').searchParams.get('to') ?? '/';
+      const onLoad = `
+        document.head.insertAdjacentHTML('beforeend', "<style>@font-face { font-family: Never; src: url(/never-font.woff2) format('woff2'); } p { font-family: Never, sans-serif; }</style>");
+        document.fonts.load('16px Never');
+        setInterval(() => { location.href = ${JSON.stringify(to)} + '?' + Math.random(); }, 0);`;
+      html(og('Never still', `<script>addEventListener('load', () => {${onLoad}});</script>`))(req, res, '');
+    },
+    '/never-font.woff2': (req, res) => {
+      res.writeHead(200, { 'content-type': 'font/woff2' });
+      res.write('wOF2');
+      req.on('close', () => res.destroy());
+    },
     '/search': (req, res) => {
       const q = new URL(req.url ?? '/', 'http://x').searchParams.get('q') ?? '';
       html(og(`Results for ${q}`))(req, res, '');

@@ -104,6 +104,29 @@ describe('render: "browser"', () => {
     expect(elsewhere.hits('/blog/title-only')).toBe(0);
   });
 
+  it('ends at once a loaded page that keeps moving itself off the site while a font never comes (hostile)', {
+    timeout: 60_000,
+  }, async () => {
+    const path = `/moves-forever?to=${encodeURIComponent(`${elsewhere.url}/landing`)}`;
+    const before = elsewhere.agents().length;
+    const started = performance.now();
+    const res = await t.inject({ method: 'GET', url: `/og/${await site('browser')}${path}`, auth: false });
+    const ms = performance.now() - started;
+    expect(res.statusCode, res.body.slice(0, 200)).toBe(200);
+    expect(res.headers['x-cardshot-fallback']).toBe('refused');
+    // Not after the capture's wait for fonts (3 s): the first move off the site ends it.
+    expect(ms).toBeLessThan(2_500);
+    expect(elsewhere.agents()).toHaveLength(before);
+    // The browser is fine for the next page.
+    const next = await t.inject({
+      method: 'GET',
+      url: `/og/${await site('browser')}/blog/post-1`,
+      auth: false,
+    });
+    expect(next.statusCode).toBe(200);
+    expect(next.headers['x-cardshot-fallback']).toBeUndefined();
+  });
+
   it("follows a redirect to the site's other origin", { timeout: 60_000 }, async () => {
     const id = await site('browser', [fixture.url, elsewhere.url]);
     const path = `/redirect-to?to=${encodeURIComponent(`${elsewhere.url}/`)}`;

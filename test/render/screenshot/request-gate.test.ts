@@ -29,13 +29,18 @@ class GateCdp extends EventEmitter {
   }
 }
 
-const leaseOver = (cdp: GateCdp) => ({ cdp }) as unknown as Lease;
+/** A lease over `cdp` whose page counts the times it was closed. */
+function leaseOver(cdp: GateCdp) {
+  const page = { closed: 0, close: async () => void page.closed++ };
+  return { lease: { cdp, page } as unknown as Lease, page };
+}
 const SITE = 'https://blog.example.com';
 
 describe('request gate (a site page read in the browser, credentials)', () => {
   it('stops main-frame documents off the site, redirect hops included; lets the rest go on', async () => {
     const cdp = new GateCdp();
-    const gate = await attachRequestGate(leaseOver(cdp), { stayOn: [SITE, 'https://www.example.com'] });
+    const { lease, page } = leaseOver(cdp);
+    const gate = await attachRequestGate(lease, { stayOn: [SITE, 'https://www.example.com'] });
     // Only documents are paused when no header is added.
     expect(cdp.sent.find((s) => s.method === 'Fetch.enable')?.params).toEqual({
       patterns: [{ urlPattern: '*', requestStage: 'Request', resourceType: 'Document' }],
@@ -44,6 +49,7 @@ describe('request gate (a site page read in the browser, credentials)', () => {
     cdp.pause('2', 'https://www.example.com/post');
     cdp.pause('3', 'https://evil.example.net/frame', 'Document', 'CHILD');
     expect(gate.left).toBeUndefined();
+    expect(page.closed).toBe(0);
     cdp.pause('4', 'https://evil.example.net/landing');
     cdp.pause('5', 'http://blog.example.com/post');
     expect(cdp.verdict('1')).toEqual({ method: 'Fetch.continueRequest', params: { requestId: '1' } });
@@ -57,6 +63,8 @@ describe('request gate (a site page read in the browser, credentials)', () => {
     // Another scheme is another origin.
     expect(cdp.verdict('5')?.method).toBe('Fetch.failRequest');
     expect(gate.left).toBe('https://evil.example.net/landing');
+    // The capture is refused from the first one on: its page is closed, once.
+    expect(page.closed).toBe(1);
     gate.detach();
     expect(cdp.listenerCount('Fetch.requestPaused')).toBe(0);
     expect(cdp.sent.at(-1)?.method).toBe('Fetch.disable');
@@ -71,7 +79,7 @@ describe('request gate (a site page read in the browser, credentials)', () => {
             { name: 'x-token', value: 't' },
           ]
         : undefined;
-    const gate = await attachRequestGate(leaseOver(cdp), { headers, stayOn: [SITE] });
+    const gate = await attachRequestGate(leaseOver(cdp).lease, { headers, stayOn: [SITE] });
     expect(cdp.sent.filter((s) => s.method === 'Fetch.enable')).toEqual([
       { method: 'Fetch.enable', params: { patterns: [{ urlPattern: '*', requestStage: 'Request' }] } },
     ]);
@@ -94,7 +102,7 @@ describe('request gate (a site page read in the browser, credentials)', () => {
 
   it('intercepts nothing when there is nothing to judge', async () => {
     const cdp = new GateCdp();
-    const gate = await attachRequestGate(leaseOver(cdp), {});
+    const gate = await attachRequestGate(leaseOver(cdp).lease, {});
     expect(cdp.sent).toEqual([]);
     expect(cdp.listenerCount('Fetch.requestPaused')).toBe(0);
     gate.detach();

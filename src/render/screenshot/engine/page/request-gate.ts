@@ -62,11 +62,17 @@ export async function attachRequestGate(lease: Lease, rules: GateRules): Promise
       e.frameId === mainFrame &&
       !allowed.has(originOf(e.request.url))
     ) {
-      left ??= e.request.url;
       // Aborted, not refused: Chromium shows no error page, the document standing stays.
       void lease.cdp
         .send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'Aborted' })
         .catch(() => {});
+      if (left === undefined) {
+        left = e.request.url;
+        // The capture is refused whatever follows, so it ends now: the page is closed (every wait
+        // of the capture gives way to it). A page moving itself off the site again and again
+        // would otherwise have each move paused and answered here until the time-out.
+        void lease.page.close().catch(() => {});
+      }
       return;
     }
     const replaced = headers?.(e.request.url, e.request.headers);
