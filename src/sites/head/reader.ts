@@ -47,11 +47,9 @@ export interface HeadReaderOptions {
 
 /** What one read may add. */
 export interface ReadOptions {
-  /** Where redirects may lead (a site card's read stays on the site's origins). */
-  followable?: (url: URL) => boolean;
   /**
-   * The site's origins, for a reader that cannot test each hop with `followable` after the fact:
-   * the browser's, which stops a move elsewhere before it is sent.
+   * The origins redirects may lead to (a site card's read stays on the site's): each hop is
+   * checked before it is followed, by this reader and by the browser's alike.
    */
   origins?: readonly string[];
 }
@@ -60,6 +58,12 @@ export interface ReadOptions {
 export interface HeadReader {
   /** The head of `url` as `userAgent` gets it; never throws for the page's own failures. */
   read(url: string, userAgent: string, signal?: AbortSignal, opts?: ReadOptions): Promise<HeadRead>;
+}
+
+/** Whether a URL is on one of `origins`. */
+function onOrigins(origins: readonly string[]): (url: URL) => boolean {
+  const allowed = new Set(origins);
+  return (url) => allowed.has(url.origin);
 }
 
 /** HTML and XHTML; anything else has no head to read (a PDF, an image). */
@@ -80,7 +84,7 @@ export function createHeadReader(opts: HeadReaderOptions): HeadReader {
           ...(opts.ca ? { ca: opts.ca } : {}),
           enough: (part) => watcher.feed(part),
           ...(signal ? { signal } : {}),
-          ...(readOpts?.followable ? { followable: readOpts.followable } : {}),
+          ...(readOpts?.origins ? { followable: onOrigins(readOpts.origins) } : {}),
         });
         const contentType = got.headers['content-type'] ?? null;
         const html = contentType === null || HTML_TYPES.test(contentType);

@@ -6,7 +6,7 @@
  * browser's queue, time-outs and crash handling; its image is not used. The page's other meta tags
  * (`cardshot:*` overrides, a mapping's `author`) are read from the rendered page too. The main
  * frame stays on the site's origins: a redirect or a script's move elsewhere is stopped before
- * it is sent (request-gate.ts), and the read refused; `followable` still judges the final URL.
+ * it is sent (request-gate.ts), and the read refused; the final URL is checked again.
  */
 import { isAppError } from '../../errors.js';
 import type { FetchErrorKind } from '../../net/fetch.js';
@@ -34,7 +34,7 @@ export function createBrowserHeadReader(
           ...(opts?.origins ? { stayOn: opts.origins } : {}),
         });
         const final = new URL(shot.finalUrl);
-        if (opts?.followable && !opts.followable(final)) {
+        if (opts?.origins && !opts.origins.includes(final.origin)) {
           return failed('refused', `the page moved to ${final.origin}, off the site`);
         }
         return {

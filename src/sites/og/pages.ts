@@ -58,13 +58,9 @@ export function createSitePages(deps: SitePagesDeps): SitePages {
       .digest('hex')}`;
 
   const fetchPage = async (site: SiteRecord, url: string, signal: AbortSignal): Promise<PageRead> => {
-    const origins = new Set(site.origins);
     const reader = site.render === 'browser' && deps.browserReader ? deps.browserReader : deps.reader;
-    const got = await reader.read(url, deps.userAgent, signal, {
-      // Redirects stay within the site: a page that sends its reader elsewhere gets the fallback.
-      followable: (next) => origins.has(next.origin),
-      origins: site.origins,
-    });
+    // Redirects stay within the site: a page that sends its reader elsewhere gets the fallback.
+    const got = await reader.read(url, deps.userAgent, signal, { origins: site.origins });
     return pageOf(got, site, url);
   };
 

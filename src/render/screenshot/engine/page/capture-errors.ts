@@ -5,6 +5,7 @@ import type { Lease } from '../browser/lease.js';
 import type { CaptureInput } from './capture.js';
 import type { DocumentTracker, FailedNavigation } from './document.js';
 import { describeNetError, egressError } from './failures.js';
+import { originOf } from './request-gate.js';
 import { quoteSelector } from './selectors.js';
 
 /** The browser or the page's renderer died mid-capture: worth one retry on a fresh one. */
@@ -78,11 +79,7 @@ export function redirectedAway(failed: FailedNavigation, lease: Lease): FailedNa
  * browser): that document was never asked for (request-gate.ts).
  */
 export function leftOrigins(url: string): AppError {
-  let where = url;
-  try {
-    where = new URL(url).origin;
-  } catch {}
-  return new AppError('unprocessable', `The page moved to ${where}, off the site`, {
+  return new AppError('unprocessable', `The page moved to ${originOf(url) || url}, off the site`, {
     detail: `the page moved to ${url}, off the site`,
   });
 }
