@@ -112,11 +112,13 @@ describe('render: "browser"', () => {
     const started = performance.now();
     const res = await t.inject({ method: 'GET', url: `/og/${await site('browser')}${path}`, auth: false });
     const ms = performance.now() - started;
-    expect(res.statusCode, res.body.slice(0, 200)).toBe(200);
-    expect(res.headers['x-cardshot-fallback']).toBe('refused');
+    // What a failure needs to be read (it failed once in 20 runs, unexplained, at 140 ms).
+    const seen = `${ms.toFixed(0)} ms, fallback ${res.headers['x-cardshot-fallback']}, page read ${fixture.hits(path)}×, other origin asked ${elsewhere.agents().length - before}×`;
+    expect(res.statusCode, `${seen}; ${res.body.slice(0, 200)}`).toBe(200);
+    expect(res.headers['x-cardshot-fallback'], seen).toBe('refused');
     // Not after the capture's wait for fonts (3 s): the first move off the site ends it.
-    expect(ms).toBeLessThan(2_500);
-    expect(elsewhere.agents()).toHaveLength(before);
+    expect(ms, seen).toBeLessThan(2_500);
+    expect(elsewhere.agents(), seen).toHaveLength(before);
     // The browser is fine for the next page.
     const next = await t.inject({
       method: 'GET',
@@ -124,7 +126,7 @@ describe('render: "browser"', () => {
       auth: false,
     });
     expect(next.statusCode).toBe(200);
-    expect(next.headers['x-cardshot-fallback']).toBeUndefined();
+    expect(next.headers['x-cardshot-fallback'], 'the next page, after the hostile one').toBeUndefined();
   });
 
   it("follows a redirect to the site's other origin", { timeout: 60_000 }, async () => {
