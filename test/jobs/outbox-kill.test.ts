@@ -7,6 +7,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAccounts } from '../../src/accounts/open.js';
+import { verifyWebhook } from '../../src/client/index.js';
 import { TEMPLATE_NAMES } from '../../src/render/template/registry.js';
 import { loadConfig } from '../../src/settings.js';
 import { type NodeProcess, startNodeProcess } from '../helpers/node-process.js';
@@ -150,7 +151,8 @@ async function submit(node: NodeProcess, key: string, tag: string) {
     body: JSON.stringify({ url: `${receiver.url}/${tag}`, events: ['job.completed', 'render.succeeded'] }),
   });
   expect(ep.status).toBe(201);
-  const endpoint = ((await ep.json()) as { id: string }).id;
+  const { id: endpoint, secret } = (await ep.json()) as { id: string; secret: string };
+  secrets.set(tag, secret);
   const items = Array.from({ length: ITEMS }, (_, i) => ({ template: 'blog', title: `${tag} ${i}` }));
   const res = await api(key, node.url, '/jobs', {
     method: 'POST',
@@ -165,6 +167,9 @@ async function submit(node: NodeProcess, key: string, tag: string) {
   return id;
 }
 
+/** Each endpoint's signing secret (shown once, at creation), by tag. */
+const secrets = new Map<string, string>();
+
 /** What the receiver got at `/<tag>`: each request's event type, webhook-id and body data. */
 const got = (tag: string) =>
   receiver.received
@@ -177,8 +182,17 @@ const got = (tag: string) =>
       return { type: body.type, webhookId: String(r.headers['webhook-id']), data: body.data };
     });
 
-/** Exactly one job.completed and one render.succeeded per item, each request under its own webhook-id. */
-function expectOnce(tag: string, jobId: string) {
+/**
+ * Exactly one job.completed and one render.succeeded per item, each request under its own
+ * webhook-id and signed with the endpoint's secret (checked as a receiver would, by the client's
+ * verifyWebhook), the ones the restarted node published included.
+ */
+async function expectOnce(tag: string, jobId: string) {
+  for (const r of receiver.received.filter((x) => x.path === `/${tag}`)) {
+    expect((await verifyWebhook(r.body, r.headers, secrets.get(tag)!)).type).toMatch(
+      /^(job\.completed|render\.succeeded)$/,
+    );
+  }
   const all = got(tag);
   const completed = all.filter((r) => r.type === 'job.completed');
   expect(completed).toHaveLength(1);
@@ -208,7 +222,7 @@ describe.each(targets)('job events across a SIGKILL on $name', (target) => {
     await until('an empty outbox', async () => ((await s.outbox()) === 0 ? true : undefined));
     // Time for any second delivery to show.
     await new Promise((r) => setTimeout(r, 1500));
-    expectOnce(tag, jobId);
+    await expectOnce(tag, jobId);
     await s.stop(b);
   }, 180_000);
 
@@ -229,7 +243,7 @@ describe.each(targets)('job events across a SIGKILL on $name', (target) => {
     const d = await s.start('outbox-d');
     await until('an empty outbox', async () => ((await s.outbox()) === 0 ? true : undefined));
     await new Promise((r) => setTimeout(r, 1500));
-    expectOnce(tag, jobId);
+    await expectOnce(tag, jobId);
     await s.stop(d);
   }, 180_000);
 });
