@@ -15,8 +15,8 @@ export interface RelayContext {
   readonly token: string;
   readonly agent: Agent;
   readonly connectTimeoutMs: number;
-  readonly overBudget: boolean;
-  readonly closed: boolean;
+  /** True once nothing more may go out: the budget is spent, or the session sealed or closed. */
+  readonly stopped: boolean;
   /** Asks the guard and records the decision for the URL's `host:port`. */
   check(url: URL): Promise<CheckedTarget | EgressDecision>;
   /** Records a target that could not be parsed (bounded, like every refusal record). */
@@ -56,9 +56,10 @@ export async function forwardRequest(
     ctx.noteInvalid(String(req.url).slice(0, 200), 'not absolute-form');
     return proxyAnswer(ctx, res, 400);
   }
-  if (ctx.overBudget) return proxyAnswer(ctx, res, 204);
+  if (ctx.stopped) return proxyAnswer(ctx, res, 204);
   const target = await ctx.check(url);
-  if (!('url' in target)) return proxyAnswer(ctx, res, 204);
+  // Stopped while the guard was asked (sealed, out of budget): it never goes out.
+  if (!('url' in target) || ctx.stopped) return proxyAnswer(ctx, res, 204);
   const headers = forwardHeaders(req.headers);
   const upstream = httpRequest({
     host: target.address,
@@ -119,13 +120,13 @@ export async function openTunnel(
     ctx.noteInvalid(authority.slice(0, 200), 'bad CONNECT target');
     return void client.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n');
   }
-  if (ctx.overBudget) return void client.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n');
+  if (ctx.stopped) return void client.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n');
   const target = await ctx.check(url);
   if (!('url' in target)) {
     const line = target.kind === 'refused' ? '403 Forbidden' : '502 Bad Gateway';
     return void client.end(`HTTP/1.1 ${line}\r\nContent-Length: 0\r\n\r\n`);
   }
-  if (ctx.closed || client.destroyed) return;
+  if (ctx.stopped || client.destroyed) return void client.destroy();
   const upstream = connect({ host: target.address, port: target.port, family: target.family });
   ctx.track(upstream);
   upstream.setTimeout(ctx.connectTimeoutMs, () =>

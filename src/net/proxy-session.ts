@@ -66,6 +66,7 @@ export async function openSession(
   let closed = false;
   let bytes = 0;
   let overBudget = false;
+  let sealed = false;
   let markSpent!: () => void;
   const budgetSpent = new Promise<void>((resolve) => {
     markSpent = resolve;
@@ -76,6 +77,11 @@ export async function openSession(
     s.once('close', () => sockets.delete(s));
   };
 
+  const cutAll = () => {
+    agent.destroy();
+    for (const s of sockets) s.destroy();
+  };
+
   // Counted on the data path itself so a server that lies about Content-Length, or a tunnel we
   // cannot read into, is bounded all the same; the page keeps what it already has.
   const spend = (n: number) => {
@@ -84,8 +90,7 @@ export async function openSession(
     overBudget = true;
     markSpent();
     log?.warn({ session: label, bytes, maxBytes }, 'page passed its download budget: connections cut');
-    agent.destroy();
-    for (const s of sockets) s.destroy();
+    cutAll();
   };
   const meter = (stream: NodeJS.ReadableStream) => stream.on('data', (chunk: Buffer) => spend(chunk.length));
 
@@ -113,11 +118,8 @@ export async function openSession(
     token,
     agent,
     connectTimeoutMs,
-    get overBudget() {
-      return overBudget;
-    },
-    get closed() {
-      return closed;
+    get stopped() {
+      return overBudget || sealed || closed;
     },
     check,
     noteInvalid(target, detail) {
@@ -207,11 +209,15 @@ export async function openSession(
         return undefined;
       }
     },
+    seal() {
+      if (sealed || closed) return;
+      sealed = true;
+      cutAll();
+    },
     async close() {
       if (closed) return;
       closed = true;
-      agent.destroy();
-      for (const s of sockets) s.destroy();
+      cutAll();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

@@ -54,6 +54,14 @@ export interface EgressSession {
   readonly overBudget: boolean;
   /** Settles when the session passes its byte budget (never, if it does not). */
   readonly budgetSpent: Promise<void>;
+  /**
+   * Lets nothing more out: every connection is cut and each later request gets the proxy's own
+   * answer, while the port stays this session's. For a page whose capture is over, or refused:
+   * a closing page can still start a navigation once its DevTools interception is gone (seen
+   * with a page moving itself off its site in a loop), and only the proxy then stands between
+   * that request and the server.
+   */
+  seal(): void;
   /** Stops listening and cuts every connection of this session. */
   close(): Promise<void>;
 }

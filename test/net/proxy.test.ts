@@ -310,3 +310,56 @@ describe('egress proxy', () => {
     }
   });
 });
+
+describe('a sealed session', () => {
+  it('relays nothing more, plain http or CONNECT, while other sessions go on', async () => {
+    const sealed = await proxy.openSession('sealed');
+    const sealedPort = Number(new URL(sealed.server).port);
+    try {
+      // A keep-alive connection the page already had is cut too.
+      const open = connect(sealedPort, '127.0.0.1');
+      await new Promise<void>((r) => open.once('connect', () => r()));
+      const cut = new Promise<void>((r) => open.once('close', () => r()));
+      const before = seen.length;
+      sealed.seal();
+      await cut;
+      const plain = await new Promise<{ status: number; mark: unknown }>((resolve, reject) => {
+        request(
+          {
+            host: '127.0.0.1',
+            port: sealedPort,
+            path: `http://127.0.0.1:${upstreamPort}/after-seal`,
+            headers: { 'proxy-authorization': authOf(sealed) },
+          },
+          (res) => {
+            res.resume();
+            resolve({ status: res.statusCode ?? 0, mark: res.headers[EGRESS_HEADER] });
+          },
+        )
+          .on('error', reject)
+          .end();
+      });
+      expect(plain).toEqual({ status: 204, mark: sealed.token });
+      const line = await new Promise<string>((resolve, reject) => {
+        const s = connect(sealedPort, '127.0.0.1', () =>
+          s.write(
+            `CONNECT 127.0.0.1:${upstreamPort} HTTP/1.1\r\nHost: 127.0.0.1:${upstreamPort}\r\nProxy-Authorization: ${authOf(sealed)}\r\n\r\n`,
+          ),
+        );
+        s.once('data', (d) => {
+          resolve(String(d).split('\r\n')[0]!);
+          s.destroy();
+        });
+        s.on('error', reject);
+      });
+      expect(line).toBe('HTTP/1.1 403 Forbidden');
+      expect(seen.length).toBe(before);
+      // Another session of the same proxy is untouched.
+      const other = await viaProxy(`http://127.0.0.1:${upstreamPort}/still-open`);
+      expect(other.status).toBe(200);
+      expect(other.body).toBe('hello /still-open');
+    } finally {
+      await sealed.close();
+    }
+  });
+});

@@ -137,10 +137,14 @@ export function fakeEgress(decisions: Record<string, EgressDecision> = {}) {
     token: 'egress-token',
     bytes: 0,
     overBudget: false,
+    sealed: false,
     budgetSpent,
     redirectFor: () => undefined,
     decisionFor: (url: string | URL) =>
       decisions[new URL(url).host] ?? ({ kind: 'allowed', address: '127.0.0.1' } as const),
+    seal() {
+      egress.sealed = true;
+    },
     spendBudget() {
       egress.overBudget = true;
       spend();

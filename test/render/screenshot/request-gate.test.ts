@@ -29,17 +29,25 @@ class GateCdp extends EventEmitter {
   }
 }
 
-/** A lease over `cdp` whose page counts the times it was closed. */
+/** A lease over `cdp` whose page and egress session record, in order, what was done to them. */
 function leaseOver(cdp: GateCdp) {
-  const page = { closed: 0, close: async () => void page.closed++ };
-  return { lease: { cdp, page } as unknown as Lease, page };
+  const done: string[] = [];
+  const page = {
+    closed: 0,
+    close: async () => {
+      page.closed++;
+      done.push('page closed');
+    },
+  };
+  const egress = { seal: () => void done.push('egress sealed') };
+  return { lease: { cdp, page, egress } as unknown as Lease, page, done };
 }
 const SITE = 'https://blog.example.com';
 
 describe('request gate (a site page read in the browser, credentials)', () => {
   it('stops main-frame documents off the site, redirect hops included; lets the rest go on', async () => {
     const cdp = new GateCdp();
-    const { lease, page } = leaseOver(cdp);
+    const { lease, page, done } = leaseOver(cdp);
     const gate = await attachRequestGate(lease, { stayOn: [SITE, 'https://www.example.com'] });
     // Only documents are paused when no header is added.
     expect(cdp.sent.find((s) => s.method === 'Fetch.enable')?.params).toEqual({
@@ -63,11 +71,31 @@ describe('request gate (a site page read in the browser, credentials)', () => {
     // Another scheme is another origin.
     expect(cdp.verdict('5')?.method).toBe('Fetch.failRequest');
     expect(gate.left).toBe('https://evil.example.net/landing');
-    // The capture is refused from the first one on: its page is closed, once.
+    // The capture is refused from the first one on: its page is closed, once, after its proxy
+    // session is sealed (closing lets a request held paused go on).
     expect(page.closed).toBe(1);
+    expect(done).toEqual(['egress sealed', 'page closed']);
+    // Once the capture is over the gate stays on, and no document loads, on the site or off it:
+    // taking the interception off would let one held paused go on.
+    gate.detach();
+    expect(cdp.listenerCount('Fetch.requestPaused')).toBe(1);
+    expect(cdp.sent.some((s) => s.method === 'Fetch.disable')).toBe(false);
+    cdp.pause('6', `${SITE}/late`);
+    expect(cdp.verdict('6')?.method).toBe('Fetch.failRequest');
+    expect(gate.left).toBe('https://evil.example.net/landing');
+    expect(page.closed).toBe(1);
+  });
+
+  it('takes header rules alone off when the capture is over', async () => {
+    const cdp = new GateCdp();
+    const { lease, done } = leaseOver(cdp);
+    const gate = await attachRequestGate(lease, { headers: () => undefined });
+    cdp.pause('1', 'https://anywhere.example.net/', 'Document');
+    expect(cdp.verdict('1')?.method).toBe('Fetch.continueRequest');
     gate.detach();
     expect(cdp.listenerCount('Fetch.requestPaused')).toBe(0);
     expect(cdp.sent.at(-1)?.method).toBe('Fetch.disable');
+    expect(done).toEqual([]);
   });
 
   it("adds the credentials' headers and keeps the site, on one interception", async () => {

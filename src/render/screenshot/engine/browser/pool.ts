@@ -114,6 +114,9 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
   }
 
   async function closeContext(instance: BrowserInstance, context: BrowserContext, egress?: EgressSession) {
+    // The capture is over: nothing its page still asks for goes out, not even a request Chromium
+    // held paused for an interception and lets go when the context closes.
+    egress?.seal();
     try {
       if (!instance.lost) await withTimeout(context.close(), CLOSE_TIMEOUT_MS);
     } catch (err) {

@@ -36,7 +36,11 @@ export interface GateRules {
 export interface RequestGate {
   /** The first main-frame document the gate refused (a redirect or a move off `stayOn`). */
   readonly left: string | undefined;
-  /** Takes the interception off (the context is closed after the capture anyway). */
+  /**
+   * Ends the capture's use of the gate. Header rules come off; a site's gate stays on, refusing
+   * every main-frame document, until the context closes: `Fetch.disable` lets every request
+   * held paused go on (measured), and a page moving itself off the site keeps asking.
+   */
   detach(): void;
 }
 
@@ -51,6 +55,7 @@ interface Paused {
 export async function attachRequestGate(lease: Lease, rules: GateRules): Promise<RequestGate> {
   const { headers, stayOn } = rules;
   let left: string | undefined;
+  let ended = false;
   if (!headers && !stayOn) return { left, detach: () => {} };
   const allowed = new Set(stayOn ?? []);
   // The main frame keeps its id across documents, cross-process ones included.
@@ -60,17 +65,20 @@ export async function attachRequestGate(lease: Lease, rules: GateRules): Promise
       mainFrame !== undefined &&
       e.resourceType === 'Document' &&
       e.frameId === mainFrame &&
-      !allowed.has(originOf(e.request.url))
+      (ended || !allowed.has(originOf(e.request.url)))
     ) {
       // Aborted, not refused: Chromium shows no error page, the document standing stays.
       void lease.cdp
         .send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'Aborted' })
         .catch(() => {});
-      if (left === undefined) {
+      if (left === undefined && !ended) {
         left = e.request.url;
         // The capture is refused whatever follows, so it ends now: the page is closed (every wait
         // of the capture gives way to it). A page moving itself off the site again and again
-        // would otherwise have each move paused and answered here until the time-out.
+        // would otherwise have each move paused and answered here until the time-out. The proxy
+        // is sealed first: a page being closed can start one more move after this interception
+        // is gone (1 capture in ~8 without it), and that one must not get out either.
+        lease.egress.seal();
         void lease.page.close().catch(() => {});
       }
       return;
@@ -93,6 +101,11 @@ export async function attachRequestGate(lease: Lease, rules: GateRules): Promise
       return left;
     },
     detach() {
+      if (stayOn) {
+        // The capture is over: no document may load in its page any more, on the site or off it.
+        ended = true;
+        return;
+      }
       lease.cdp.off('Fetch.requestPaused', onPaused);
       void lease.cdp.send('Fetch.disable').catch(() => {});
     },
