@@ -70,6 +70,16 @@ export async function startHostileServer(): Promise<HostileServer> {
     if (u.pathname === '/flood') return send(floodPage(u.searchParams.get('in') ?? 'main'));
     if (u.pathname === '/flood-worker.js') return send(`${FLOOD_LOOP}\nflood(console);`, 'text/javascript');
     if (u.pathname === '/victim') return send(page('<div style="height:100vh;background:#00ff00"></div>'));
+    // Once loaded, sets location every few milliseconds to an address that never answers: each
+    // move is replaced by the next, so none ends and the page never stops moving.
+    if (u.pathname === '/moves') {
+      return send(
+        page(
+          `<p>moving</p><script>addEventListener('load', () => setInterval(() => { location.href = '/hang?' + Math.random(); }, 0));</script>`,
+        ),
+      );
+    }
+    if (u.pathname === '/hang') return;
     if (u.pathname === '/tall') return send(tallPage(Number(u.searchParams.get('h') ?? 11_109)));
     if (pdfPage(u, (body) => send(body))) return;
     res.writeHead(404).end();

@@ -167,6 +167,37 @@ describe.skipIf(!chromiumAvailable())('hostile pages: another account is not hur
     // Found: the page closed under a parked wait and its queue slot was never given back.
     expect(now.queue.active).toBe(0);
   }, 60_000);
+
+  it("navigation flood: pages that set location every few ms are closed at the bound, another account's capture stays within 2× idle", async () => {
+    const idle = await victimMedian();
+    const before = t.modules.screenshots.status().browser;
+    const started = performance.now();
+    const attacks = [keys.attacker, keys.attacker2].map((key, i) =>
+      shot(key, { url: `${hostile.url}/moves?n=${n++}-${i}`, waitForSelector: '#never' }).then((res) => ({
+        res,
+        ms: performance.now() - started,
+      })),
+    );
+    const during = await victimMedian();
+    const answers = await Promise.all(attacks);
+    console.log(
+      `navigation flood ×2: victim idle ${idle.toFixed(0)} ms, during ${during.toFixed(0)} ms; ${answers.map((a) => `${a.res.statusCode} in ${a.ms.toFixed(0)} ms`).join(', ')}`,
+    );
+    for (const { res, ms } of answers) {
+      expect(res.statusCode, res.body.slice(0, 200)).toBe(422);
+      expect(res.json()).toEqual({
+        error: 'The page kept navigating: more than 50 navigations in one capture',
+      });
+      // Not the capture's 12 s deadline, which such a page held before the bound.
+      expect(ms).toBeLessThan(4_000);
+    }
+    // A median of five beside two floods starting on 2 cores: 150 ms of slack over 2×.
+    expect(during).toBeLessThanOrEqual(2 * idle + 150);
+    const after = t.modules.screenshots.status();
+    expect(after.browser.launches).toBe(before.launches);
+    expect(after.browser.crashes).toBe(before.crashes);
+    expect(after.queue.active).toBe(0);
+  }, 60_000);
 });
 
 /** Every new option of issue 29: the credentials go through POST; a PDF's and a JSON answer's own. */

@@ -129,6 +129,30 @@ describe('render: "browser"', () => {
     expect(next.headers['x-cardshot-fallback'], 'the next page, after the hostile one').toBeUndefined();
   });
 
+  it('ends eight such reads at once within seconds, none reaching the other origin (hostile)', {
+    timeout: 60_000,
+  }, async () => {
+    const id = await site('browser');
+    const before = elsewhere.agents().length;
+    const started = performance.now();
+    const reads = await Promise.all(
+      [0, 1, 2, 3, 4, 5, 6, 7].map(async (i) => {
+        const path = `/moves-forever?to=${encodeURIComponent(`${elsewhere.url}/landing`)}&at-once=${i}`;
+        const res = await t.inject({ method: 'GET', url: `/og/${id}${path}`, auth: false });
+        return { res, ms: performance.now() - started };
+      }),
+    );
+    for (const { res, ms } of reads) {
+      const seen = `${ms.toFixed(0)} ms, fallback ${res.headers['x-cardshot-fallback']}`;
+      expect(res.statusCode, seen).toBe(200);
+      expect(res.headers['x-cardshot-fallback'], seen).toBe('refused');
+      // Two at a time on 2 cores (about 1 s for all eight). On a busy machine each move was replaced by the next before it
+      // could be stopped, and such reads waited out the read's 15 s deadline.
+      expect(ms, seen).toBeLessThan(6_000);
+    }
+    expect(elsewhere.agents()).toHaveLength(before);
+  });
+
   it("follows a redirect to the site's other origin", { timeout: 60_000 }, async () => {
     const id = await site('browser', [fixture.url, elsewhere.url]);
     const path = `/redirect-to?to=${encodeURIComponent(`${elsewhere.url}/`)}`;

@@ -32,13 +32,19 @@ class GateCdp extends EventEmitter {
 /** A lease over `cdp` whose page and egress session record, in order, what was done to them. */
 function leaseOver(cdp: GateCdp) {
   const done: string[] = [];
-  const page = {
+  const main = { name: 'main frame' };
+  const page = Object.assign(new EventEmitter(), {
     closed: 0,
     close: async () => {
       page.closed++;
       done.push('page closed');
     },
-  };
+    mainFrame: () => main,
+    /** Chromium announcing a navigation as it starts (Playwright's `request` event). */
+    navigates(url: string, frame: object = main) {
+      page.emit('request', { isNavigationRequest: () => true, frame: () => frame, url: () => url });
+    },
+  });
   const egress = { seal: () => void done.push('egress sealed') };
   return { lease: { cdp, page, egress } as unknown as Lease, page, done };
 }
@@ -84,6 +90,21 @@ describe('request gate (a site page read in the browser, credentials)', () => {
     expect(cdp.verdict('6')?.method).toBe('Fetch.failRequest');
     expect(gate.left).toBe('https://evil.example.net/landing');
     expect(page.closed).toBe(1);
+  });
+
+  it('ends the capture at the start of a move off the site, before anything is paused', async () => {
+    const cdp = new GateCdp();
+    const { lease, page, done } = leaseOver(cdp);
+    const gate = await attachRequestGate(lease, { stayOn: [SITE] });
+    page.navigates(`${SITE}/next`);
+    page.navigates('https://evil.example.net/', { name: 'an iframe' });
+    expect(gate.left).toBeUndefined();
+    // A page moving every few ms has each move replaced by the next before any is paused.
+    page.navigates('https://evil.example.net/landing?1');
+    page.navigates('https://evil.example.net/landing?2');
+    expect(gate.left).toBe('https://evil.example.net/landing?1');
+    expect(done).toEqual(['egress sealed', 'page closed']);
+    expect(cdp.sent.filter((s) => s.params.requestId !== undefined)).toEqual([]);
   });
 
   it('takes header rules alone off when the capture is over', async () => {

@@ -205,6 +205,18 @@ export async function launchBrowser(
   };
 }
 
+/** Why a page was closed before its capture ended: what it flooded. */
+export type Flood = 'console' | 'navigations';
+
+/**
+ * Main-frame navigations one capture's page may start. A redirect chain is at most 20 hops
+ * (Chromium's limit) and a page moves itself a few times at most; a page that sets `location`
+ * every few milliseconds replaces each move with the next before it gets anywhere, burns the
+ * browser process all captures share, and held its capture to the deadline (2 cores: one such
+ * page went from 0.3 s alone to 3 to 15 s beside three others).
+ */
+export const MAX_NAVIGATIONS = 50;
+
 /** A context ready for one capture: its page, a CDP session on it, and its own proxy session. */
 export interface CaptureContext {
   context: BrowserContext;
@@ -215,8 +227,11 @@ export interface CaptureContext {
   userAgent: string;
   /** True once the page's renderer process crashed. */
   pageCrashed(): boolean;
-  /** True once the page (its workers) sent more console messages than a capture allows: it was closed. */
-  flooded(): boolean;
+  /**
+   * Set once the page was closed for flooding: more console messages from its workers, or more
+   * main-frame navigations, than a capture allows.
+   */
+  flooded(): Flood | undefined;
   /** Rejects when the page goes (its renderer crashed, or it was closed): ends waits on it at once. */
   gone: Promise<never>;
 }
@@ -327,13 +342,23 @@ export async function openCaptureContext(
     // page is closed, ending the capture, instead of the flood crossing the pipe for 15 s.
     let messages = 0;
     let chars = 0;
-    let flooded = false;
+    let navigations = 0;
+    let flooded: Flood | undefined;
+    const closeFor = (flood: Flood) => {
+      flooded = flood;
+      markGone(new Error(`page closed: ${flood} flood`));
+      // Sealed first: a page being closed can still start a request once nothing intercepts it.
+      egress.seal();
+      void page.close().catch(() => {});
+    };
     page.on('console', (msg) => {
       chars += msg.text().length;
       if ((++messages <= MAX_CONSOLE_MESSAGES && chars <= MAX_CONSOLE_CHARS) || flooded) return;
-      flooded = true;
-      markGone(new Error('page closed: console flood'));
-      void page.close().catch(() => {});
+      closeFor('console');
+    });
+    page.on('request', (req) => {
+      if (flooded || !req.isNavigationRequest() || req.frame() !== page.mainFrame()) return;
+      if (++navigations > MAX_NAVIGATIONS) closeFor('navigations');
     });
     page.on('worker', (worker) => void worker.evaluate(SILENCE_CONSOLE).catch(() => {}));
     page.on('crash', () => {

@@ -2,7 +2,7 @@
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import type { EgressProxy, EgressSession } from '../../../../net/proxy.js';
 import type { Viewport } from '../../viewports.js';
-import { type CaptureContext, type LaunchedBrowser, openCaptureContext } from './browser.js';
+import { type CaptureContext, type Flood, type LaunchedBrowser, openCaptureContext } from './browser.js';
 import type { Instance } from './supervisor.js';
 
 /** One context handed to one capture. */
@@ -18,8 +18,8 @@ export interface Lease {
   readonly browserLost: boolean;
   /** True once the page's renderer process crashed. */
   readonly pageCrashed: boolean;
-  /** True once the page was closed for sending more console messages than a capture allows. */
-  readonly flooded: boolean;
+  /** Set once the page was closed for flooding (console messages, navigations). */
+  readonly flooded: Flood | undefined;
   /** Rejects when the page crashes or is closed (a hang-up releasing the lease). */
   readonly gone: Promise<never>;
   /** Milliseconds spent starting a browser and creating the context for this request (0 for a spare). */

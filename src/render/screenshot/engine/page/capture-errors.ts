@@ -1,6 +1,7 @@
 /** What the client hears when a capture fails: each failure named by its cause. */
 import { errors } from 'playwright-core';
 import { AppError } from '../../../../errors.js';
+import { MAX_NAVIGATIONS } from '../browser/browser.js';
 import type { Lease } from '../browser/lease.js';
 import type { CaptureInput } from './capture.js';
 import type { DocumentTracker, FailedNavigation } from './document.js';
@@ -25,10 +26,17 @@ export class BrowserCrashError extends Error {
 
 /** A failure of a capture as the caller should see it: an AppError, a BrowserCrashError or as is. */
 export function captureFailure(err: unknown, lease: Lease, input: CaptureInput): unknown {
-  if (lease.flooded) {
+  if (lease.flooded === 'console') {
     return new AppError('unprocessable', 'The page sent more console messages than a capture allows', {
       detail: `${input.url}: console flood, page closed`,
     });
+  }
+  if (lease.flooded === 'navigations') {
+    return new AppError(
+      'unprocessable',
+      `The page kept navigating: more than ${MAX_NAVIGATIONS} navigations in one capture`,
+      { detail: `${input.url}: navigation flood, page closed` },
+    );
   }
   if (err instanceof AppError) return err;
   if (lease.pageCrashed && !lease.browserLost) {

@@ -60,6 +60,19 @@ export async function attachRequestGate(lease: Lease, rules: GateRules): Promise
   const allowed = new Set(stayOn ?? []);
   // The main frame keeps its id across documents, cross-process ones included.
   const mainFrame = stayOn ? (await lease.cdp.send('Page.getFrameTree')).frameTree.frame.id : undefined;
+  /**
+   * The capture is refused whatever follows, so it ends now: the page is closed (every wait of
+   * the capture gives way to it). A page moving itself off the site again and again would
+   * otherwise be answered here move after move until the time-out. The proxy is sealed first: a
+   * page being closed can start one more move after this interception is gone (1 capture in ~8
+   * without it), and that one must not get out either.
+   */
+  const leave = (url: string) => {
+    if (left !== undefined || ended) return;
+    left = url;
+    lease.egress.seal();
+    void lease.page.close().catch(() => {});
+  };
   const onPaused = (e: Paused) => {
     if (
       mainFrame !== undefined &&
@@ -71,16 +84,7 @@ export async function attachRequestGate(lease: Lease, rules: GateRules): Promise
       void lease.cdp
         .send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'Aborted' })
         .catch(() => {});
-      if (left === undefined && !ended) {
-        left = e.request.url;
-        // The capture is refused whatever follows, so it ends now: the page is closed (every wait
-        // of the capture gives way to it). A page moving itself off the site again and again
-        // would otherwise have each move paused and answered here until the time-out. The proxy
-        // is sealed first: a page being closed can start one more move after this interception
-        // is gone (1 capture in ~8 without it), and that one must not get out either.
-        lease.egress.seal();
-        void lease.page.close().catch(() => {});
-      }
+      leave(e.request.url);
       return;
     }
     const replaced = headers?.(e.request.url, e.request.headers);
@@ -90,6 +94,20 @@ export async function attachRequestGate(lease: Lease, rules: GateRules): Promise
       .catch(() => {});
   };
   lease.cdp.on('Fetch.requestPaused', onPaused);
+  if (stayOn) {
+    // The earlier sign of a move: Chromium announces a navigation when it starts, and a page
+    // that moves again every few milliseconds has each move replaced by the next before it
+    // reaches the interception (seen on a busy machine: the read then waited out its deadline).
+    lease.page.on('request', (r) => {
+      if (
+        r.isNavigationRequest() &&
+        r.frame() === lease.page.mainFrame() &&
+        !allowed.has(originOf(r.url()))
+      ) {
+        leave(r.url());
+      }
+    });
+  }
   // Without headers to add, only documents are paused: the page's other requests never wait on us.
   await lease.cdp.send('Fetch.enable', {
     patterns: [
