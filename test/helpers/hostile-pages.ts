@@ -80,6 +80,19 @@ export async function startHostileServer(): Promise<HostileServer> {
       );
     }
     if (u.pathname === '/hang') return;
+    // Once loaded, changes its own address within the document 50 times a task, by
+    // history.pushState or by location.hash: no request, but each change crosses to the browser.
+    if (u.pathname === '/history') {
+      const change =
+        u.searchParams.get('how') === 'hash'
+          ? `location.hash = String(Math.random())`
+          : `history.pushState(null, '', '?' + Math.random())`;
+      return send(
+        page(
+          `<p>changing</p><script>addEventListener('load', () => setInterval(() => { for (let i = 0; i < 50; i++) ${change}; }, 0));</script>`,
+        ),
+      );
+    }
     if (u.pathname === '/tall') return send(tallPage(Number(u.searchParams.get('h') ?? 11_109)));
     if (pdfPage(u, (body) => send(body))) return;
     res.writeHead(404).end();

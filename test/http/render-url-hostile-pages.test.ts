@@ -198,6 +198,36 @@ describe.skipIf(!chromiumAvailable())('hostile pages: another account is not hur
     expect(after.browser.crashes).toBe(before.crashes);
     expect(after.queue.active).toBe(0);
   }, 60_000);
+
+  it("history flood: pages changing their address 50 times a task (pushState, location.hash) are closed at the bound, another account's capture stays within 2× idle", async () => {
+    const idle = await victimMedian();
+    const before = t.modules.screenshots.status().browser;
+    const started = performance.now();
+    const attacks = (['push', 'hash'] as const).map((how, i) =>
+      shot([keys.attacker, keys.attacker2][i]!, {
+        url: `${hostile.url}/history?how=${how}&n=${n++}`,
+        waitForSelector: '#never',
+      }).then((res) => ({ how, res, ms: performance.now() - started })),
+    );
+    const during = await victimMedian();
+    const answers = await Promise.all(attacks);
+    console.log(
+      `history flood: victim idle ${idle.toFixed(0)} ms, during ${during.toFixed(0)} ms; ${answers.map((a) => `${a.how} ${a.res.statusCode} in ${a.ms.toFixed(0)} ms`).join(', ')}`,
+    );
+    for (const { how, res, ms } of answers) {
+      expect(res.statusCode, `${how}: ${res.body.slice(0, 200)}`).toBe(422);
+      expect(res.json()).toEqual({
+        error: 'The page kept changing its address: more than 100 history or fragment changes in one capture',
+      });
+      expect(ms, how).toBeLessThan(4_000);
+    }
+    // Before the bound: the victim's capture timed out (504) and the browser was restarted.
+    expect(during).toBeLessThanOrEqual(2 * idle + 150);
+    const after = t.modules.screenshots.status();
+    expect(after.browser.launches).toBe(before.launches);
+    expect(after.browser.crashes).toBe(before.crashes);
+    expect(after.queue.active).toBe(0);
+  }, 60_000);
 });
 
 /** Every new option of issue 29: the credentials go through POST; a PDF's and a JSON answer's own. */

@@ -190,6 +190,10 @@ export async function launchBrowser(
     headless: true,
     proxy: typeof proxyServer === 'string' ? { server: proxyServer } : proxyServer,
     args: [...CHROMIUM_FLAGS, marker],
+    // Playwright turns off Chromium's own bound on a page's navigations and history changes (200
+    // in 10 s, then refused in the page): a flood of them then reaches the browser process every
+    // capture shares. Left on, as in every user's Chrome.
+    ignoreDefaultArgs: ['--disable-ipc-flooding-protection'],
     timeout: LAUNCH_TIMEOUT_MS,
     // Shutdown is ours (modules close in order); Playwright must not kill it on a signal first.
     handleSIGINT: false,
@@ -206,7 +210,7 @@ export async function launchBrowser(
 }
 
 /** Why a page was closed before its capture ended: what it flooded. */
-export type Flood = 'console' | 'navigations';
+export type Flood = 'console' | 'navigations' | 'history';
 
 /**
  * Main-frame navigations one capture's page may start. A redirect chain is at most 20 hops
@@ -216,6 +220,16 @@ export type Flood = 'console' | 'navigations';
  * page went from 0.3 s alone to 3 to 15 s beside three others).
  */
 export const MAX_NAVIGATIONS = 50;
+
+/**
+ * Changes of the main frame's address within its document (`history.pushState`, `location.hash`)
+ * one capture's page may make. Each crosses to the browser process and then the CDP pipe every
+ * account shares: two pages making 50 per task made another account's plain capture time out and
+ * got the browser restarted. A router makes a few; a scroll-spy page one per section it passes.
+ * Below Chromium's own limit (200 in 10 s, see launchBrowser), so the page is closed before the
+ * browser starts refusing its changes and the capture would wait out its deadline.
+ */
+export const MAX_HISTORY_CHANGES = 100;
 
 /** A context ready for one capture: its page, a CDP session on it, and its own proxy session. */
 export interface CaptureContext {
@@ -343,6 +357,7 @@ export async function openCaptureContext(
     let messages = 0;
     let chars = 0;
     let navigations = 0;
+    let addressChanges = 0;
     let flooded: Flood | undefined;
     const closeFor = (flood: Flood) => {
       flooded = flood;
@@ -359,6 +374,11 @@ export async function openCaptureContext(
     page.on('request', (req) => {
       if (flooded || !req.isNavigationRequest() || req.frame() !== page.mainFrame()) return;
       if (++navigations > MAX_NAVIGATIONS) closeFor('navigations');
+    });
+    // Every commit counts here, a new document's too: those are bounded far lower above.
+    page.on('framenavigated', (frame) => {
+      if (flooded || frame !== page.mainFrame()) return;
+      if (++addressChanges > MAX_HISTORY_CHANGES) closeFor('history');
     });
     page.on('worker', (worker) => void worker.evaluate(SILENCE_CONSOLE).catch(() => {}));
     page.on('crash', () => {

@@ -1,7 +1,7 @@
 /** What the client hears when a capture fails: each failure named by its cause. */
 import { errors } from 'playwright-core';
 import { AppError } from '../../../../errors.js';
-import { MAX_NAVIGATIONS } from '../browser/browser.js';
+import { MAX_HISTORY_CHANGES, MAX_NAVIGATIONS } from '../browser/browser.js';
 import type { Lease } from '../browser/lease.js';
 import type { CaptureInput } from './capture.js';
 import type { DocumentTracker, FailedNavigation } from './document.js';
@@ -36,6 +36,13 @@ export function captureFailure(err: unknown, lease: Lease, input: CaptureInput):
       'unprocessable',
       `The page kept navigating: more than ${MAX_NAVIGATIONS} navigations in one capture`,
       { detail: `${input.url}: navigation flood, page closed` },
+    );
+  }
+  if (lease.flooded === 'history') {
+    return new AppError(
+      'unprocessable',
+      `The page kept changing its address: more than ${MAX_HISTORY_CHANGES} history or fragment changes in one capture`,
+      { detail: `${input.url}: history flood, page closed` },
     );
   }
   if (err instanceof AppError) return err;
