@@ -116,6 +116,26 @@ describe('the connect time-out', () => {
   });
 });
 
+/** A plain-http GET through session `s` with its credentials: the status and the proxy's mark. */
+function statusVia(s: EgressSession, target: string): Promise<{ status: number; mark: unknown }> {
+  return new Promise((resolve, reject) => {
+    request(
+      {
+        host: '127.0.0.1',
+        port: Number(new URL(s.server).port),
+        path: target,
+        headers: { 'proxy-authorization': authOf(s) },
+      },
+      (res) => {
+        res.resume();
+        resolve({ status: res.statusCode ?? 0, mark: res.headers[EGRESS_HEADER] });
+      },
+    )
+      .on('error', reject)
+      .end();
+  });
+}
+
 /** Sends CONNECT and returns the proxy's status line. */
 function tunnel(authority: string, auth: string | null = authOf(session)): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -259,23 +279,10 @@ describe('egress proxy', () => {
       expect(got.error).toBe(true);
       expect(got.bytes).toBeLessThan(1024 * 1024); // of the 4 MiB on offer
       expect(small.overBudget).toBe(true);
-      const after = await new Promise<{ status: number; mark: unknown }>((resolve, reject) => {
-        request(
-          {
-            host: '127.0.0.1',
-            port: Number(new URL(small.server).port),
-            path: `http://127.0.0.1:${upstreamPort}/x`,
-            headers: { 'proxy-authorization': authOf(small) },
-          },
-          (res) => {
-            res.resume();
-            resolve({ status: res.statusCode ?? 0, mark: res.headers[EGRESS_HEADER] });
-          },
-        )
-          .on('error', reject)
-          .end();
+      expect(await statusVia(small, `http://127.0.0.1:${upstreamPort}/x`)).toEqual({
+        status: 204,
+        mark: small.token,
       });
-      expect(after).toEqual({ status: 204, mark: small.token });
     } finally {
       await small.close();
     }
@@ -323,23 +330,10 @@ describe('a sealed session', () => {
       const before = seen.length;
       sealed.seal();
       await cut;
-      const plain = await new Promise<{ status: number; mark: unknown }>((resolve, reject) => {
-        request(
-          {
-            host: '127.0.0.1',
-            port: sealedPort,
-            path: `http://127.0.0.1:${upstreamPort}/after-seal`,
-            headers: { 'proxy-authorization': authOf(sealed) },
-          },
-          (res) => {
-            res.resume();
-            resolve({ status: res.statusCode ?? 0, mark: res.headers[EGRESS_HEADER] });
-          },
-        )
-          .on('error', reject)
-          .end();
+      expect(await statusVia(sealed, `http://127.0.0.1:${upstreamPort}/after-seal`)).toEqual({
+        status: 204,
+        mark: sealed.token,
       });
-      expect(plain).toEqual({ status: 204, mark: sealed.token });
       const line = await new Promise<string>((resolve, reject) => {
         const s = connect(sealedPort, '127.0.0.1', () =>
           s.write(
