@@ -242,8 +242,8 @@ export interface CaptureContext {
   /** True once the page's renderer process crashed. */
   pageCrashed(): boolean;
   /**
-   * Set once the page was closed for flooding: more console messages from its workers, or more
-   * main-frame navigations, than a capture allows.
+   * Set once the page was closed for flooding: more console messages from its workers, main-frame
+   * navigations or changes of its address within the document than a capture allows.
    */
   flooded(): Flood | undefined;
   /** Rejects when the page goes (its renderer crashed, or it was closed): ends waits on it at once. */

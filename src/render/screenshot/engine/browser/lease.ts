@@ -18,7 +18,7 @@ export interface Lease {
   readonly browserLost: boolean;
   /** True once the page's renderer process crashed. */
   readonly pageCrashed: boolean;
-  /** Set once the page was closed for flooding (console messages, navigations). */
+  /** Set once the page was closed for flooding (console messages, navigations, history changes). */
   readonly flooded: Flood | undefined;
   /** Rejects when the page crashes or is closed (a hang-up releasing the lease). */
   readonly gone: Promise<never>;

@@ -114,8 +114,8 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
   }
 
   async function closeContext(instance: BrowserInstance, context: BrowserContext, egress?: EgressSession) {
-    // The capture is over: nothing its page still asks for goes out, not even a request Chromium
-    // held paused for an interception and lets go when the context closes.
+    // The capture is over: nothing its page still asks for goes out, not even a navigation a
+    // closing page starts once the capture's interceptions are gone.
     egress?.seal();
     try {
       if (!instance.lost) await withTimeout(context.close(), CLOSE_TIMEOUT_MS);
