@@ -231,6 +231,16 @@ export const MAX_NAVIGATIONS = 50;
  */
 export const MAX_HISTORY_CHANGES = 100;
 
+/**
+ * Ends a capture's page at once (a flood, a move off its site): its proxy session is sealed
+ * first, because a page being closed can still start a request once nothing intercepts it, and
+ * that request must not get out. Every wait of the capture gives way to the close.
+ */
+export function endPage(capture: { egress: EgressSession; page: Page }): void {
+  capture.egress.seal();
+  void capture.page.close().catch(() => {});
+}
+
 /** A context ready for one capture: its page, a CDP session on it, and its own proxy session. */
 export interface CaptureContext {
   context: BrowserContext;
@@ -362,9 +372,7 @@ export async function openCaptureContext(
     const closeFor = (flood: Flood) => {
       flooded = flood;
       markGone(new Error(`page closed: ${flood} flood`));
-      // Sealed first: a page being closed can still start a request once nothing intercepts it.
-      egress.seal();
-      void page.close().catch(() => {});
+      endPage({ egress, page });
     };
     page.on('console', (msg) => {
       chars += msg.text().length;

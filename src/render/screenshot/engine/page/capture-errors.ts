@@ -1,7 +1,7 @@
 /** What the client hears when a capture fails: each failure named by its cause. */
 import { errors } from 'playwright-core';
 import { AppError } from '../../../../errors.js';
-import { MAX_HISTORY_CHANGES, MAX_NAVIGATIONS } from '../browser/browser.js';
+import { type Flood, MAX_HISTORY_CHANGES, MAX_NAVIGATIONS } from '../browser/browser.js';
 import type { Lease } from '../browser/lease.js';
 import type { CaptureInput } from './capture.js';
 import type { DocumentTracker, FailedNavigation } from './document.js';
@@ -24,26 +24,24 @@ export class BrowserCrashError extends Error {
   }
 }
 
+/** What the client hears about a page closed for flooding (browser.ts), and the log's word for it. */
+const FLOODS: Record<Flood, { error: string; what: string }> = {
+  console: { error: 'The page sent more console messages than a capture allows', what: 'console' },
+  navigations: {
+    error: `The page kept navigating: more than ${MAX_NAVIGATIONS} navigations in one capture`,
+    what: 'navigation',
+  },
+  history: {
+    error: `The page kept changing its address: more than ${MAX_HISTORY_CHANGES} history or fragment changes in one capture`,
+    what: 'history',
+  },
+};
+
 /** A failure of a capture as the caller should see it: an AppError, a BrowserCrashError or as is. */
 export function captureFailure(err: unknown, lease: Lease, input: CaptureInput): unknown {
-  if (lease.flooded === 'console') {
-    return new AppError('unprocessable', 'The page sent more console messages than a capture allows', {
-      detail: `${input.url}: console flood, page closed`,
-    });
-  }
-  if (lease.flooded === 'navigations') {
-    return new AppError(
-      'unprocessable',
-      `The page kept navigating: more than ${MAX_NAVIGATIONS} navigations in one capture`,
-      { detail: `${input.url}: navigation flood, page closed` },
-    );
-  }
-  if (lease.flooded === 'history') {
-    return new AppError(
-      'unprocessable',
-      `The page kept changing its address: more than ${MAX_HISTORY_CHANGES} history or fragment changes in one capture`,
-      { detail: `${input.url}: history flood, page closed` },
-    );
+  if (lease.flooded) {
+    const { error, what } = FLOODS[lease.flooded];
+    return new AppError('unprocessable', error, { detail: `${input.url}: ${what} flood, page closed` });
   }
   if (err instanceof AppError) return err;
   if (lease.pageCrashed && !lease.browserLost) {

@@ -10,6 +10,7 @@
  * refused after the other site had answered. A blocking option adds Playwright's own
  * interception (page.route); Chromium passes a request through both.
  */
+import { endPage } from '../browser/browser.js';
 import type { Lease } from '../browser/lease.js';
 
 /** A URL's origin as requests are compared with it (`''` for one that does not parse). */
@@ -61,17 +62,14 @@ export async function attachRequestGate(lease: Lease, rules: GateRules): Promise
   // The main frame keeps its id across documents, cross-process ones included.
   const mainFrame = stayOn ? (await lease.cdp.send('Page.getFrameTree')).frameTree.frame.id : undefined;
   /**
-   * The capture is refused whatever follows, so it ends now: the page is closed (every wait of
-   * the capture gives way to it). A page moving itself off the site again and again would
-   * otherwise be answered here move after move until the time-out. The proxy is sealed first: a
-   * page being closed can start one more move after this interception is gone (1 capture in ~8
-   * without it), and that one must not get out either.
+   * The capture is refused whatever follows, so it ends now (endPage: sealed, then closed). A page
+   * moving itself off the site again and again would otherwise be answered here move after move
+   * until the time-out; without the seal, one capture in ~8 got a last move out as it closed.
    */
   const leave = (url: string) => {
     if (left !== undefined || ended) return;
     left = url;
-    lease.egress.seal();
-    void lease.page.close().catch(() => {});
+    endPage(lease);
   };
   const onPaused = (e: Paused) => {
     if (
