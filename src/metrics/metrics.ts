@@ -49,6 +49,8 @@ export interface Samples {
     launches: number;
     /** Browsers that went away unexpectedly. */
     crashes: number;
+    /** Pages lowered to the lowest CPU priority for keeping a core busy. */
+    busyPagesLowered: number;
   };
   /** 1 while Redis cannot answer and rate limits are kept per process. */
   rateLimitDegraded?: number;
@@ -217,6 +219,11 @@ export function createMetrics(opts: { version: string; enabled?: boolean }): Met
     'cardshot_browser_crashes_total',
     'Chromium processes that went away unexpectedly.',
     () => browser()?.crashes,
+  );
+  mirror(
+    'cardshot_browser_busy_pages_lowered_total',
+    'Screenshotted pages that kept a core busy and were lowered to the lowest CPU priority.',
+    () => browser()?.busyPagesLowered,
   );
   new Gauge({
     name: 'cardshot_build_info',

@@ -305,6 +305,7 @@ function remoteScreenshots(
       spares: 0,
       launches: 0,
       crashes: 0,
+      busyPagesLowered: 0,
       up: false,
       launchError: undefined,
       sandbox: undefined,

@@ -13,6 +13,8 @@ import { pdfPage } from './pdf-pages.js';
  * - `/tall?h=N`: a 1200 px wide page N px tall of coloured noise (costly to encode), green in its
  *   first 630 px' top-left corner so a cut capture can be told apart.
  * - `/pdf/pages?n=10000` and the other PDF fixtures of pdf-pages.ts: a page that prints 10,000 pages.
+ * - `/spin?workers=N`: keeps its main thread busy (40 ms tasks back to back, so it still answers
+ *   the browser) and starts N dedicated workers that spin for ever (`/spin-worker.js`).
  */
 export interface HostileServer {
   url: string;
@@ -41,6 +43,14 @@ function floodPage(where: string): string {
         ? `new Worker('/flood-worker.js');`
         : 'flood(console);';
   return page(`<p>flooding</p><script>${FLOOD_LOOP}\n${start}</script>`);
+}
+
+function spinPage(workers: number): string {
+  return page(`<p>spinning</p><script>
+for (let i = 0; i < ${workers}; i++) new Worker('/spin-worker.js');
+const spin = () => { const end = performance.now() + 40; while (performance.now() < end); setTimeout(spin, 0); };
+spin();
+</script>`);
 }
 
 function tallPage(height: number): string {
@@ -93,6 +103,8 @@ export async function startHostileServer(): Promise<HostileServer> {
         ),
       );
     }
+    if (u.pathname === '/spin') return send(spinPage(Number(u.searchParams.get('workers') ?? 0)));
+    if (u.pathname === '/spin-worker.js') return send('for (;;) {}', 'text/javascript');
     if (u.pathname === '/tall') return send(tallPage(Number(u.searchParams.get('h') ?? 11_109)));
     if (pdfPage(u, (body) => send(body))) return;
     res.writeHead(404).end();

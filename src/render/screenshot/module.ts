@@ -81,6 +81,7 @@ export function createScreenshotArea(
       spareContexts: config.screenshotSpareContexts,
       maxPageMemoryBytes: config.screenshotMaxPageMemoryBytes,
       maxBrowserMemoryBytes: config.screenshotMaxBrowserMemoryBytes,
+      busyPageCpuPercent: config.screenshotBusyPageCpuPercent,
       recycleAfter: config.browserRecycleAfter,
       defaultViewport: viewports.get(DEFAULT_VIEWPORT)!,
       log,
@@ -148,6 +149,7 @@ function sample(screenshots: ScreenshotService) {
       spares: status.spares,
       launches: status.launches,
       crashes: status.crashes,
+      busyPagesLowered: status.busyPagesLowered,
     },
   };
 }

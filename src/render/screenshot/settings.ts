@@ -99,6 +99,14 @@ export const screenshotSettings = {
     description:
       "Memory (resident) each of the browser's own processes (browser, GPU, utility) may use while screenshots run. A page's Blobs are kept in the browser process, outside its tab's limit: past this the pages in flight are ended (502, as for a crashed tab), and a browser that does not give the memory back within 3 s is replaced. 0 turns the check off.",
   },
+  screenshotBusyPageCpuPercent: {
+    kind: 'int',
+    default: 50,
+    min: 0,
+    max: 10_000,
+    description:
+      "CPU (percent of one core, all its threads) a screenshotted page's renderer may keep using once it has used a second of CPU. Past it the page runs at the lowest priority (nice 19) for the rest of its capture: it still uses idle cores, but other accounts' pages and the server go first. 0 turns the check off.",
+  },
   screenshotViewports: {
     kind: 'list',
     default: [],

@@ -52,6 +52,8 @@ export function createMemoryGuard(opts: {
   intervalMs?: number;
   /** How long a browser's memory may take to come back after its pages were ended. */
   graceMs?: number;
+  /** Called on every look with the renderers found (the CPU guard shares this scan). */
+  onLook?: (renderers: readonly number[]) => void;
 }): MemoryGuard {
   const browserLimit = opts.browserLimitBytes ?? 0;
   const graceMs = opts.graceMs ?? BROWSER_GRACE_MS;
@@ -110,6 +112,7 @@ export function createMemoryGuard(opts: {
 
   function tick(): void {
     if (ticks++ % SCAN_EVERY === 0) scan();
+    opts.onLook?.(renderers);
     if (browserLimit > 0) checkBrowsers();
     if (opts.limitBytes <= 0) return;
     for (const pid of renderers) {
@@ -193,7 +196,7 @@ export function createMemoryGuard(opts: {
       return browserKills;
     },
     watch() {
-      if (opts.limitBytes <= 0 && browserLimit <= 0) return () => {};
+      if (opts.limitBytes <= 0 && browserLimit <= 0 && !opts.onLook) return () => {};
       active++;
       if (!timer) {
         ticks = 0;

@@ -11,6 +11,7 @@ import { withTimeout } from '../../../../lib/timeout.js';
 import type { EgressProxy, EgressSession } from '../../../../net/proxy.js';
 import type { Viewport } from '../../viewports.js';
 import type { SandboxSetting } from './browser.js';
+import { createCpuGuard } from './cpu-guard.js';
 import { createChromiumLauncher } from './launcher.js';
 import { type BrowserInstance, type Lease, type LeaseImpl, openLease } from './lease.js';
 import { createMemoryGuard } from './memory-guard.js';
@@ -37,6 +38,8 @@ export interface BrowserPoolOptions {
   maxPageMemoryBytes: number;
   /** Resident bytes the browser's own processes may hold while captures run; 0: no limit. */
   maxBrowserMemoryBytes?: number;
+  /** Percent of a core past which a page's renderer yields the CPU (cpu-guard.ts); 0: never. */
+  busyPageCpuPercent?: number;
   log: Logger;
 }
 
@@ -48,6 +51,8 @@ export interface PoolStatus {
   spares: number;
   launches: number;
   crashes: number;
+  /** Pages whose renderer was lowered to the lowest CPU priority for keeping a core busy. */
+  busyPagesLowered: number;
   /** True while a browser is running and connected. */
   up: boolean;
   /** Why the last launch failed, until a launch succeeds (health checks). */
@@ -90,11 +95,13 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
     },
     log,
   });
+  const cpu = createCpuGuard({ sharePercent: opts.busyPageCpuPercent ?? 0, log });
   const memory = createMemoryGuard({
     groups: () => supervisor.instances().flatMap((i) => (i.pid === undefined ? [] : [i.pid])),
     limitBytes: opts.maxPageMemoryBytes,
     browserLimitBytes: opts.maxBrowserMemoryBytes ?? 0,
     log,
+    ...((opts.busyPageCpuPercent ?? 0) > 0 ? { onLook: cpu.look } : {}),
   });
 
   async function createLease(instance: BrowserInstance, viewport: Viewport, launchMs: number) {
@@ -211,6 +218,7 @@ export function createBrowserPool(opts: BrowserPoolOptions): BrowserPool {
         jobs: current?.jobs ?? 0,
         spares: spares.size,
         ...supervisor.stats(),
+        busyPagesLowered: cpu.lowered,
         up: current !== undefined && !current.lost,
         sandbox: current?.sandbox,
         sandboxWarning: current && !current.sandbox ? launcher.sandboxWarning : undefined,
