@@ -3,6 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  type CpuGuard,
   type CpuGuardSystem,
   createCpuGuard,
   procSystem,
@@ -50,6 +51,18 @@ function fakeSystem() {
   };
 }
 
+/** A look at `pids`, 200 ms in which each spends `used[pid]` CPU ms, and a second look. */
+function twoLooks(
+  guard: CpuGuard,
+  m: ReturnType<typeof fakeSystem>,
+  pids: number[],
+  used: Record<number, number>,
+): void {
+  guard.look(pids);
+  m.pass(200, used);
+  guard.look(pids);
+}
+
 describe('the CPU guard (policy, fake processes)', () => {
   it('lowers every thread of a renderer past the share once it has used a second, and only that one', () => {
     const m = fakeSystem();
@@ -58,9 +71,7 @@ describe('the CPU guard (policy, fake processes)', () => {
     m.process(10, [10, 11, 12], 900); // spinning, just under a second so far
     m.process(20, [20, 21], 5_000); // a long-lived renderer, quiet now
     m.process(30, [30], 0); // a page that loads: busy, but briefly
-    guard.look([10, 20, 30]);
-    m.pass(200, { 10: 200, 20: 20, 30: 150 });
-    guard.look([10, 20, 30]);
+    twoLooks(guard, m, [10, 20, 30], { 10: 200, 20: 20, 30: 150 });
     // 10: 100 % of a core and 1.1 s in all; 20: 10 %; 30: 75 % but 150 ms in all.
     expect([...m.nice]).toEqual([
       [10, 19],
@@ -77,9 +88,7 @@ describe('the CPU guard (policy, fake processes)', () => {
     const m = fakeSystem();
     const guard = createCpuGuard({ sharePercent: 50, log: capturedLogger().log, system: m.system });
     m.process(10, [10], 2_000);
-    guard.look([10]);
-    m.pass(200, { 10: 180 });
-    guard.look([10]);
+    twoLooks(guard, m, [10], { 10: 180 });
     expect(m.nice.get(10)).toBe(19);
     // A worker started later, and the page quiet: the new thread is lowered at the next look.
     m.process(10, [10, 13], 2_180);
@@ -93,17 +102,13 @@ describe('the CPU guard (policy, fake processes)', () => {
     const m = fakeSystem();
     const guard = createCpuGuard({ sharePercent: 50, log: capturedLogger().log, system: m.system });
     m.process(10, [10], 2_000);
-    guard.look([10]);
-    m.pass(200, { 10: 200 });
-    guard.look([10]);
+    twoLooks(guard, m, [10], { 10: 200 });
     m.exit(10);
     guard.look([]);
     // A new process under the old pid, quiet: not lowered because the old one was.
     m.nice.clear();
     m.process(10, [10], 3_000);
-    guard.look([10]);
-    m.pass(200, { 10: 10 });
-    guard.look([10]);
+    twoLooks(guard, m, [10], { 10: 10 });
     expect(m.nice.size).toBe(0);
     expect(guard.lowered).toBe(1);
   });
@@ -112,9 +117,7 @@ describe('the CPU guard (policy, fake processes)', () => {
     const m = fakeSystem();
     const guard = createCpuGuard({ sharePercent: 0, log: capturedLogger().log, system: m.system });
     m.process(10, [10], 2_000);
-    guard.look([10]);
-    m.pass(200, { 10: 200 });
-    guard.look([10]);
+    twoLooks(guard, m, [10], { 10: 200 });
     expect(m.nice.size).toBe(0);
     expect(guard.lowered).toBe(0);
   });
@@ -126,9 +129,7 @@ describe('the CPU guard (policy, fake processes)', () => {
     m.process(10, [10, 11, 12], 2_000);
     m.process(20, [20], 2_000);
     m.refuse.set(11, 'ESRCH');
-    guard.look([10, 20]);
-    m.pass(200, { 10: 200 });
-    guard.look([10, 20]);
+    twoLooks(guard, m, [10, 20], { 10: 200 });
     expect(m.nice.get(10)).toBe(19);
     expect(m.nice.get(12)).toBe(19);
     m.refuse.set(20, 'EPERM');
