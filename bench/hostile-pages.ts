@@ -191,7 +191,7 @@ async function main() {
   if (!args['no-docs']) {
     // The machine's load matters here (2 cores, often shared): said beside the figures.
     const load = `load average ${loadAtStart.toFixed(1)} at the start, ${os.loadavg()[0]!.toFixed(1)} at the end`;
-    const md = `## Hostile pages (issues 26 §2 and 29)\n\n\`npm run bench:hostile-pages\`, ${new Date().toISOString().slice(0, 10)}, ${machineFacts()}; ${load}; screenshot concurrency 2, timeout 15 s, median of ${SAMPLES} victim captures; "pages lowered": renderers set to the lowest CPU priority for keeping a core busy. The "every option" rows send css, locale, timezone, reducedMotion, media, headers, cookies, Basic auth and a User-Agent through POST, with format=pdf (paper, margin) or as response=json (webp, clip).\n\n${markdownTable(rows)}\n`;
+    const md = `## Hostile pages (issues 26 §2 and 29)\n\n\`npm run bench:hostile-pages\`, ${new Date().toISOString().slice(0, 10)}, ${machineFacts()}; ${load}; screenshot concurrency 2, timeout 15 s, median of ${SAMPLES} victim captures; "pages lowered": renderers set to a low CPU priority (nice 10) for keeping a core busy. The "every option" rows send css, locale, timezone, reducedMotion, media, headers, cookies, Basic auth and a User-Agent through POST, with format=pdf (paper, margin) or as response=json (webp, clip).\n\n${markdownTable(rows)}\n`;
     writeSection(path.join(root, 'docs', 'benchmarks.md'), 'hostile-pages', md);
   }
 }

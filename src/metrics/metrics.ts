@@ -49,7 +49,7 @@ export interface Samples {
     launches: number;
     /** Browsers that went away unexpectedly. */
     crashes: number;
-    /** Pages lowered to the lowest CPU priority for keeping a core busy. */
+    /** Pages lowered to a low CPU priority (nice 10) for keeping a core busy. */
     busyPagesLowered: number;
   };
   /** 1 while Redis cannot answer and rate limits are kept per process. */
@@ -222,7 +222,7 @@ export function createMetrics(opts: { version: string; enabled?: boolean }): Met
   );
   mirror(
     'cardshot_browser_busy_pages_lowered_total',
-    'Screenshotted pages that kept a core busy and were lowered to the lowest CPU priority.',
+    'Screenshotted pages that kept a core busy and were lowered to a low CPU priority (nice 10).',
     () => browser()?.busyPagesLowered,
   );
   new Gauge({

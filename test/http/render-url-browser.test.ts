@@ -273,11 +273,17 @@ describe('a short time-out', () => {
 
 describe('pages that move to another document after load', () => {
   let t: TestApp;
+  // For the tests that expect a capture: the bug they guard against gave a 504 after the whole
+  // time-out (or a 500), which 10 s still shows, while 4 s was too short for a mobile capture on
+  // a loaded CI machine (a 504 there, in a full run at twice the usual time).
+  let roomy: TestApp;
   beforeAll(async () => {
     t = await startTestApp({ allowPrivateHosts: [pages.hostPort], screenshotTimeoutMs: 4000 });
+    roomy = await startTestApp({ allowPrivateHosts: [pages.hostPort], screenshotTimeoutMs: 10_000 });
   });
   afterAll(async () => {
     await t?.close();
+    await roomy?.close();
   });
 
   /** Green: captured before it moved; red | blue: the /split page it moved to. */
@@ -303,7 +309,7 @@ describe('pages that move to another document after load', () => {
       { url: `${pages.url}/moves-meta?v=mobile`, viewport: 'mobile' },
     ];
     for (const { url, viewport } of cases) {
-      const res = await get(t, { url, viewport });
+      const res = await get(roomy, { url, viewport });
       expect({ url, viewport, status: res.statusCode }).toEqual({ url, viewport, status: 200 });
       if (viewport === 'og')
         expect(await shows(res.rawPayload)).toMatch(/^the (first page|page it moved to)$/);
@@ -314,7 +320,7 @@ describe('pages that move to another document after load', () => {
   // the new document like the capture does.
   it('is captured (200) with every option on whenever it moves, its steps run again on the new document', async () => {
     for (const url of ['0', '10', '60'].map((after) => `${pages.url}/moves?after=${after}&options`)) {
-      const res = await get(t, { url, ...WITH_OPTIONS, format: 'png', selector: 'body' });
+      const res = await get(roomy, { url, ...WITH_OPTIONS, format: 'png', selector: 'body' });
       expect({ url, status: res.statusCode }).toEqual({ url, status: 200 });
       // At scale 2: green (the first page) or the split page it moved to, never anything else.
       const left = (await pixelAt(res.rawPayload, 200, 200)).slice(0, 3).join(',');
@@ -470,11 +476,17 @@ describe("a page whose Blobs fill the browser's own process", () => {
     process.stderr.write(
       `blob page: Chromium peak ${Math.round(chromiumPeak / 2 ** 20)} MiB, node growth ${Math.round((nodePeak - nodeBase) / 2 ** 20)} MiB\n`,
     );
-    // Without the check: 200 after 20 s, the browser process at 2.1 GB.
+    // Without the check: 200 after 20 s, the browser process at 2.1 GB. Its pages are ended
+    // first (the log below); on a loaded machine the browser may not give the memory back within
+    // the 3 s grace and is replaced, which the capture sees as its browser crashing.
     const type = String(res.headers['content-type']);
     expect({ status: res.statusCode, body: type.includes('json') ? res.json() : type }).toEqual({
       status: 502,
-      body: { error: 'The page crashed its browser tab (it may use too much memory)' },
+      body: {
+        error: expect.stringMatching(
+          /^(The page crashed its browser tab \(it may use too much memory\)|The browser crashed while rendering the page; retry later)$/,
+        ),
+      },
     });
     expect(chromiumPeak / 2 ** 30).toBeLessThan(1.6);
     expect((nodePeak - nodeBase) / 2 ** 20).toBeLessThan(400);

@@ -105,7 +105,7 @@ export const screenshotSettings = {
     min: 0,
     max: 10_000,
     description:
-      "CPU (percent of one core, all its threads) a screenshotted page's renderer may keep using once it has used a second of CPU. Past it the page runs at the lowest priority (nice 19) for the rest of its capture: it still uses idle cores, but other accounts' pages and the server go first. 0 turns the check off.",
+      "CPU (percent of one core, all its threads) a screenshotted page's renderer may keep using once it has used a second of CPU. Past it the page runs at a low priority (nice 10) for the rest of its capture: it still uses idle cores, but other accounts' pages and the server go first. 0 turns the check off.",
   },
   screenshotViewports: {
     kind: 'list',

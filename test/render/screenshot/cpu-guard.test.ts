@@ -74,9 +74,9 @@ describe('the CPU guard (policy, fake processes)', () => {
     twoLooks(guard, m, [10, 20, 30], { 10: 200, 20: 20, 30: 150 });
     // 10: 100 % of a core and 1.1 s in all; 20: 10 %; 30: 75 % but 150 ms in all.
     expect([...m.nice]).toEqual([
-      [10, 19],
-      [11, 19],
-      [12, 19],
+      [10, 10],
+      [11, 10],
+      [12, 10],
     ]);
     expect(guard.lowered).toBe(1);
     expect(lines.map((l) => [l.msg, l.pid, l.cpuPercent])).toEqual([
@@ -89,12 +89,12 @@ describe('the CPU guard (policy, fake processes)', () => {
     const guard = createCpuGuard({ sharePercent: 50, log: capturedLogger().log, system: m.system });
     m.process(10, [10], 2_000);
     twoLooks(guard, m, [10], { 10: 180 });
-    expect(m.nice.get(10)).toBe(19);
+    expect(m.nice.get(10)).toBe(10);
     // A worker started later, and the page quiet: the new thread is lowered at the next look.
     m.process(10, [10, 13], 2_180);
     m.pass(200);
     guard.look([10]);
-    expect(m.nice.get(13)).toBe(19);
+    expect(m.nice.get(13)).toBe(10);
     expect(guard.lowered).toBe(1);
   });
 
@@ -130,8 +130,8 @@ describe('the CPU guard (policy, fake processes)', () => {
     m.process(20, [20], 2_000);
     m.refuse.set(11, 'ESRCH');
     twoLooks(guard, m, [10, 20], { 10: 200 });
-    expect(m.nice.get(10)).toBe(19);
-    expect(m.nice.get(12)).toBe(19);
+    expect(m.nice.get(10)).toBe(10);
+    expect(m.nice.get(12)).toBe(10);
     m.refuse.set(20, 'EPERM');
     m.pass(200, { 10: 200, 20: 200 });
     guard.look([10, 20]);
@@ -173,6 +173,6 @@ for (;;) {}`;
     };
     const tids = readdirSync(`/proc/${pid}/task`);
     expect(tids.length).toBeGreaterThan(2);
-    expect(tids.map(niceOf)).toEqual(tids.map(() => 19));
+    expect(tids.map(niceOf)).toEqual(tids.map(() => 10));
   });
 });

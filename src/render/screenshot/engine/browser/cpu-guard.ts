@@ -7,11 +7,11 @@
  * 579 ms at the median (2.34×, measured; `bench/hostile-pages.ts`). Each time the memory guard
  * looks at the renderers (5 times a second while captures run), this reads how much CPU each one
  * used since the last look; a renderer past `sharePercent` of one core that has used at least a
- * second of CPU in all has every thread of its process set to the lowest priority (nice 19), for
- * the rest of its life. The second keeps a page that only loads out of it (a heavy page's load
+ * second of CPU in all has every thread of its process set to a low priority (nice 10), for the
+ * rest of its life. The second keeps a page that only loads out of it (a heavy page's load
  * takes a few hundred ms of CPU); a page that spins gets there in one to two seconds. It still runs when a
  * core is free, so a heavy page alone on the node is as fast as before; under contention the
- * light pages, the cards and the server go first (measured: 2.34× → 1.11×).
+ * light pages, the cards and the server go first (measured: 2.34× → 1.03–1.05×).
  *
  * A renderer belongs to one capture context (Chromium never shares one between contexts), so
  * the lowered priority ends with the capture.
@@ -39,8 +39,12 @@ export interface CpuGuardSystem {
   now(): number;
 }
 
-/** The nicest value there is: the thread runs when nothing else wants the core. */
-const LOWEST = 19;
+/**
+ * About a tenth of a normal thread's share under contention (kernel weight 110 against 1024): the
+ * others go first, and a heavy page that is not hostile still advances; at nice 19 (15 against
+ * 1024) it would all but stop on a busy node and run into its time-out.
+ */
+const LOW = 10;
 
 /** CPU a renderer must have used in all before it can be lowered. */
 const DEFAULT_MIN_CPU_MS = 1_000;
@@ -88,11 +92,11 @@ export function createCpuGuard(opts: {
   // says so once and stops trying.
   let refused = false;
 
-  /** Every thread of `pid` to the lowest priority; new threads since the last look included. */
+  /** Every thread of `pid` to the low priority; new threads since the last look included. */
   const lower = (pid: number) => {
     for (const tid of sys.threads(pid)) {
       try {
-        sys.setNice(tid, LOWEST);
+        sys.setNice(tid, LOW);
       } catch (err) {
         const code = errnoCode(err);
         if (code === 'ESRCH') continue; // the thread ended meanwhile

@@ -51,7 +51,7 @@ export interface PoolStatus {
   spares: number;
   launches: number;
   crashes: number;
-  /** Pages whose renderer was lowered to the lowest CPU priority for keeping a core busy. */
+  /** Pages whose renderer was lowered to a low CPU priority (nice 10) for keeping a core busy. */
   busyPagesLowered: number;
   /** True while a browser is running and connected. */
   up: boolean;
