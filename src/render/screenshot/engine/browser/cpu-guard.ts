@@ -86,7 +86,8 @@ export function createCpuGuard(opts: {
   const sys = opts.system ?? procSystem;
   const minCpuMs = opts.minCpuMs ?? DEFAULT_MIN_CPU_MS;
   const seen = new Map<number, { cpuMs: number; at: number }>();
-  const low = new Set<number>();
+  // Lowered renderers and the threads of each already set: a look renices only new threads.
+  const low = new Map<number, Set<number>>();
   let lowered = 0;
   // Without the right to renice Chromium's processes (another user, no CAP_SYS_NICE) the guard
   // says so once and stops trying.
@@ -94,7 +95,9 @@ export function createCpuGuard(opts: {
 
   /** Every thread of `pid` to the low priority; new threads since the last look included. */
   const lower = (pid: number) => {
+    const done = low.get(pid);
     for (const tid of sys.threads(pid)) {
+      if (done?.has(tid)) continue;
       try {
         sys.setNice(tid, LOW);
       } catch (err) {
@@ -107,6 +110,7 @@ export function createCpuGuard(opts: {
         );
         return;
       }
+      done?.add(tid);
     }
   };
 
@@ -114,7 +118,7 @@ export function createCpuGuard(opts: {
   const sweep = (renderers: readonly number[]) => {
     const present = new Set(renderers);
     for (const pid of seen.keys()) if (!present.has(pid)) seen.delete(pid);
-    for (const pid of low) if (!present.has(pid)) low.delete(pid);
+    for (const pid of low.keys()) if (!present.has(pid)) low.delete(pid);
   };
 
   /** Percent of a core `pid` used since the last look; undefined before a second of CPU in all. */
@@ -139,7 +143,7 @@ export function createCpuGuard(opts: {
         }
         const percent = busyPercent(pid, now);
         if (percent === undefined || percent < opts.sharePercent) continue;
-        low.add(pid);
+        low.set(pid, new Set());
         lowered++;
         opts.log.info({ pid, cpuPercent: Math.round(percent) }, 'a busy page yields the CPU to the others');
         lower(pid);
