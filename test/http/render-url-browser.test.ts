@@ -314,7 +314,7 @@ describe('pages that move to another document after load', () => {
       if (viewport === 'og')
         expect(await shows(res.rawPayload)).toMatch(/^the (first page|page it moved to)$/);
     }
-  });
+  }, 90_000); // ten captures one after another: 3 s each on a loaded node is not a failure
 
   // The options' steps run in an isolated world that goes with the document: they give way to
   // the new document like the capture does.
@@ -326,7 +326,7 @@ describe('pages that move to another document after load', () => {
       const left = (await pixelAt(res.rawPayload, 200, 200)).slice(0, 3).join(',');
       expect({ url, left }).toEqual({ url, left: expect.stringMatching(/^(0,255,0|255,0,0)$/) });
     }
-  });
+  }, 60_000);
 
   it('504 naming the cause for a page that reloads itself for ever, then serves the next', async () => {
     const started = Date.now();

@@ -10,12 +10,12 @@ let t: TestApp;
 let pages: PageServer;
 let freeKey: string;
 
-const shot = (query: Record<string, string | string[]>, key?: string) => {
+const shot = (query: Record<string, string | string[]>, key?: string, app: TestApp = t) => {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) {
     for (const v of Array.isArray(value) ? value : [value]) params.append(name, v);
   }
-  return t.inject({
+  return app.inject({
     method: 'GET',
     url: `/render/url?${params}`,
     ...(key ? { headers: { 'x-api-key': key } } : {}),
@@ -24,8 +24,9 @@ const shot = (query: Record<string, string | string[]>, key?: string) => {
 
 beforeAll(async () => {
   pages = await startPageServer();
-  // A short time-out: the waits for a selector that never comes end in about 2 s.
-  t = await startTestApp({ allowPrivateHosts: [pages.hostPort], screenshotTimeoutMs: 3000 });
+  // Room for the captures that succeed on a busy node (several options at once took over 3 s in a
+  // full CI run); the waits that never end use the short app below.
+  t = await startTestApp({ allowPrivateHosts: [pages.hostPort], screenshotTimeoutMs: 10_000 });
   const account = await t.modules.accounts.accounts.createAccount({
     name: 'Free account',
     email: 'free-options@example.com',
@@ -277,13 +278,30 @@ describe('GET /render/url: options the plan does not include', () => {
 });
 
 describe('GET /render/url: what a page cannot give the options', () => {
+  // A short time-out: the waits for a selector that never comes end in about 2 s.
+  let short: TestApp;
+  beforeAll(async () => {
+    short = await startTestApp({ allowPrivateHosts: [pages.hostPort], screenshotTimeoutMs: 3000 });
+  });
+  afterAll(async () => {
+    await short?.close();
+  });
+
   it('504 naming waitForSelector when it never becomes visible', async () => {
-    const res = await shot({ url: `${pages.url}/opt/element?never`, waitForSelector: '#never' });
+    const res = await shot(
+      { url: `${pages.url}/opt/element?never`, waitForSelector: '#never' },
+      undefined,
+      short,
+    );
     await expectError(res, 504, 'waitForSelector "#never" did not become visible within 3 s');
   });
 
   it('422 naming the selector when nothing matches it before the time-out', async () => {
-    const res = await shot({ url: `${pages.url}/opt/element?missing`, selector: '.missing' });
+    const res = await shot(
+      { url: `${pages.url}/opt/element?missing`, selector: '.missing' },
+      undefined,
+      short,
+    );
     await expectError(res, 422, 'selector ".missing" matched no element within 3 s');
   });
 
