@@ -8,10 +8,21 @@ import type { Account, ApiKeyRecord, Store, UsageKind, UsageRow } from './store.
 import type { Tables } from './tables.js';
 
 /**
+ * PostgreSQL errors a catalog query can meet when another session drops a schema or table while
+ * it runs: kysely's migrator lists every schema's tables through functions that look each one up
+ * again by name (`has_schema_privilege`, `pg_get_serial_sequence`), so a schema another
+ * deployment or test run drops at that moment failed our start with `schema "<theirs>" does not
+ * exist` (seen in CI; test/storage/postgres-schemas.test.ts provokes it).
+ */
+const CATALOG_RACES = new Set(['3F000', '42P01', 'XX000']);
+const MIGRATE_TRIES = 5;
+
+/**
  * Brings the schema up to date; safe to run from several processes at once (kysely locks).
  * On PostgreSQL the migration tables are named with their schema: kysely looks for them by name
  * across every schema of the database, so another deployment's (or test run's) schema in the
- * same database would otherwise make it skip creating ours and then fail to find it.
+ * same database would otherwise make it skip creating ours and then fail to find it. A failure
+ * of the migrator's own look at the catalog (no migration ran) is tried again: it changed nothing.
  */
 export async function migrate(db: Kysely<Tables>, schema?: string): Promise<void> {
   const migrator = new Migrator({
@@ -19,10 +30,16 @@ export async function migrate(db: Kysely<Tables>, schema?: string): Promise<void
     provider: migrationProvider,
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) {
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    if (!error) return;
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
-    throw new Error(`database migration ${failed ?? ''} failed: ${(error as Error).message ?? error}`);
+    const code = (error as { code?: unknown }).code;
+    const race = !failed && typeof code === 'string' && CATALOG_RACES.has(code);
+    if (race && attempt < MIGRATE_TRIES) continue;
+    throw new Error(
+      `database migration${failed ? ` ${failed}` : ''} failed: ${(error as Error).message ?? error}`,
+    );
   }
 }
 
