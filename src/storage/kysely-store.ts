@@ -15,14 +15,15 @@ import type { Tables } from './tables.js';
  * exist` (seen in CI; test/storage/postgres-schemas.test.ts provokes it).
  */
 const CATALOG_RACES = new Set(['3F000', '42P01', 'XX000']);
-const MIGRATE_TRIES = 5;
+const MIGRATE_TRIES = 8;
 
 /**
  * Brings the schema up to date; safe to run from several processes at once (kysely locks).
  * On PostgreSQL the migration tables are named with their schema: kysely looks for them by name
  * across every schema of the database, so another deployment's (or test run's) schema in the
  * same database would otherwise make it skip creating ours and then fail to find it. A failure
- * of the migrator's own look at the catalog (no migration ran) is tried again: it changed nothing.
+ * of the migrator's own look at the catalog (no migration ran) changed nothing: it is tried
+ * again, a little later each time.
  */
 export async function migrate(db: Kysely<Tables>, schema?: string): Promise<void> {
   const migrator = new Migrator({
@@ -36,7 +37,11 @@ export async function migrate(db: Kysely<Tables>, schema?: string): Promise<void
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
     const code = (error as { code?: unknown }).code;
     const race = !failed && typeof code === 'string' && CATALOG_RACES.has(code);
-    if (race && attempt < MIGRATE_TRIES) continue;
+    if (race && attempt < MIGRATE_TRIES) {
+      // Apart in time, so the next look is unlikely to meet the same burst of drops.
+      await new Promise((r) => setTimeout(r, 20 * attempt + Math.random() * 30));
+      continue;
+    }
     throw new Error(
       `database migration${failed ? ` ${failed}` : ''} failed: ${(error as Error).message ?? error}`,
     );

@@ -192,13 +192,14 @@ describe.runIf(run)('screenshot playground signed in (Chromium)', () => {
     await page.getByLabel('Basic auth password').fill('');
     await page.getByRole('button', { name: 'Capture' }).click();
     await expect.poll(() => page.locator('#shot-note').isHidden(), { timeout: 30_000 }).toBe(true);
-    await expect.poll(() => page.locator('#shot-preview').isVisible()).toBe(true);
+    // The preview is the signed URL's own capture: seconds on a loaded node, not the poll's 1 s.
+    await expect.poll(() => page.locator('#shot-preview').isVisible(), { timeout: 30_000 }).toBe(true);
     const answer = JSON.parse((await page.locator('#shot-json-body').textContent())!);
     expect(answer.page.status).toBe(401);
     expect(answer.image.url).toMatch(/\/render\/url\?url=.*&kid=key_\w+&exp=\d+&sig=/);
     expect(await page.locator('#shot-preview').getAttribute('src')).toBe(answer.image.url);
     expect(problems, problems.join('\n')).toEqual([]);
-  });
+  }, 90_000); // three captures, each up to its 30 s poll on a loaded node
 
   /** Not in the address or history, the browser's storage, the server's files or logs. */
   async function expectKeptNowhere() {

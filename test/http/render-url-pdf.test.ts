@@ -36,7 +36,14 @@ function plansFile(): string {
 
 beforeAll(async () => {
   pages = await startPageServer();
-  t = await startTestApp({ allowPrivateHosts: [pages.hostPort], pdfMaxPages: 100, plansFile: plansFile() });
+  // 30 s: Chromium lays the whole 10,000-page page out before printing its first 101 pages,
+  // 10–15 s on a loaded CI node (one run answered 504 at the default 15 s).
+  t = await startTestApp({
+    allowPrivateHosts: [pages.hostPort],
+    pdfMaxPages: 100,
+    plansFile: plansFile(),
+    screenshotTimeoutMs: 30_000,
+  });
   const account = await t.modules.accounts.accounts.createAccount({
     name: 'PNG only',
     email: 'pngonly@example.com',
@@ -140,7 +147,8 @@ describe('format=pdf', () => {
     expect(info.Pages).toBe('100');
     expect(text).toContain('Page 100 of 10000');
     expect(text).not.toContain('Page 101 of 10000');
-    expect(performance.now() - started).toBeLessThan(15_000);
+    // Printed whole it took minutes; 10.6–15.5 s in all on loaded CI nodes.
+    expect(performance.now() - started).toBeLessThan(30_000);
     // A page exactly at the bound is whole, not truncated.
     const exact = await shot({ url: `${pages.url}/pdf/pages?n=100`, format: 'pdf' });
     expect(exact.headers['x-pdf-truncated']).toBeUndefined();

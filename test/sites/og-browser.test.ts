@@ -146,9 +146,10 @@ describe('render: "browser"', () => {
       const seen = `${ms.toFixed(0)} ms, fallback ${res.headers['x-cardshot-fallback']}`;
       expect(res.statusCode, seen).toBe(200);
       expect(res.headers['x-cardshot-fallback'], seen).toBe('refused');
-      // Two at a time on 2 cores (about 1 s for all eight). On a busy machine each move was replaced by the next before it
-      // could be stopped, and such reads waited out the read's 15 s deadline.
-      expect(ms, seen).toBeLessThan(6_000);
+      // Two at a time on 2 cores (about 1 s for all eight; 4–6.5 s on a loaded CI node). On a busy
+      // machine each move was replaced by the next before it could be stopped, and such reads
+      // waited out the read's 15 s deadline: 10 s still tells the two apart.
+      expect(ms, seen).toBeLessThan(10_000);
     }
     expect(elsewhere.agents()).toHaveLength(before);
   });
