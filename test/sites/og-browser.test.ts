@@ -146,10 +146,11 @@ describe('render: "browser"', () => {
       const seen = `${ms.toFixed(0)} ms, fallback ${res.headers['x-cardshot-fallback']}`;
       expect(res.statusCode, seen).toBe(200);
       expect(res.headers['x-cardshot-fallback'], seen).toBe('refused');
-      // Two at a time on 2 cores (about 1 s for all eight; 4–6.5 s on a loaded CI node). On a busy
-      // machine each move was replaced by the next before it could be stopped, and such reads
-      // waited out the read's 15 s deadline: 10 s still tells the two apart.
-      expect(ms, seen).toBeLessThan(10_000);
+      // Two at a time on 2 cores: about 1 s for all eight, 4–10 s on loaded CI nodes (four
+      // rounds). On a busy machine each move was replaced by the next before it could be stopped,
+      // and such reads waited out the read's 15 s deadline: a read that did would answer 15 s or
+      // more after its own start, so after this bound whatever the queue did.
+      expect(ms, seen).toBeLessThan(15_000);
     }
     expect(elsewhere.agents()).toHaveLength(before);
   });
