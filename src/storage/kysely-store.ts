@@ -1,5 +1,6 @@
 import { type Kysely, Migrator, type Selectable, sql } from 'kysely';
 import { AppError } from '../errors.js';
+import { errnoCode } from '../lib/os-error.js';
 import { createDashboardStore } from './kysely-dashboard.js';
 import { createThemeStore } from './kysely-themes.js';
 import { createWebhookStore } from './kysely-webhooks.js';
@@ -35,8 +36,8 @@ export async function migrate(db: Kysely<Tables>, schema?: string): Promise<void
     const { error, results } = await migrator.migrateToLatest();
     if (!error) return;
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
-    const code = (error as { code?: unknown }).code;
-    const race = !failed && typeof code === 'string' && CATALOG_RACES.has(code);
+    const code = errnoCode(error); // pg puts the SQLSTATE where Node puts an errno code
+    const race = !failed && code !== undefined && CATALOG_RACES.has(code);
     if (race && attempt < MIGRATE_TRIES) {
       // Apart in time, so the next look is unlikely to meet the same burst of drops.
       await new Promise((r) => setTimeout(r, 20 * attempt + Math.random() * 30));
