@@ -95,9 +95,19 @@ export function objectKey(prefix: string, template: string, values: KeyValues): 
   return key;
 }
 
-/** A value as one key segment: safe characters only, never empty, never `.` or `..`. */
+/** A value already fit to be one key segment, kept as it is: ids, dates, ETags, template names. */
+const VERBATIM = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}$/;
+
+/**
+ * A value as one key segment: safe characters only, never empty, never `.` or `..`. One that is
+ * already safe is kept exactly: a job's id may end in `-` (base64url), and tidying it away once
+ * put a job's objects under a name that was not its id, one a `job_…` id without the dash would
+ * share. Anything else (a host, a name with spaces or slashes) is reduced and tidied.
+ */
 function safeValue(value: string | number | undefined): string {
-  const text = String(value ?? '')
+  const raw = String(value ?? '');
+  if (VERBATIM.test(raw)) return raw;
+  const text = raw
     .replace(/[^A-Za-z0-9_.-]+/g, '-')
     .replace(/^[.-]+|-+$/g, '')
     .slice(0, 200);
