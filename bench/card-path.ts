@@ -8,7 +8,10 @@
  *       `node dist/src/main.js` (NODE_ENV=production), timed by the client, with the server's
  *       own Server-Timing phases for the same requests;
  *   (d) the floor under (c)'s HTTP part: a bare `node:http` child answering every POST with a
- *       fixed PNG of (c)'s size, through the same client.
+ *       fixed PNG of (c)'s size, through the same client;
+ *   (e) blog's three texts on a flat card, raw takumi: blog's content without its design;
+ *   (f) (b) with takumi asked for `raw` pixels instead of a PNG: blog drawn and not encoded, the
+ *       least any PNG encoder, however fast, could leave of (b).
  *
  *   npm run bench:card-path [-- --rounds 20 --per-round 15 --no-docs]
  *
@@ -22,7 +25,7 @@ import { Agent, request } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Node } from '@takumi-rs/core';
+import type { Node, RenderOptions } from '@takumi-rs/core';
 import { createTemplateRenderer, loadTakumiEngine } from '../src/render/template/renderer.js';
 import { FALLBACK_FAMILIES, FAMILY } from '../src/render/text/fonts.js';
 import { machineFacts, markdownTable, type Table, textTable, writeSection } from './lib/report.js';
@@ -214,12 +217,25 @@ async function main() {
   try {
     const engine = await loadTakumiEngine();
     const renderer = await createTemplateRenderer();
+    // (f): a second engine whose every draw returns raw pixels; the 3 MB buffer is let go at
+    // once (transfer(0)), as a real encoder would, so the heap's churn does not slow the rest.
+    const rawEngine = await loadTakumiEngine();
+    const drawPng = rawEngine.render.bind(rawEngine);
+    rawEngine.render = (async (node: Node, options?: RenderOptions) => {
+      const pixels = await drawPng(node, { ...options, format: 'raw' });
+      // ES2024's ArrayBuffer.transfer (Node 22+): detaching frees the pixels now, not at a GC.
+      (pixels.buffer as ArrayBuffer & { transfer(length: number): ArrayBuffer }).transfer(0);
+      return Buffer.alloc(0);
+    }) as typeof rawEngine.render;
+    const rawRenderer = await createTemplateRenderer(undefined, rawEngine);
     const fontFamilies = [...FALLBACK_FAMILIES];
     const raw = (i: number, tag = 'a') =>
       engine.render(minimalCard(title(tag, i)), { width: 1200, height: 630, format: 'png', fontFamilies });
     const content = (i: number, tag = 'e') =>
       engine.render(contentCard(title(tag, i)), { width: 1200, height: 630, format: 'png', fontFamilies });
     const blog = (i: number, tag = 'b') => renderer.render('blog', { title: title(tag, i), subtitle, brand });
+    const blogRaw = (i: number, tag = 'f') =>
+      rawRenderer.render('blog', { title: title(tag, i), subtitle, brand });
     let uniq = 0;
     const http = async () => {
       const r = await client.post(
@@ -232,6 +248,7 @@ async function main() {
       await raw(i, 'w');
       await content(i, 'w');
       await blog(i, 'w');
+      await blogRaw(i, 'w');
       await http();
       await bareClient.post('{}');
     }
@@ -241,6 +258,7 @@ async function main() {
     const c: number[] = [];
     const d: number[] = [];
     const e: number[] = [];
+    const f: number[] = [];
     const cpu = {
       e: [] as number[],
       a: [] as number[],
@@ -270,6 +288,9 @@ async function main() {
         sizes.b = (await blog(n)).png.length;
         b.push(performance.now() - start);
         cpu.b.push(ownCpu() - cpu0);
+        start = performance.now();
+        await blogRaw(n);
+        f.push(performance.now() - start);
         d.push((await bareClient.post(JSON.stringify({ template: 'blog', title: title('d', n) }))).ms);
         const server0 = childCpu(server.pid);
         cpu0 = ownCpu();
@@ -287,12 +308,14 @@ async function main() {
       }
     }
     await renderer.close();
+    await rawRenderer.close();
     return {
       a: summarize(a),
       b: summarize(b),
       c: summarize(c),
       d: summarize(d),
       e: summarize(e),
+      f: summarize(f),
       cpu: {
         a: summarize(cpu.a),
         e: summarize(cpu.e),
@@ -329,6 +352,7 @@ function tables(res: Results): Table[] {
       row('(a) raw takumi, minimal card', res.a, res.sizes.a),
       row("(e) raw takumi, blog's three texts on a flat card", res.e, res.sizes.e),
       row('(b) blog, renderer.render in-process', res.b, res.sizes.b),
+      row('(f) blog in-process, drawn as raw pixels (no PNG encode)', res.f),
       row('(c) blog, POST /render/template uncached, c=1', res.c, res.sizes.c),
       row('(d) bare node:http answering 30 KB (no render)', res.d, 30 * 1024),
     ],
@@ -376,6 +400,12 @@ function tables(res: Results): Table[] {
         '',
         '',
       ],
+      [
+        '((f) + (d)) / (a): the floor with a free PNG encoder too',
+        `${((res.f.p50 + res.d.p50) / res.a.p50).toFixed(2)}×`,
+        '',
+        '',
+      ],
     ],
   ];
 }
@@ -394,11 +424,13 @@ Run: ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machineFac
 1-minute load average ${startLoad.toFixed(1)} at the start.
 
 How it is measured: ${ROUNDS} rounds after ${WARM_UP} warm-up calls of each, every round ${PER_ROUND}
-× (a), (e), (b), (d) then (c) in turn, so the five share the machine's noise. (a) is one takumi
+× (a), (e), (b), (f), (d) then (c) in turn, so the six share the machine's noise. (a) is one takumi
 engine with the bundled fonts drawing a container with a background and one title text node;
 (e) is the same engine drawing blog's brand, title and subtitle in blog's fonts and sizes,
 stacked on a flat background (no monogram, corner arcs, fitting or balancing);
-(b) is \`createTemplateRenderer()\` drawing \`blog\` (title, subtitle, brand); (c) is the same
+(b) is \`createTemplateRenderer()\` drawing \`blog\` (title, subtitle, brand); (f) is (b) with
+a second engine answering takumi's \`raw\` pixels instead of its PNG (drawn, never encoded, the
+buffer let go at once); (c) is (b)'s
 card posted to \`node dist/src/main.js\` (NODE_ENV=production, log level warn, fresh data dir,
 defaults otherwise) over one keep-alive connection, a distinct title each time, timed from the
 request's first byte out to the response's last byte in; (d) is a bare \`node:http\` child
