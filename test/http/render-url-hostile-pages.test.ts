@@ -246,14 +246,16 @@ describe.skipIf(!chromiumAvailable())('hostile pages: another account is not hur
     // that waited on a launch or a recycle first.
     await until(() => lowered() === before + 1, 11_000).catch(async () => {
       // Seen once in a clean CI (of ~5): say whether the capture ever ran, or what else moved.
-      const answer = await Promise.race([attack, new Promise((r) => setTimeout(() => r(undefined), 0))]);
-      const status = t.modules.screenshots.status();
+      const answer = await Promise.race([
+        attack,
+        new Promise<undefined>((r) => setTimeout(() => r(undefined), 0)),
+      ]);
+      const { generation, jobs, up } = t.modules.screenshots.status().browser;
+      const attackSays = answer
+        ? `answered ${answer.statusCode}: ${answer.body.slice(0, 200)}`
+        : 'still running';
       throw new Error(
-        `not lowered within 11 s: lowered ${before} → ${lowered()}; attack ${
-          answer
-            ? `answered ${(answer as { statusCode: number }).statusCode}: ${(answer as { body: string }).body.slice(0, 200)}`
-            : 'still running'
-        }; browser ${JSON.stringify({ generation: status.browser.generation, jobs: status.browser.jobs, up: status.browser.up })}`,
+        `not lowered within 11 s: lowered ${before} → ${lowered()}; attack ${attackSays}; browser ${JSON.stringify({ generation, jobs, up })}`,
       );
     });
     const browserPid = t.modules.screenshots.status().browser.pid!;
