@@ -78,3 +78,56 @@ describe("the memory guard and a browser's own processes", () => {
     expect(lines).toEqual([]);
   });
 });
+
+describe('the memory guard and a renderer made after the watch began', () => {
+  it('looks at a new renderer on the next tick, and ends it past the limit', async () => {
+    // The group's leader makes a "renderer" (a process with --type=renderer among its arguments)
+    // once told to: a page's renderer made mid-capture by a cross-site navigation, say. It holds
+    // 200 MB, over the 100 MB limit. When scans for new renderers ran once every five ticks, a
+    // page that filled 2 GB and was captured within that second escaped the limit (seen in CI).
+    child = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const { spawn } = require('node:child_process');
+         process.stdin.once('data', () => {
+           const r = spawn(process.execPath, ['-e', 'globalThis.held = Buffer.alloc(200 * 2 ** 20, 1); setInterval(() => {}, 1000);', '--', '--type=renderer'], { stdio: 'ignore' });
+           process.stdout.write(String(r.pid) + '\\n');
+         });
+         setInterval(() => {}, 1000);`,
+      ],
+      { detached: true, stdio: ['pipe', 'pipe', 'ignore'] },
+    );
+    const leader = child.pid!;
+    const looks: (readonly number[])[] = [];
+    const { log, lines } = capturedLogger();
+    const guard = createMemoryGuard({
+      groups: () => [leader],
+      limitBytes: 100 * 2 ** 20,
+      intervalMs: 250,
+      onLook: (renderers) => looks.push([...renderers]),
+      log,
+    });
+    const stop = guard.watch();
+    try {
+      // A few looks with no renderer in the group, then one is made.
+      await until(() => looks.length >= 2, 5_000);
+      expect(looks.every((r) => r.length === 0)).toBe(true);
+      const pid = await new Promise<number>((resolve) => {
+        child!.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString().trim())));
+        child!.stdin!.write('go\n');
+      });
+      // The process exists now: the next look must see it.
+      const seenFrom = looks.length;
+      await until(() => looks.length > seenFrom, 5_000);
+      expect(looks[seenFrom]).toContain(pid);
+      await until(() => guard.kills === 1, 10_000);
+      expect(lines.map((l) => l.msg)).toContain(
+        'a page used more memory than allowed: its renderer was ended',
+      );
+    } finally {
+      stop();
+      guard.close();
+    }
+  });
+});
