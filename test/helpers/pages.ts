@@ -17,7 +17,7 @@ import { readerPage } from './reader-pages.js';
  * /spin-after-load (the same, a task after the load event), /moves?after=N (green, then N ms
  * after load sent to /split by script), /moves-meta (the same by a meta refresh), /reloads
  * (reloads itself 20 ms after every load),
- * /hog (allocates memory until the tab crashes), /hog-buffers (2 GB of typed arrays, outside the JS heap), /hog-blobs (3 GB of Blobs, kept by the browser process), /hold?ms=N (answers after N ms),
+ * /hog (allocates memory until the tab crashes), /hog-buffers (2 GB of typed arrays, outside the JS heap, held 2 s), /hog-blobs (3 GB of Blobs, kept by the browser process), /hold?ms=N (answers after N ms),
  * /status/<code> (an HTML page with that status), /empty/<code> (that status, no body),
  * /download (an attachment), /dialog (alert, confirm, prompt on load), /popup (window.open on
  * load), /remember (blue on a first visit, red when cookies or storage survived), /tall (100,000 px high), /noise (a few MB of PNG: seeded noise, a red 20 px square top left), /font (text in a web font served after 500 ms, font-display:
@@ -227,11 +227,14 @@ document.cookie = 'seen=1; max-age=3600'; localStorage.setItem('seen', '1');</sc
       return send('onconnect = (e) => e.ports[0].postMessage("hi");', 'text/javascript');
     }
     if (path === '/hog-buffers') {
-      // 8 × 256 MB typed arrays, filled: memory outside the JavaScript heap and its cap.
+      // 8 × 256 MB typed arrays, filled: memory outside the JavaScript heap and its cap. Held
+      // for 2 s before the page may load, so a capture cannot end before the guard has looked
+      // (a fast capture once did, and answered 200, in a CI run): without the guard the page is
+      // captured showing "held 2048 MB" after those 2 s.
       return send(
         html(
           '<p>hog</p>',
-          `<script>const held = []; for (let i = 0; i < 8; i++) { const a = new Uint8Array(256 * 1024 * 1024); a.fill(1); held.push(a); } document.title = 'held ' + held.length * 256 + ' MB';</script>`,
+          `<script>const held = []; for (let i = 0; i < 8; i++) { const a = new Uint8Array(256 * 1024 * 1024); a.fill(1); held.push(a); } document.title = 'held ' + held.length * 256 + ' MB'; const until = performance.now() + 2000; while (performance.now() < until);</script>`,
         ),
       );
     }

@@ -231,9 +231,13 @@ describe.skipIf(!chromiumAvailable())('hostile pages: another account is not hur
     );
   }, 60_000);
 
-  it("CPU: a page spinning in its main thread and four workers is lowered to nice 10; another account's capture stays within 1.5× idle and is not lowered", async () => {
-    // Before the guard the victim's median went from 247 to 579 ms here (2.34×): five spinning
-    // threads against a plain page on two cores.
+  it("CPU: a page spinning in its main thread and four workers is lowered to nice 10; another account's capture stays within 2× idle and is not lowered", async () => {
+    // Before the guard the victim's median went from 247 to 579 ms here (2.34×; 1.68× in a
+    // second run): five spinning threads against a plain page on two cores. With it 0.83–1.21×,
+    // and a CI run saw 1.54× (151 → 233 ms): medians of five on a shared machine cannot tell the
+    // two apart reliably. So the guard's working is asserted by the priorities (every thread of
+    // the page's renderer at nice 10, the others at 0), and the victim's time by the 2× idle the
+    // issue sets for the other hostile pages.
     const idle = await victimMedian();
     const lowered = () => t.modules.screenshots.status().browser.busyPagesLowered;
     const before = lowered();
@@ -241,6 +245,22 @@ describe.skipIf(!chromiumAvailable())('hostile pages: another account is not hur
       url: `${hostile.url}/spin?workers=4&n=${n++}`,
       waitForSelector: '#never',
     });
+    try {
+      await spinningPageLowered(idle, before, attack);
+    } finally {
+      // The page spins until the 12 s deadline ends it: waited for even when an assertion
+      // failed, or it spins on through the next test (a CI run's history-flood pages then took
+      // 8 s on the two cores it shared).
+      await attack.catch(() => undefined);
+    }
+  }, 60_000);
+
+  async function spinningPageLowered(
+    idle: number,
+    before: number,
+    attack: ReturnType<typeof shot>,
+  ): Promise<void> {
+    const lowered = () => t.modules.screenshots.status().browser.busyPagesLowered;
     // A second of CPU first, then the next look (5 a second): 1–2 s after the page starts
     // spinning. Up to 11 s, a second before the 12 s deadline ends the page, for a capture
     // that waited on a launch or a recycle first.
@@ -265,11 +285,11 @@ describe.skipIf(!chromiumAvailable())('hostile pages: another account is not hur
     expect(niceness.filter((threads) => threads.every((v) => v === 0)).length).toBeGreaterThan(0);
     const during = await victimMedian();
     console.log(`spinning page: victim idle ${idle.toFixed(0)} ms, during ${during.toFixed(0)} ms`);
-    expect(during).toBeLessThanOrEqual(1.5 * idle);
+    expect(during).toBeLessThanOrEqual(2 * idle);
     // The victim's own pages loaded and were captured without being lowered.
     expect(lowered()).toBe(before + 1);
     expect((await attack).statusCode).toBe(504);
-  }, 60_000);
+  }
 
   it("history flood: pages changing their address 50 times a task (pushState, location.hash) are closed at the bound, another account's capture stays within 2× idle", async () => {
     // Before the bound the victim's capture got 504 and the browser was restarted.
