@@ -4,7 +4,6 @@ import { constants, existsSync } from 'node:fs';
 import { access, statfs, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { chromium } from 'playwright-core';
 import type { CacheConfig } from '../cache/settings.js';
 import {
   CHROMIUM_FLAGS,
@@ -64,6 +63,8 @@ export async function checkChromium(
   if (runner.error) return { name, status: 'fail', detail: runner.error, fix: createUser };
   const started = performance.now();
   const shoot = async (sandbox: boolean) => {
+    // Loaded here: the other checks, and a doctor on a node without Chromium, do not need it.
+    const { chromium } = await import('playwright-core');
     const browser = await chromium.launch({
       ...chromiumProcess(exe, sandbox, runner.asUser),
       headless: true,

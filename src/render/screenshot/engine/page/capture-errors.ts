@@ -1,5 +1,4 @@
 /** What the client hears when a capture fails: each failure named by its cause. */
-import { errors } from 'playwright-core';
 import { AppError } from '../../../../errors.js';
 import { type Flood, MAX_HISTORY_CHANGES, MAX_NAVIGATIONS } from '../browser/browser.js';
 import type { Lease } from '../browser/lease.js';
@@ -53,7 +52,7 @@ export function captureFailure(err: unknown, lease: Lease, input: CaptureInput):
       cause: err,
     });
   }
-  if (err instanceof errors.TimeoutError) return timeoutError(input);
+  if (isPlaywrightTimeout(err)) return timeoutError(input);
   if (PROTOCOL_FAULT.test(message)) return new BrowserCrashError('protocol', message, { cause: err });
   return err;
 }
@@ -108,7 +107,7 @@ export function navigationFailure(
   input: CaptureInput,
 ): unknown {
   if (lease.browserLost || lease.pageCrashed) return err; // classified as a crash by the caller
-  if (err instanceof errors.TimeoutError) return timeoutError(input);
+  if (isPlaywrightTimeout(err)) return timeoutError(input);
   const message = (err as Error)?.message ?? '';
   if (lease.egress.overBudget) {
     const mb = Math.round(lease.egress.bytes / 1e6);
@@ -234,4 +233,12 @@ export function refuseErrorPage(
       describeNetError(failed.error, failed.url)
     );
   }
+}
+
+/**
+ * Playwright's TimeoutError, told by its name: importing the class would load Playwright with
+ * this module (0.49 s of every start), and only a launched browser's calls can throw it.
+ */
+function isPlaywrightTimeout(err: unknown): boolean {
+  return err instanceof Error && err.name === 'TimeoutError';
 }
