@@ -10,6 +10,7 @@ import {
 } from './accounts/first-run.js';
 import { recordListeningOrigin } from './accounts/origin.js';
 import { describeUnknownVariables } from './config/unknown-env.js';
+import { signalEchoes } from './lib/signal-echo.js';
 import { startWatchdog } from './lib/watchdog.js';
 import { createLogger } from './log.js';
 import { createModules } from './modules.js';
@@ -52,7 +53,15 @@ async function main(): Promise<void> {
   };
   let requested: string | undefined;
   let stop: ((signal: string) => Promise<void>) | undefined;
+  const echoes = signalEchoes();
   const onSignal = (signal: string) => {
+    if (echoes.isEcho()) {
+      log.info(
+        { signal },
+        'the same stop again within a second (npm passes on the signal its group got): still stopping in order; signal again to exit at once',
+      );
+      return;
+    }
     if (stop) return void stop(signal);
     if (requested) process.exit(1);
     requested = signal;

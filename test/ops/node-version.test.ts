@@ -24,6 +24,75 @@ afterAll(async () => {
 
 const major = (v: string) => Number(v.split('.')[0]);
 
+const TOKEN = 'node-version-test-metrics-token';
+
+/**
+ * `npm start` in its own process group (as a terminal runs it), serving on a free port from a
+ * fresh data directory; `server` is the server process itself (npm's script execs it).
+ */
+async function startNpm() {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'cardshot-node-version-'));
+  dirs.push(dataDir);
+  const child: ChildProcess = spawn('npm', ['start'], {
+    cwd: root,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: cleanEnv({
+      PATH: userPath,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      CARDSHOT_DATA_DIR: dataDir,
+      CARDSHOT_FIRST_RUN_KEY: 'false',
+      CARDSHOT_METRICS_TOKEN: TOKEN,
+    }),
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => {
+    out += d;
+  });
+  child.stderr!.on('data', (d) => {
+    out += d;
+  });
+  const end = async () => {
+    const running = child.exitCode === null && child.signalCode === null;
+    const exited = running ? new Promise((r) => child.once('exit', r)) : Promise.resolve();
+    if (running) process.kill(-child.pid!, 'SIGTERM');
+    const timer = setTimeout(() => killGroup(child.pid!), 20_000);
+    await exited;
+    clearTimeout(timer);
+    for (let i = 0; i < 50 && liveGroupMembers(child.pid!).length > 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    killGroup(child.pid!);
+  };
+  try {
+    const deadline = Date.now() + 60_000;
+    let port: string | undefined;
+    while (!port) {
+      if (child.exitCode !== null) throw new Error(`npm start exited (${child.exitCode}):\n${out}`);
+      if (Date.now() > deadline) throw new Error(`npm start did not serve within 60 s:\n${out}`);
+      port = /"port":(\d+),"msg":"Cardshot is serving/.exec(out)?.[1];
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    // The server process itself: npm's group holds npm and it (the script's shell execs it).
+    const server = liveGroupMembers(child.pid!).find(
+      (p) => readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').split('\0')[1] === 'dist/src/main.js',
+    );
+    expect(server).toBeDefined();
+    const serverGone = async (ms: number) => {
+      const alive = () => liveGroupMembers(child.pid!).some((p) => p.pid === server!.pid);
+      for (const until = Date.now() + ms; alive() && Date.now() < until; ) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return !alive();
+    };
+    return { child, port, server: server!.pid, out: () => out, serverGone, end };
+  } catch (err) {
+    await end();
+    throw err;
+  }
+}
+
 describe('the Node that runs Cardshot', () => {
   it('package.json asks for Node 22.14 or newer and pins a Node 24 for machines with less', () => {
     const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -108,72 +177,38 @@ describe('the Node that runs Cardshot', () => {
     expect(setup).toMatchObject({ code: 0, stderr: '' });
     expect(setupMs).toBeLessThan(1000);
 
-    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'cardshot-node-version-'));
-    dirs.push(dataDir);
-    const token = 'node-version-test-metrics-token';
-    const child: ChildProcess = spawn('npm', ['start'], {
-      cwd: root,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: cleanEnv({
-        PATH: userPath,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        CARDSHOT_DATA_DIR: dataDir,
-        CARDSHOT_FIRST_RUN_KEY: 'false',
-        CARDSHOT_METRICS_TOKEN: token,
-      }),
-    });
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-    });
-    child.stderr!.on('data', (d) => {
-      out += d;
-    });
+    const npm = await startNpm();
     try {
-      const deadline = Date.now() + 60_000;
-      let port: string | undefined;
-      while (!port) {
-        if (child.exitCode !== null) throw new Error(`npm start exited (${child.exitCode}):\n${out}`);
-        if (Date.now() > deadline) throw new Error(`npm start did not serve within 60 s:\n${out}`);
-        port = /"port":(\d+),"msg":"Cardshot is serving/.exec(out)?.[1];
-        await new Promise((r) => setTimeout(r, 50));
-      }
       const metrics = await (
-        await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${token}` } })
+        await fetch(`http://127.0.0.1:${npm.port}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })
       ).text();
       const node = /^cardshot_build_info\{[^}]*node="([\d.]+)"/m.exec(metrics)?.[1];
       expect(node).toBe(expected);
       expect(major(node!)).toBeGreaterThanOrEqual(22);
-      // The server process itself: npm's group holds npm and it (the script's shell execs it).
-      const server = liveGroupMembers(child.pid!).find(
-        (p) => readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').split('\0')[1] === 'dist/src/main.js',
-      );
-      expect(server).toBeDefined();
-      const environ = readFileSync(`/proc/${server!.pid}/environ`, 'utf8').split('\0');
+      const environ = readFileSync(`/proc/${npm.server}/environ`, 'utf8').split('\0');
       expect(environ).toContain('MALLOC_ARENA_MAX=2');
       // A supervisor (or `kill`) signals npm itself, not its group. npm passes SIGTERM to its
       // child: the server must be that child. With a shell between them the shell died and the
       // server ran on, orphaned, holding its port and its browser.
-      process.kill(child.pid!, 'SIGTERM');
-      const alive = () => liveGroupMembers(child.pid!).some((p) => p.pid === server!.pid);
-      for (const until = Date.now() + 20_000; alive() && Date.now() < until; ) {
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(alive()).toBe(false);
-      expect(out).toContain('"msg":"bye"');
+      process.kill(npm.child.pid!, 'SIGTERM');
+      expect(await npm.serverGone(20_000)).toBe(true);
+      expect(npm.out()).toContain('"msg":"bye"');
     } finally {
-      const running = child.exitCode === null && child.signalCode === null;
-      const exited = running ? new Promise((r) => child.once('exit', r)) : Promise.resolve();
-      if (running) process.kill(-child.pid!, 'SIGTERM');
-      const timer = setTimeout(() => killGroup(child.pid!), 20_000);
-      await exited;
-      clearTimeout(timer);
-      for (let i = 0; i < 50 && liveGroupMembers(child.pid!).length > 0; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      killGroup(child.pid!);
+      await npm.end();
+    }
+  }, 90_000);
+
+  it("a terminal's Ctrl-C (SIGINT to npm's whole group, passed on by npm too): one orderly stop", async () => {
+    const npm = await startNpm();
+    try {
+      // The server gets the signal twice: from the terminal and from npm, ~80 ms later. It took
+      // the second as "exit now": no "bye", status 1, requests in flight cut.
+      process.kill(-npm.child.pid!, 'SIGINT');
+      expect(await npm.serverGone(20_000)).toBe(true);
+      expect(npm.out()).toContain('"msg":"bye"');
+      expect(npm.out()).not.toContain('second signal: exiting now');
+    } finally {
+      await npm.end();
     }
   }, 90_000);
 
