@@ -131,3 +131,48 @@ describe('the memory guard and a renderer made after the watch began', () => {
     }
   });
 });
+
+describe("the memory guard and a renderer that still shows the zygote's command line", () => {
+  it('looks again once it has rewritten its title, and ends it past the limit', async () => {
+    // A renderer forked from Chromium's zygote shows the zygote's command line until it sets its
+    // own title. Remembered as "not a renderer" from a look in that window, a 2 GB page was
+    // taken for one of the browser's own processes (seen in CI). This one shows --type=zygote
+    // for 600 ms, then --type=renderer, then holds 200 MB (over the 100 MB limit).
+    const pad = 'x'.repeat(200); // room in argv for the new title
+    child = spawn(
+      process.execPath,
+      [
+        '-e',
+        `setTimeout(() => {
+           process.title = ['chromium', '--type=' + 'rend' + 'erer', '--renderer-client-id=7'].join(' ');
+           globalThis.held = Buffer.alloc(200 * 2 ** 20, 1);
+         }, 600);
+         setInterval(() => {}, 1000);`,
+        '--',
+        '--type=zygote',
+        pad,
+      ],
+      { detached: true, stdio: 'ignore' },
+    );
+    const pid = child.pid!;
+    const looks: (readonly number[])[] = [];
+    const { log } = capturedLogger();
+    const guard = createMemoryGuard({
+      groups: () => [pid],
+      limitBytes: 100 * 2 ** 20,
+      intervalMs: 100,
+      onLook: (renderers) => looks.push([...renderers]),
+      log,
+    });
+    const stop = guard.watch();
+    try {
+      await until(() => guard.kills === 1, 10_000);
+      // Looked at while it was still the zygote's, then taken for a renderer.
+      expect(looks[0]).toEqual([]);
+      expect(looks.some((r) => r.includes(pid))).toBe(true);
+    } finally {
+      stop();
+      guard.close();
+    }
+  });
+});

@@ -31,6 +31,7 @@ export interface MemoryGuard {
 /** Often enough that a page filling memory at GB/s overshoots by a fraction of a second's worth. */
 const INTERVAL_MS = 200;
 const RENDERER_ARG = /(?:^|[\s\0])--type=renderer(?:[\s\0]|$)/;
+const ZYGOTE_ARG = /(?:^|[\s\0])--type=zygote(?:[\s\0]|$)/;
 
 /** The first look of a watch: the capture's page is loading by then. */
 const FIRST_LOOK_MS = 50;
@@ -173,18 +174,24 @@ export function createMemoryGuard(opts: {
   }
 
   function isRenderer(pid: number): boolean {
-    let known = isRendererCache.get(pid);
-    if (known === undefined) {
-      try {
-        // Processes forked from Chromium's zygote rewrite their title: one string with spaces
-        // rather than NUL-separated arguments.
-        known = RENDERER_ARG.test(readFileSync(`/proc/${pid}/cmdline`, 'latin1'));
-      } catch {
-        known = false;
-      }
-      isRendererCache.set(pid, known);
+    const known = isRendererCache.get(pid);
+    if (known !== undefined) return known;
+    let cmdline = '';
+    try {
+      // Processes forked from Chromium's zygote rewrite their title: one string with spaces
+      // rather than NUL-separated arguments.
+      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'latin1');
+    } catch {
+      return false;
     }
-    return known;
+    const renderer = RENDERER_ARG.test(cmdline);
+    // A renderer just forked from the zygote still shows the zygote's command line until it
+    // rewrites its title; remembered as "not a renderer" it was never looked at again, and once
+    // looks ran every tick this caught a 2 GB page: it was taken for one of the browser's own
+    // processes (a clean CI's 'browser used more memory than allowed', then the browser ended).
+    // So a zygote's (or an empty) command line is read again at the next look.
+    if (renderer || (cmdline !== '' && !ZYGOTE_ARG.test(cmdline))) isRendererCache.set(pid, renderer);
+    return renderer;
   }
 
   return {
