@@ -1,5 +1,4 @@
 /** What the client hears when a capture fails: each failure named by its cause. */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../../../../errors.js';
 import { type Flood, MAX_HISTORY_CHANGES, MAX_NAVIGATIONS } from '../browser/browser.js';
 import type { Lease } from '../browser/lease.js';
@@ -36,23 +35,6 @@ const FLOODS: Record<Flood, { error: string; what: string }> = {
     what: 'history',
   },
 };
-
-/** How long a failure that reads as a crash waits for the page's or the browser's own event. */
-const CRASH_EVENT_WAIT_MS = 250;
-
-/**
- * A renderer killed mid-command (the memory guard's SIGKILL, an out-of-memory kill) can fail the
- * pending command ("Target crashed", "Target closed") before Playwright reports the page's
- * crash. Classified at once, the failure read as the whole browser's: a clean CI run answered
- * "The browser crashed while rendering the page; retry later" for a page ended for its memory,
- * where a retry can only fail again. So such a failure first waits, briefly, for either event.
- */
-export async function crashEventsSettled(err: unknown, lease: Lease): Promise<void> {
-  if (lease.pageCrashed || lease.browserLost || lease.flooded) return;
-  if (!/crash|closed/i.test((err as Error)?.message ?? '')) return;
-  const until = Date.now() + CRASH_EVENT_WAIT_MS;
-  while (!lease.pageCrashed && !lease.browserLost && Date.now() < until) await sleep(10);
-}
 
 /** A failure of a capture as the caller should see it: an AppError, a BrowserCrashError or as is. */
 export function captureFailure(err: unknown, lease: Lease, input: CaptureInput): unknown {

@@ -4,7 +4,7 @@ import type { ShotCredentials } from '../../credentials.js';
 import type { ShotFormat, ShotOptions } from '../../options.js';
 import type { WaitUntil } from '../../request.js';
 import type { Lease } from '../browser/lease.js';
-import { captureFailure, crashEventsSettled, leftOrigins, timeoutError } from './capture-errors.js';
+import { captureFailure, leftOrigins, timeoutError } from './capture-errors.js';
 import { trackDocument } from './document.js';
 import { LAST_STEPS, type LastStepName, lastStepFor } from './last-step.js';
 import { navigate, remaining } from './navigate.js';
@@ -122,7 +122,6 @@ export async function capturePage<T extends Partial<CaptureTimings>>(
   } catch (err) {
     // The first document's redirect off the site, stopped: goto fails with ERR_ABORTED.
     if (state.gate?.left) throw leftOrigins(state.gate.left);
-    await crashEventsSettled(err, lease);
     throw captureFailure(err, lease, input);
   } finally {
     doc.detach();
