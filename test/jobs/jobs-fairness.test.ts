@@ -56,7 +56,14 @@ async function timeJob(items: unknown[]): Promise<number> {
 describe('fair between accounts', () => {
   it("runs a 5-item job behind another account's 2,000 queued items within 3x its time alone", async () => {
     await timeJob(cards(20, 'warm'));
-    const alone = ((await timeJob(cards(5, 'alone'))) + (await timeJob(cards(5, 'alone')))) / 2;
+    // Medians of three: a 5-item job takes tens of ms, and one sample beside the CI's other
+    // work missed the bound by 2 ms (152 against 150).
+    const median3 = async (tag: string) => {
+      const times = [];
+      for (let i = 0; i < 3; i++) times.push(await timeJob(cards(5, tag)));
+      return times.sort((a, b) => a - b)[1]!;
+    };
+    const alone = await median3('alone');
     const flood = await t.inject({
       method: 'POST',
       url: '/jobs',
@@ -64,7 +71,7 @@ describe('fair between accounts', () => {
       payload: { items: cards(2000, 'flood') },
     });
     expect(flood.statusCode).toBe(202);
-    const behind = await timeJob(cards(5, 'behind'));
+    const behind = await median3('behind');
     const state = json<{ counts: { queued: number } }>(
       await t.inject({
         method: 'GET',
