@@ -79,6 +79,25 @@ describe("the memory guard and a browser's own processes", () => {
   });
 });
 
+/** A guard over `group`'s renderers (100 MB each), recording the renderers of every look. */
+function watchRenderers(group: number, intervalMs: number) {
+  const looks: (readonly number[])[] = [];
+  const { log, lines } = capturedLogger();
+  const guard = createMemoryGuard({
+    groups: () => [group],
+    limitBytes: 100 * 2 ** 20,
+    intervalMs,
+    onLook: (renderers) => looks.push([...renderers]),
+    log,
+  });
+  const end = guard.watch();
+  const stop = () => {
+    end();
+    guard.close();
+  };
+  return { guard, looks, lines, stop };
+}
+
 describe('the memory guard and a renderer made after the watch began', () => {
   it('looks at a new renderer on the next tick, and ends it past the limit', async () => {
     // The group's leader makes a "renderer" (a process with --type=renderer among its arguments)
@@ -98,17 +117,7 @@ describe('the memory guard and a renderer made after the watch began', () => {
       ],
       { detached: true, stdio: ['pipe', 'pipe', 'ignore'] },
     );
-    const leader = child.pid!;
-    const looks: (readonly number[])[] = [];
-    const { log, lines } = capturedLogger();
-    const guard = createMemoryGuard({
-      groups: () => [leader],
-      limitBytes: 100 * 2 ** 20,
-      intervalMs: 250,
-      onLook: (renderers) => looks.push([...renderers]),
-      log,
-    });
-    const stop = guard.watch();
+    const { guard, looks, lines, stop } = watchRenderers(child.pid!, 250);
     try {
       // A few looks with no renderer in the group, then one is made.
       await until(() => looks.length >= 2, 5_000);
@@ -127,7 +136,6 @@ describe('the memory guard and a renderer made after the watch began', () => {
       );
     } finally {
       stop();
-      guard.close();
     }
   });
 });
@@ -155,16 +163,7 @@ describe("the memory guard and a renderer that still shows the zygote's command 
       { detached: true, stdio: 'ignore' },
     );
     const pid = child.pid!;
-    const looks: (readonly number[])[] = [];
-    const { log } = capturedLogger();
-    const guard = createMemoryGuard({
-      groups: () => [pid],
-      limitBytes: 100 * 2 ** 20,
-      intervalMs: 100,
-      onLook: (renderers) => looks.push([...renderers]),
-      log,
-    });
-    const stop = guard.watch();
+    const { guard, looks, stop } = watchRenderers(pid, 100);
     try {
       await until(() => guard.kills === 1, 10_000);
       // Looked at while it was still the zygote's, then taken for a renderer.
@@ -172,7 +171,6 @@ describe("the memory guard and a renderer that still shows the zygote's command 
       expect(looks.some((r) => r.includes(pid))).toBe(true);
     } finally {
       stop();
-      guard.close();
     }
   });
 });
